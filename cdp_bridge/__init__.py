@@ -1,0 +1,32 @@
+"""The CDP side of webmcp-bridge: connection, launcher, targets, snapshots, locate."""
+
+from .connection import CDPSession, Connection
+from .errors import (
+    BridgeError,
+    BrowserError,
+    BrowserLaunchError,
+    BrowserNotFound,
+    CDPError,
+    CommandTimeout,
+    ConnectionClosed,
+    ProtocolError,
+    SessionClosed,
+    WebMCPUnavailable,
+)
+from .timeouts import Timeouts
+
+__all__ = [
+    "BridgeError",
+    "BrowserError",
+    "BrowserLaunchError",
+    "BrowserNotFound",
+    "CDPError",
+    "CDPSession",
+    "CommandTimeout",
+    "Connection",
+    "ConnectionClosed",
+    "ProtocolError",
+    "SessionClosed",
+    "Timeouts",
+    "WebMCPUnavailable",
+]

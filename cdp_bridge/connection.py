@@ -1,0 +1,269 @@
+"""One DevTools websocket: command ids and their replies, flat sessions, event routing.
+
+A `Connection` owns the websocket and one reader task. Every command registers its
+pending reply before it is written and removes it on every path; when the reader stops,
+every waiter fails at once with `ConnectionClosed`. Target sessions are multiplexed on
+the same socket (`Target.setAutoAttach` / `attachToTarget` with `flatten: true`) and
+routed by `sessionId`; events go to the handlers subscribed on their session.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from .errors import CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
+from .timeouts import Timeouts
+
+__all__ = ["CDPSession", "Connection", "EventHandler"]
+
+logger = logging.getLogger(__name__)
+
+EventHandler = Callable[[dict[str, Any]], None]
+"""A synchronous event callback; it must not block (hand work to a task instead)."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    method: str
+    session_id: str | None
+    done: anyio.Event = field(default_factory=anyio.Event)
+    result: dict[str, Any] | None = None
+    error: BaseException | None = None
+
+    def settle(self, result: dict[str, Any] | None = None, error: BaseException | None = None) -> None:
+        if self.done.is_set():
+            return
+        self.result, self.error = result, error
+        self.done.set()
+
+
+class CDPSession:
+    """Commands and events of one target session (or of the browser, `session_id=None`)."""
+
+    def __init__(self, connection: Connection, session_id: str | None, target_id: str | None = None) -> None:
+        self.connection = connection
+        self.session_id = session_id
+        self.target_id = target_id
+        self._handlers: dict[str, list[EventHandler]] = {}
+        self.closed = False
+
+    async def send(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Send one command and wait for its answer.
+
+        Raises:
+            ProtocolError: the browser answered with an error.
+            CommandTimeout: no answer within `timeout` (default `Timeouts.command`).
+            ConnectionClosed / SessionClosed: the socket or this session went away.
+        """
+        if self.closed:
+            raise SessionClosed(f"{method}: the target's session is closed")
+        return await self.connection._send(method, params, self.session_id, timeout)
+
+    def on(self, method: str, handler: EventHandler) -> Callable[[], None]:
+        """Call `handler(params)` for each `method` event; returns the unsubscribe function."""
+        self._handlers.setdefault(method, []).append(handler)
+
+        def unsubscribe() -> None:
+            handlers = self._handlers.get(method, [])
+            if handler in handlers:
+                handlers.remove(handler)
+
+        return unsubscribe
+
+    @asynccontextmanager
+    async def expect(
+        self, method: str, match: Callable[[dict[str, Any]], bool] = lambda _p: True
+    ) -> AsyncIterator[_Expectation]:
+        """Subscribe before acting: `async with s.expect(ev) as e: await s.send(...); await e.wait(t)`."""
+        expectation = _Expectation(method, match)
+        unsubscribe = self.on(method, expectation.feed)
+        try:
+            yield expectation
+        finally:
+            unsubscribe()
+
+    def _dispatch(self, method: str, params: dict[str, Any]) -> None:
+        for handler in list(self._handlers.get(method, ())):
+            try:
+                handler(params)
+            except Exception:  # boundary: one faulty subscriber must not kill the reader
+                logger.exception("handler for %s failed", method)
+        for handler in list(self._handlers.get("*", ())):
+            try:
+                handler({"method": method, "params": params})
+            except Exception:  # boundary, as above
+                logger.exception("catch-all handler failed on %s", method)
+
+
+class _Expectation:
+    def __init__(self, method: str, match: Callable[[dict[str, Any]], bool]) -> None:
+        self.method = method
+        self._match = match
+        self._event = anyio.Event()
+        self.params: dict[str, Any] | None = None
+
+    def feed(self, params: dict[str, Any]) -> None:
+        if self.params is None and self._match(params):
+            self.params = params
+            self._event.set()
+
+    async def wait(self, timeout: float) -> dict[str, Any]:
+        """The first matching event's params. Raises CommandTimeout after `timeout`."""
+        with anyio.move_on_after(timeout):
+            await self._event.wait()
+        if self.params is None:
+            raise CommandTimeout(self.method, timeout)
+        return self.params
+
+
+class Connection:
+    """The websocket to one browser, shared by every session on it."""
+
+    def __init__(self, ws: ClientConnection, timeouts: Timeouts) -> None:
+        self._ws = ws
+        self.timeouts = timeouts
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._sessions: dict[str | None, CDPSession] = {}
+        self.browser = CDPSession(self, None)
+        self._sessions[None] = self.browser
+        self.closed = anyio.Event()
+        self.close_reason = "not connected"
+        self._on_session_closed: list[Callable[[CDPSession], None]] = []
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(cls, ws_url: str, timeouts: Timeouts = Timeouts()) -> AsyncIterator[Connection]:
+        """Open the websocket and run the reader until the block exits.
+
+        Raises:
+            ConnectionClosed: the endpoint could not be reached in time.
+        """
+        try:
+            with anyio.fail_after(timeouts.launch):
+                # Chromium's frames can be tens of MB (a full AX tree, a screenshot): no size cap,
+                # and no keepalive pings that a busy browser might fail to answer in time.
+                ws = await websockets.connect(ws_url, max_size=None, ping_interval=None, open_timeout=None)
+        except (OSError, TimeoutError, websockets.WebSocketException) as exc:
+            raise ConnectionClosed(f"Could not reach the browser's DevTools at {ws_url}: {exc}") from exc
+        connection = cls(ws, timeouts)
+        connection.close_reason = ""
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(connection._read_loop)
+                try:
+                    yield connection
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            connection._fail_all("the bridge closed its connection to the browser")
+            with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                await ws.close()
+
+    def session(self, session_id: str, target_id: str | None = None) -> CDPSession:
+        """The session object for `session_id`, created on first use."""
+        existing = self._sessions.get(session_id)
+        if existing is None:
+            existing = CDPSession(self, session_id, target_id)
+            self._sessions[session_id] = existing
+        return existing
+
+    def on_session_closed(self, callback: Callable[[CDPSession], None]) -> None:
+        """Call `callback(session)` when a target session detaches."""
+        self._on_session_closed.append(callback)
+
+    async def _send(
+        self, method: str, params: Mapping[str, Any] | None, session_id: str | None, timeout: float | None
+    ) -> dict[str, Any]:
+        if self.closed.is_set():
+            raise ConnectionClosed(f"{method}: {self.close_reason}")
+        deadline = self.timeouts.command if timeout is None else timeout
+        message_id = next(self._ids)
+        message: dict[str, Any] = {"id": message_id, "method": method, "params": dict(params or {})}
+        if session_id is not None:
+            message["sessionId"] = session_id
+        pending = _Pending(method, session_id)
+        self._pending[message_id] = pending
+        try:
+            with anyio.move_on_after(deadline):
+                await self._ws.send(json.dumps(message))
+                await pending.done.wait()
+            if not pending.done.is_set():
+                raise CommandTimeout(method, deadline)
+        except websockets.ConnectionClosed as exc:
+            raise ConnectionClosed(f"{method}: the browser closed the DevTools connection") from exc
+        finally:
+            self._pending.pop(message_id, None)
+        if pending.error is not None:
+            raise pending.error
+        assert pending.result is not None
+        return pending.result
+
+    async def _read_loop(self) -> None:
+        reason = "the browser closed the DevTools connection"
+        try:
+            async for raw in self._ws:
+                self._route(json.loads(raw))
+        except websockets.ConnectionClosed:
+            pass
+        except Exception:  # boundary: whatever broke the reader, the waiters must learn of it
+            logger.exception("DevTools reader failed")
+            reason = "the DevTools reader failed (see the log)"
+        self._fail_all(reason)
+
+    def _route(self, message: dict[str, Any]) -> None:
+        if "id" in message:
+            pending = self._pending.get(message["id"])
+            if pending is None:
+                return
+            if "error" in message:
+                err = message["error"]
+                pending.settle(
+                    error=ProtocolError(pending.method, err.get("code", 0), err.get("message", ""), err.get("data"))
+                )
+            else:
+                pending.settle(result=message.get("result", {}))
+            return
+        method = message.get("method", "")
+        params = message.get("params", {})
+        if method == "Target.detachedFromTarget":
+            self._detach(params.get("sessionId"))
+        session = self._sessions.get(message.get("sessionId"))
+        if session is not None:
+            session._dispatch(method, params)
+
+    def _detach(self, session_id: str | None) -> None:
+        session = self._sessions.pop(session_id, None) if session_id else None
+        if session is None:
+            return
+        session.closed = True
+        for pending in list(self._pending.values()):
+            if pending.session_id == session_id:
+                pending.settle(error=SessionClosed(f"{pending.method}: the target's session detached"))
+        for callback in list(self._on_session_closed):
+            try:
+                callback(session)
+            except Exception:  # boundary: a faulty observer must not stop the others
+                logger.exception("session-closed callback failed")
+
+    def _fail_all(self, reason: str) -> None:
+        if self.closed.is_set():
+            return
+        self.close_reason = reason
+        self.closed.set()
+        for pending in list(self._pending.values()):
+            pending.settle(error=ConnectionClosed(f"{pending.method}: {reason}"))
+        for session in self._sessions.values():
+            session.closed = True

@@ -1,0 +1,188 @@
+"""Page targets and their sessions: discovery, auto-attach, frames, out-of-process iframes.
+
+`BrowserTargets` keeps one `PageTarget` per page (tab or popup) of the browser. Every
+page and every out-of-process iframe gets its own flat session, set up before the page
+runs a line of script (`waitForDebuggerOnStart`), so tools registered and dialogs opened
+during load are never missed. The agent side learns about pages through the callbacks of
+`TargetObserver`; it never sees raw `Target.*` traffic.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+from anyio.abc import TaskGroup
+
+from .connection import CDPSession, Connection
+from .errors import CDPError
+
+__all__ = ["BrowserTargets", "PageTarget", "TargetObserver", "SessionSetup"]
+
+logger = logging.getLogger(__name__)
+
+SessionSetup = Callable[["PageTarget", CDPSession], Awaitable[None]]
+"""Enables what the agent side needs on a new page or iframe session, before it runs."""
+
+
+@dataclass(eq=False)
+class PageTarget:
+    """One page target (a tab or a popup) and the sessions that serve it."""
+
+    target_id: str
+    session: CDPSession
+    url: str = ""
+    title: str = ""
+    opener_id: str | None = None
+    frame_sessions: dict[str, CDPSession] = field(default_factory=dict)
+    """Out-of-process iframes: frame (= target) id → its own session."""
+    closed: bool = False
+
+    def sessions(self) -> list[CDPSession]:
+        """The page's own session first, then those of its out-of-process iframes."""
+        return [self.session, *self.frame_sessions.values()]
+
+
+class TargetObserver(Protocol):
+    """What the agent side hears about pages. Callbacks must not block."""
+
+    def page_added(self, page: PageTarget) -> None: ...
+    def page_changed(self, page: PageTarget) -> None: ...
+    def page_removed(self, page: PageTarget) -> None: ...
+    def frame_session_added(self, page: PageTarget, session: CDPSession) -> None: ...
+
+
+class BrowserTargets:
+    """Discovers page targets, attaches to each (and to their OOPIFs), reports them."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        task_group: TaskGroup,
+        observer: TargetObserver,
+        setup: SessionSetup,
+    ) -> None:
+        self._conn = connection
+        self._tg = task_group
+        self._observer = observer
+        self._setup = setup
+        self.pages: dict[str, PageTarget] = {}
+        self._attach_waiters: dict[str, anyio.Event] = {}
+        self._closed_targets: set[str] = set()
+
+    async def start(self) -> None:
+        """Subscribe to target events, then auto-attach to every page, present and future."""
+        browser = self._conn.browser
+        browser.on("Target.attachedToTarget", lambda p: self._on_attached(browser, p))
+        browser.on("Target.targetInfoChanged", self._on_info_changed)
+        browser.on("Target.targetDestroyed", self._on_destroyed)
+        browser.on("Target.targetCrashed", self._on_destroyed)
+        self._conn.on_session_closed(self._on_session_closed)
+        await browser.send("Target.setDiscoverTargets", {"discover": True})
+        await browser.send(
+            "Target.setAutoAttach",
+            {
+                "autoAttach": True,
+                "waitForDebuggerOnStart": True,
+                "flatten": True,
+                "filter": [{"type": "page"}, {"exclude": True}],
+            },
+        )
+
+    async def wait_attached(self, target_id: str, timeout: float) -> PageTarget | None:
+        """The page for `target_id` once it is set up, or None if it did not come in time."""
+        if target_id in self.pages:
+            return self.pages[target_id]
+        event = self._attach_waiters.setdefault(target_id, anyio.Event())
+        with anyio.move_on_after(timeout):
+            await event.wait()
+        return self.pages.get(target_id)
+
+    async def create_page(self, url: str, timeout: float) -> PageTarget | None:
+        """Open a new tab at `url`; the page once attached, or None after `timeout`."""
+        reply = await self._conn.browser.send("Target.createTarget", {"url": url}, timeout=timeout)
+        return await self.wait_attached(reply["targetId"], timeout)
+
+    def _on_attached(self, parent: CDPSession, params: dict[str, Any]) -> None:
+        info = params["targetInfo"]
+        session = self._conn.session(params["sessionId"], info["targetId"])
+        session.on("Target.attachedToTarget", lambda p: self._on_attached(session, p))
+        self._tg.start_soon(self._set_up, parent, session, info, params.get("waitingForDebugger", False))
+
+    async def _set_up(self, parent: CDPSession, session: CDPSession, info: dict[str, Any], paused: bool) -> None:
+        target_id = info["targetId"]
+        if info["type"] == "page":
+            page = PageTarget(
+                target_id=target_id,
+                session=session,
+                url=info.get("url", ""),
+                title=info.get("title", ""),
+                opener_id=info.get("openerId"),
+            )
+        else:
+            owner = next((p for p in self.pages.values() if parent in p.sessions()), None)
+            if owner is None:
+                await self._release(session, paused)
+                return
+            page = owner
+        try:
+            await session.send(
+                "Target.setAutoAttach",
+                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True,
+                 "filter": [{"type": "iframe"}, {"exclude": True}]},
+            )
+            await self._setup(page, session)
+        except CDPError as exc:
+            # The target may close while it is being set up; that is not a failure of the bridge.
+            logger.debug("setting up %s failed: %s", target_id, exc)
+        finally:
+            await self._release(session, paused)
+        if session.closed or target_id in self._closed_targets:
+            return
+        if info["type"] == "page":
+            self.pages[target_id] = page
+            self._observer.page_added(page)
+            waiter = self._attach_waiters.pop(target_id, None)
+            if waiter is not None:
+                waiter.set()
+        else:
+            page.frame_sessions[target_id] = session
+            self._observer.frame_session_added(page, session)
+
+    @staticmethod
+    async def _release(session: CDPSession, paused: bool) -> None:
+        if not paused:
+            return
+        try:
+            await session.send("Runtime.runIfWaitingForDebugger")
+        except CDPError as exc:
+            logger.debug("could not resume a target: %s", exc)
+
+    def _on_info_changed(self, params: dict[str, Any]) -> None:
+        info = params["targetInfo"]
+        page = self.pages.get(info["targetId"])
+        if page is None:
+            return
+        if page.url != info.get("url", "") or page.title != info.get("title", ""):
+            page.url = info.get("url", "")
+            page.title = info.get("title", "")
+            self._observer.page_changed(page)
+
+    def _on_destroyed(self, params: dict[str, Any]) -> None:
+        target_id = params["targetId"]
+        self._closed_targets.add(target_id)
+        page = self.pages.pop(target_id, None)
+        if page is not None and not page.closed:
+            page.closed = True
+            self._observer.page_removed(page)
+        for other in self.pages.values():
+            other.frame_sessions.pop(target_id, None)
+
+    def _on_session_closed(self, session: CDPSession) -> None:
+        if session.target_id is not None:
+            page = self.pages.get(session.target_id)
+            if page is not None and page.session is session:
+                self._on_destroyed({"targetId": session.target_id})

@@ -1,0 +1,295 @@
+"""Tests for cdp_bridge.launcher against the real Chromium on this machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+from websockets.asyncio.client import connect
+
+from cdp_bridge import launcher
+from cdp_bridge.errors import BrowserLaunchError, BrowserNotFound, WebMCPUnavailable
+from cdp_bridge.launcher import BrowserProcess, LaunchOptions, check_webmcp, find_browser, launch_browser
+from cdp_bridge.timeouts import Timeouts
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
+HAVE_BROWSER = shutil.which("chromium") or os.path.exists("/usr/bin/chromium")
+needs_browser = pytest.mark.skipif(not HAVE_BROWSER, reason="no Chromium installed")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _live_in_group(pgid: int) -> list[int]:
+    """Non-zombie pids whose process group is `pgid` (zombies wait for PID 1 to reap them)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+def _exists(path: str | Path) -> bool:
+    return os.path.exists(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]) != b"Z"
+    except OSError:
+        return False
+
+
+def _poll_until(predicate, limit: float = 10.0) -> bool:  # noqa: ANN001
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+async def _cdp(ws_url: str, method: str) -> dict:
+    async with connect(ws_url, max_size=None, open_timeout=5) as ws:
+        await ws.send(json.dumps({"id": 1, "method": method}))
+        with anyio.fail_after(5):
+            while True:
+                reply = json.loads(await ws.recv())
+                if reply.get("id") == 1:
+                    return reply["result"]
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[BrowserProcess]:
+    async with await launch_browser(LaunchOptions(headless=True)) as proc:
+        yield proc
+    assert not _live_in_group(proc.pid)
+
+
+# --- find_browser -------------------------------------------------------------------------------
+
+
+def test_find_browser_prefers_explicit_then_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "my-chrome"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    other = tmp_path / "env-chrome"
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    monkeypatch.setenv(launcher.ENV_BROWSER, str(other))
+    assert find_browser(str(fake)) == str(fake)
+    assert find_browser() == str(other)
+
+
+def test_find_browser_path_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(launcher.ENV_BROWSER, raising=False)
+    monkeypatch.setattr(launcher, "_DEFAULT_PATHS", ())
+    for name in ("google-chrome", "chromium-browser"):
+        exe = tmp_path / name
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_browser() == str(tmp_path / "chromium-browser")
+
+
+def test_find_browser_default_path_before_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exe = tmp_path / "chromium"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.delenv(launcher.ENV_BROWSER, raising=False)
+    monkeypatch.setattr(launcher, "_DEFAULT_PATHS", (str(exe),))
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert find_browser() == str(exe)
+
+
+def test_find_browser_bad_env_is_one_clear_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(launcher.ENV_BROWSER, "/nonexistent/chromium")
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(BrowserNotFound, match="WEBMCP_BRIDGE_BROWSER.*does not exist or is not executable"):
+        find_browser()
+
+
+def test_find_browser_bad_explicit(tmp_path: Path) -> None:
+    not_exec = tmp_path / "chrome"
+    not_exec.write_text("")
+    with pytest.raises(BrowserNotFound, match="--browser"):
+        find_browser(str(not_exec))
+
+
+def test_find_browser_nothing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(launcher.ENV_BROWSER, raising=False)
+    monkeypatch.setattr(launcher, "_DEFAULT_PATHS", ("/nonexistent/chromium",))
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(BrowserNotFound) as info:
+        find_browser()
+    message = str(info.value)
+    assert "apt-get install -y chromium" in message and "--browser" in message
+    assert "\n" not in message
+
+
+def test_build_args_merges_features_and_extension(tmp_path: Path) -> None:
+    options = LaunchOptions(
+        headless=True,
+        extra_args=["--enable-features=Foo", "--lang=en"],
+        load_extension=str(tmp_path),
+        start_urls=["http://127.0.0.1:1/"],
+    )
+    args = launcher._build_args(options, "/bin/chromium", "/p")
+    assert "--enable-features=WebMCP,Foo" in args
+    assert not [a for a in args if a == "--enable-features=Foo"]
+    assert f"--load-extension={tmp_path}" in args and f"--disable-extensions-except={tmp_path}" in args
+    assert "--remote-debugging-port=0" in args and "--headless=new" in args
+    assert args[-1] == "http://127.0.0.1:1/"
+    assert args.count("http://127.0.0.1:1/") == 1
+    assert launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")[-1] == "about:blank"
+
+
+# --- launching ----------------------------------------------------------------------------------
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_launch_answers_and_has_webmcp(browser: BrowserProcess) -> None:
+    assert browser.ws_url.startswith("ws://127.0.0.1:")
+    assert "/devtools/browser/" in browser.ws_url
+    version = await _cdp(browser.ws_url, "Browser.getVersion")
+    assert "Chrome/" in version["product"]
+    await check_webmcp(browser.ws_url)
+    with anyio.fail_after(5):  # closeTarget answers before the target is gone from the list
+        while True:
+            targets = (await _cdp(browser.ws_url, "Target.getTargets"))["targetInfos"]
+            if not [t for t in targets if "/json/version" in t["url"]]:
+                break
+            await anyio.sleep(0.1)
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_without_feature_check_webmcp_raises() -> None:
+    async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=False)) as proc:
+        with pytest.raises(WebMCPUnavailable, match="document.modelContext is missing"):
+            await check_webmcp(proc.ws_url)
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_close_kills_group_and_removes_temp_profile() -> None:
+    urls = ["data:text/html,one", "data:text/html,two", "data:text/html,three"]
+    proc = await launch_browser(LaunchOptions(headless=True, start_urls=urls))
+    pages = (await _cdp(proc.ws_url, "Target.getTargets"))["targetInfos"]
+    assert sorted(t["url"] for t in pages if t["type"] == "page") == sorted(urls)
+    profile, log = proc.user_data_dir, proc.log_path
+    assert _exists(profile) and _live_in_group(proc.pid)
+    await proc.close()
+    await proc.close()  # idempotent
+    assert not _alive(proc.pid)
+    assert not _live_in_group(proc.pid)
+    assert not _exists(profile) and not _exists(log)
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_close_is_safe_in_a_cancelled_scope() -> None:
+    proc = await launch_browser(LaunchOptions(headless=True))
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        await proc.close()
+    assert not _live_in_group(proc.pid)
+    assert not _exists(proc.user_data_dir)
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_kept_user_data_dir_survives(tmp_path: Path) -> None:
+    profile = tmp_path / "profile"
+    (profile).mkdir()
+    (profile / "DevToolsActivePort").write_text("1\n/devtools/browser/stale\n")  # from a dead run
+    async with await launch_browser(LaunchOptions(headless=True, user_data_dir=str(profile))) as proc:
+        assert "stale" not in proc.ws_url
+        assert "Chrome/" in (await _cdp(proc.ws_url, "Browser.getVersion"))["product"]
+    assert profile.is_dir() and any(profile.iterdir())
+    assert not _live_in_group(proc.pid)
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_browser_that_exits_early_reports_its_log(tmp_path: Path) -> None:
+    fake = tmp_path / "broken-chrome"
+    fake.write_text("#!/bin/sh\necho 'cannot open display: nope' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(BrowserLaunchError, match="(?s)exited \\(code 3\\).*cannot open display"):
+        await launch_browser(LaunchOptions(browser=str(fake), headless=True), Timeouts(launch=10))
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_launch_timeout_is_bounded_and_cleans_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "silent-chrome"
+    fake.write_text("#!/bin/sh\nexec sleep 60\n")
+    fake.chmod(0o755)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    with anyio.fail_after(10):
+        with pytest.raises(BrowserLaunchError, match="no DevTools endpoint within 0.5 s"):
+            await launch_browser(LaunchOptions(browser=str(fake)), Timeouts(launch=0.5, shutdown=1))
+    assert not os.listdir(tmp_path / "tmp")  # noqa: ASYNC240 - a tiny local directory
+
+
+_CHILD = textwrap.dedent(
+    """
+    import anyio, json, sys
+    from cdp_bridge.launcher import LaunchOptions, launch_browser
+
+    async def main():
+        proc = await launch_browser(LaunchOptions(headless=True))
+        print(json.dumps({"pid": proc.pid, "profile": proc.user_data_dir}), flush=True)
+        await anyio.sleep(60)
+
+    anyio.run(main)
+    """
+)
+
+
+@needs_browser
+def test_sigkilled_bridge_leaves_no_orphan_browser() -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    try:
+        assert child.stdout is not None
+        info = json.loads(child.stdout.readline() or "{}")
+        assert info, "the child did not launch a browser"
+        assert _live_in_group(info["pid"])
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+        assert _poll_until(lambda: not _live_in_group(info["pid"]), 15), _live_in_group(info["pid"])
+    finally:
+        child.kill()
+        child.wait(10)
+        child.stdout.close()
+        if info := locals().get("info"):
+            shutil.rmtree(Path(info["profile"]).parent, ignore_errors=True)
+            for pid in _live_in_group(info["pid"]):
+                os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,164 @@
+"""`webmcp-bridge`: launch (or attach to) Chromium and serve it over MCP.
+
+    webmcp-bridge [URL ...]                serve MCP on stdio, launching Chromium
+    webmcp-bridge --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
+    webmcp-bridge --cdp-url http://127.0.0.1:9222   attach to a running browser
+
+Logs go to stderr (stdout belongs to the MCP stdio transport). The browser this command
+starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import secrets
+import signal
+import sys
+import urllib.request
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+
+from cdp_bridge.connection import Connection
+from cdp_bridge.errors import BridgeError
+from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
+from cdp_bridge.timeouts import Timeouts
+
+from .bridge import Bridge
+from .server import build_server, run_notifier
+from .transport import Broadcaster, serve_http, serve_stdio
+
+__all__ = ["main", "build_parser"]
+
+logger = logging.getLogger("webmcp_bridge")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, as documented in the README."""
+    parser = argparse.ArgumentParser(
+        prog="webmcp-bridge",
+        description="Serve Chromium's tabs, dialogs and WebMCP page tools as MCP windows.",
+    )
+    parser.add_argument("urls", nargs="*", metavar="URL", help="pages to open at start")
+    parser.add_argument("--headless", action="store_true", help="run the browser without a window "
+                        "(the default when there is no display)")
+    parser.add_argument("--browser", metavar="PATH", help="browser executable (default: $WEBMCP_BRIDGE_BROWSER, "
+                        "/usr/bin/chromium, then chromium or google-chrome on PATH)")
+    parser.add_argument("--user-data-dir", metavar="DIR", help="keep the browser profile here "
+                        "(default: a temporary profile removed on exit)")
+    parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp instead of stdio")
+    parser.add_argument("--token", help="bearer token for --http (default: generated and printed to stderr)")
+    parser.add_argument("--cdp-url", metavar="URL", help="attach to a running browser (http://host:port or ws://…) "
+                        "instead of launching one")
+    parser.add_argument("--extension", action="store_true",
+                        help="relay through the Chrome extension in extension/ (not available yet)")
+    parser.add_argument("--tool-timeout", type=float, default=Timeouts().tool_call, metavar="SECONDS",
+                        help="how long a page tool may run before it is cancelled (default: %(default)s)")
+    parser.add_argument("--log-level", default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
+                        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr")
+    return parser
+
+
+def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
+    if cdp_url.startswith(("ws://", "wss://")):
+        return cdp_url
+    with urllib.request.urlopen(cdp_url.rstrip("/") + "/json/version", timeout=timeout) as reply:  # noqa: S310
+        return str(json.load(reply)["webSocketDebuggerUrl"])
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Run the bridge until the client leaves, the browser goes away, or a signal arrives."""
+    timeouts = Timeouts(tool_call=args.tool_timeout)
+    async with AsyncExitStack() as stack:
+        if args.cdp_url:
+            ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command)
+        else:
+            options = LaunchOptions(
+                browser=args.browser,
+                headless=True if args.headless else None,
+                user_data_dir=args.user_data_dir,
+                start_urls=list(args.urls),
+            )
+            browser = await launch_browser(options, timeouts)
+            stack.push_async_callback(browser.close)
+            ws_url = browser.ws_url
+        await check_webmcp(ws_url, timeouts)
+        connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
+        async with anyio.create_task_group() as tg:
+            bridge = Bridge(connection, tg, timeouts)
+            await bridge.start()
+            if args.cdp_url:
+                for url in args.urls:
+                    await bridge.targets.create_page(url, timeouts.navigation)
+            broadcaster = Broadcaster(send_timeout=timeouts.notify)
+            server = build_server(bridge, broadcaster)
+            tg.start_soon(run_notifier, bridge, broadcaster)
+            tg.start_soon(_stop_on_signal, tg.cancel_scope)
+            tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
+            if args.http:
+                host, _, port = args.http.rpartition(":")
+                token = args.token or secrets.token_urlsafe(24)
+                if not args.token:
+                    print(f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}", file=sys.stderr)
+                await serve_http(server, broadcaster, host=host or "127.0.0.1", port=int(port), token=token)
+            else:
+                await serve_stdio(server, broadcaster)
+            tg.cancel_scope.cancel()
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for signum in signals:
+            logger.warning("received %s, shutting down", signal.Signals(signum).name)
+            scope.cancel()
+            return
+
+
+async def _stop_when_browser_goes(connection: Connection, scope: anyio.CancelScope) -> None:
+    await connection.closed.wait()
+    logger.error("the browser went away (%s); stopping", connection.close_reason)
+    scope.cancel()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.extension:
+        print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
+        return 2
+    try:
+        anyio.run(run, args)
+    except KeyboardInterrupt:
+        return 130
+    except (BridgeError, OSError, BaseExceptionGroup) as exc:
+        cause = _first_known(exc)
+        if cause is None:
+            raise
+        print(f"webmcp-bridge: {cause}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _first_known(exc: BaseException) -> BaseException | None:
+    """The BridgeError or OSError inside `exc` (task groups wrap errors in groups)."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _first_known(inner)
+            if found is not None:
+                return found
+        return None
+    return exc if isinstance(exc, (BridgeError, OSError)) else None
+
+
+def _entry() -> Any:  # pragma: no cover - `python -m webmcp.cli`
+    return sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _entry()

@@ -1,0 +1,212 @@
+"""The WebMCP tool mirror of one tab: what its frames registered, and calling it.
+
+Tools are keyed by (session, frame, name) as `WebMCP.toolsAdded` / `toolsRemoved` report
+them, from the page's own session and from those of its out-of-process iframes. Each tool
+gets a stable action handle: its WebMCP name where that is name-safe and free, otherwise
+`page_<safe>` with a counter, so a page can never shadow a browser action.
+
+`invoke` subscribes before it sends, and matches `toolResponded` by `invocationId` even
+when the event overtakes the command's own answer (Chromium sends them in either order).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from cdp_bridge.connection import CDPSession
+from cdp_bridge.errors import CDPError, ProtocolError
+
+__all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
+
+logger = logging.getLogger(__name__)
+
+_SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_EARLY_KEEP = 256
+
+
+@dataclass
+class PageTool:
+    """One tool a frame registered, as the bridge republishes it."""
+
+    handle: str
+    name: str
+    frame_id: str
+    session: CDPSession
+    description: str
+    input_schema: dict[str, Any]
+    annotations: dict[str, Any]
+    declarative: bool
+
+    @property
+    def key(self) -> tuple[str | None, str, str]:
+        return (self.session.session_id, self.frame_id, self.name)
+
+
+@dataclass
+class Outcome:
+    """How an invocation ended: `status` is Completed, Error, Canceled or Interrupted."""
+
+    status: str
+    output: Any = None
+    error_text: str = ""
+
+
+@dataclass(eq=False)
+class Invocation:
+    """One call in flight; `done` is set once `outcome` is known."""
+
+    tool: PageTool
+    invocation_id: str | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
+    outcome: Outcome | None = None
+
+    def settle(self, outcome: Outcome) -> None:
+        if not self.done.is_set():
+            self.outcome = outcome
+            self.done.set()
+
+
+def _error_message(params: dict[str, Any]) -> str:
+    exception = params.get("exception") or {}
+    description = str(exception.get("description") or "")
+    # The description carries the JS stack after the first line; the agent needs the message.
+    first_line = description.split("\n", 1)[0].strip()
+    return first_line or str(params.get("errorText") or "") or "The page tool failed without a message"
+
+
+class ToolMirror:
+    """The page tools of one tab, kept in step with WebMCP events."""
+
+    def __init__(self, reserved: set[str], on_change: Callable[[], None]) -> None:
+        self._reserved = reserved
+        self._on_change = on_change
+        self.tools: dict[tuple[str | None, str, str], PageTool] = {}
+        self._handles: dict[tuple[str | None, str, str], str] = {}
+        self._counter = 0
+        self._pending: dict[str, Invocation] = {}
+        self._early: dict[str, dict[str, Any]] = {}
+        self.in_flight: set[Invocation] = set()
+
+    def watch(self, session: CDPSession) -> None:
+        """Follow the WebMCP events of `session` (the page's or an OOPIF's)."""
+        session.on("WebMCP.toolsAdded", lambda p: self._added(session, p))
+        session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
+        session.on("WebMCP.toolResponded", self._responded)
+
+    def by_handle(self, handle: str) -> PageTool | None:
+        """The live tool published as `handle`, if any."""
+        return next((t for t in self.tools.values() if t.handle == handle), None)
+
+    def _handle_for(self, key: tuple[str | None, str, str], name: str) -> str:
+        known = self._handles.get(key)
+        if known is not None:
+            return known
+        taken = {t.handle for t in self.tools.values()} | self._reserved
+        if _SAFE.match(name) and name not in taken and not name.startswith("page_"):
+            handle = name
+        else:
+            safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40] or "tool"
+            self._counter += 1
+            handle = f"page_{safe}_{self._counter}"
+        self._handles[key] = handle
+        return handle
+
+    def _added(self, session: CDPSession, params: dict[str, Any]) -> None:
+        for raw in params.get("tools", ()):
+            name = str(raw.get("name", ""))
+            key = (session.session_id, str(raw.get("frameId", "")), name)
+            self.tools[key] = PageTool(
+                handle=self._handle_for(key, name),
+                name=name,
+                frame_id=key[1],
+                session=session,
+                description=str(raw.get("description", "")),
+                input_schema=dict(raw.get("inputSchema") or {"type": "object", "properties": {}}),
+                annotations=dict(raw.get("annotations") or {}),
+                declarative=raw.get("backendNodeId") is not None,
+            )
+        self._on_change()
+
+    def _removed(self, session: CDPSession, params: dict[str, Any]) -> None:
+        for raw in params.get("tools", ()):
+            key = (session.session_id, str(raw.get("frameId", "")), str(raw.get("name", "")))
+            self.tools.pop(key, None)
+        self._on_change()
+
+    def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:
+        """Forget tools for which `keep` is false (their frame navigated or detached)."""
+        gone = [k for k, t in self.tools.items() if not keep(t)]
+        for key in gone:
+            del self.tools[key]
+        if gone:
+            self._on_change()
+
+    def _responded(self, params: dict[str, Any]) -> None:
+        invocation_id = str(params.get("invocationId", ""))
+        outcome = Outcome(
+            status=str(params.get("status", "Error")),
+            output=params.get("output"),
+            error_text=_error_message(params) if params.get("status") != "Completed" else "",
+        )
+        pending = self._pending.pop(invocation_id, None)
+        if pending is not None:
+            pending.settle(outcome)
+            return
+        # Chromium may send toolResponded before the invokeTool answer names the id.
+        self._early[invocation_id] = params
+        while len(self._early) > _EARLY_KEEP:
+            self._early.pop(next(iter(self._early)))
+
+    async def start(self, tool: PageTool, arguments: dict[str, Any], timeout: float) -> Invocation:
+        """Send `invokeTool`; the returned invocation settles when the page answers.
+
+        Raises:
+            ProtocolError: the browser refused the call (e.g. -32602 "Tool not found").
+            CDPError: the session or connection failed.
+        """
+        invocation = Invocation(tool)
+        reply = await tool.session.send(
+            "WebMCP.invokeTool",
+            {"frameId": tool.frame_id, "toolName": tool.name, "input": arguments},
+            timeout=timeout,
+        )
+        invocation.invocation_id = str(reply["invocationId"])
+        early = self._early.pop(invocation.invocation_id, None)
+        if early is not None:
+            self._pending[invocation.invocation_id] = invocation
+            self._responded(early)
+        else:
+            self._pending[invocation.invocation_id] = invocation
+        self.in_flight.add(invocation)
+        return invocation
+
+    def finish(self, invocation: Invocation) -> None:
+        """Stop tracking `invocation` (it settled, or the caller gave up)."""
+        self.in_flight.discard(invocation)
+        if invocation.invocation_id is not None:
+            self._pending.pop(invocation.invocation_id, None)
+
+    def interrupt_all(self, reason: str, only: Callable[[Invocation], bool] = lambda _i: True) -> None:
+        """Settle in-flight calls as Interrupted (tab closed, crashed or navigated)."""
+        for invocation in list(self.in_flight):
+            if only(invocation):
+                invocation.settle(Outcome("Interrupted", error_text=reason))
+
+    @staticmethod
+    async def cancel(invocation: Invocation, timeout: float) -> None:
+        """Tell the page to cancel `invocation`; shielded, bounded, best effort."""
+        if invocation.invocation_id is None:
+            return
+        with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
+            try:
+                await invocation.tool.session.send(
+                    "WebMCP.cancelInvocation", {"invocationId": invocation.invocation_id}, timeout=timeout
+                )
+            except (ProtocolError, CDPError) as exc:
+                logger.debug("cancelInvocation failed: %s", exc)

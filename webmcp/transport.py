@@ -1,0 +1,343 @@
+"""MCP transports for the bridge: stdio, Streamable HTTP, and change-notification fan-out.
+
+One low-level `mcp.server.Server` serves two protocol generations at once:
+
+* handshake clients (2025-11-25 and older) keep a session, subscribe with
+  `resources/subscribe`, and receive change notifications on that session;
+* 2026-07-28 clients only learn about changes through a `subscriptions/listen`
+  stream, fed here from an `InMemorySubscriptionBus`.
+
+`Broadcaster` is the single place that reaches both kinds of client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import socket
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
+from mcp.server.connection import Connection
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
+from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+logger = logging.getLogger(__name__)
+
+SEND_TIMEOUT_S = 2.0
+"""Upper bound for one notification to one client; a slower client never delays the others longer."""
+
+_MAX_CONSECUTIVE_TIMEOUTS = 3
+"""A handshake session that times out this many sends in a row is treated as gone."""
+
+_GRACEFUL_SHUTDOWN_S = 2.0
+"""uvicorn waits this long for open SSE streams before cancelling them."""
+
+_SHUTDOWN_GRACE_S = _GRACEFUL_SHUTDOWN_S + 3.0
+_STARTUP_TIMEOUT_S = 10.0
+
+
+@dataclass(eq=False)
+class _Peer:
+    """One live handshake-era connection and the resource URIs it subscribed to."""
+
+    session: ServerSession
+    subscriptions: set[str] = field(default_factory=set)
+    timeouts: int = 0
+
+
+class Broadcaster:
+    """Tells every connected client that something changed, whatever its protocol generation.
+
+    Wire it into the server with `Server(..., **broadcaster.handlers())` and let
+    `serve_stdio` / `serve_http` (or `attach`) install its session-tracking middleware.
+    """
+
+    def __init__(self, *, send_timeout: float = SEND_TIMEOUT_S) -> None:
+        self._send_timeout = send_timeout
+        self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        # Keyed by the SDK `Connection`: `ctx.session` is a fresh proxy per request,
+        # the connection is what lives as long as the client's session does.
+        self._peers: dict[Connection, _Peer] = {}
+
+    def handlers(self) -> dict[str, Callable[..., Awaitable[Any]]]:
+        """The `Server` constructor keywords this broadcaster serves."""
+        return {
+            "on_subscribe_resource": self._on_subscribe,
+            "on_unsubscribe_resource": self._on_unsubscribe,
+            "on_subscriptions_listen": self._listen,
+        }
+
+    def attach(self, server: Server[Any]) -> None:
+        """Install the middleware that registers handshake sessions (idempotent)."""
+        if self._track not in server.middleware:
+            server.middleware.append(self._track)
+
+    @property
+    def session_count(self) -> int:
+        """How many handshake-era sessions are currently registered."""
+        return len(self._peers)
+
+    async def resource_updated(self, uri: str) -> None:
+        """Send `notifications/resources/updated` for `uri` to subscribed sessions and listeners."""
+        peers = [peer for peer in self._peers.values() if uri in peer.subscriptions]
+        await self._fan_out(peers, lambda s: s.send_resource_updated(uri), ResourceUpdated(uri=uri))
+
+    async def tools_list_changed(self) -> None:
+        """Send `notifications/tools/list_changed` to every session and listener."""
+        await self._fan_out(
+            list(self._peers.values()), lambda s: s.send_tool_list_changed(), ToolsListChanged()
+        )
+
+    async def resources_list_changed(self) -> None:
+        """Send `notifications/resources/list_changed` to every session and listener."""
+        peers = list(self._peers.values())
+        await self._fan_out(peers, lambda s: s.send_resource_list_changed(), ResourcesListChanged())
+
+    def close_listeners(self) -> None:
+        """End every open `subscriptions/listen` stream gracefully (used at shutdown)."""
+        self._listen.close()
+
+    async def _fan_out(
+        self, peers: list[_Peer], send: Callable[[ServerSession], Awaitable[None]], event: ServerEvent
+    ) -> None:
+        async with anyio.create_task_group() as tg:
+            for peer in peers:
+                tg.start_soon(self._send_one, peer, send)
+            tg.start_soon(self._publish, event)
+
+    async def _send_one(self, peer: _Peer, send: Callable[[ServerSession], Awaitable[None]]) -> None:
+        try:
+            with anyio.move_on_after(self._send_timeout) as scope:
+                await send(peer.session)
+        except Exception:  # boundary: one broken client must not fail the broadcast
+            logger.exception("dropping MCP session after a failed notification")
+            self._drop(peer)
+            return
+        if not scope.cancelled_caught:
+            peer.timeouts = 0
+            return
+        peer.timeouts += 1
+        logger.warning("MCP notification timed out (%d in a row)", peer.timeouts)
+        if peer.timeouts >= _MAX_CONSECUTIVE_TIMEOUTS:
+            self._drop(peer)
+
+    async def _publish(self, event: ServerEvent) -> None:
+        try:
+            with anyio.move_on_after(self._send_timeout):
+                await self._bus.publish(event)
+        except Exception:  # boundary: the bus isolates listeners, but never let it fail the caller
+            logger.exception("publishing %r on the subscription bus failed", event)
+
+    def _drop(self, peer: _Peer) -> None:
+        for connection, known in list(self._peers.items()):
+            if known is peer:
+                del self._peers[connection]
+
+    def _peer_for(self, ctx: ServerRequestContext[Any, Any]) -> _Peer | None:
+        """Find or register the handshake connection behind `ctx`; None for 2026-era requests."""
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return None  # a fresh per-request connection; listen streams reach these clients
+        # The SDK exposes the connection only privately on the per-request proxy (2.3.0).
+        connection = getattr(ctx.session, "_connection", None)
+        if not isinstance(connection, Connection) or not connection.has_standalone_channel:
+            return None
+        peer = self._peers.get(connection)
+        if peer is None:
+            peer = self._peers[connection] = _Peer(ctx.session)
+            # Unwound by the SDK when the connection closes (stdio EOF, HTTP DELETE or idle reap).
+            connection.exit_stack.callback(self._peers.pop, connection, None)
+        return peer
+
+    async def _track(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        self._peer_for(ctx)
+        return await call_next(ctx)
+
+    async def _on_subscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams
+    ) -> EmptyResult:
+        peer = self._peer_for(ctx)
+        if peer is not None:
+            peer.subscriptions.add(str(params.uri))
+        return EmptyResult()
+
+    async def _on_unsubscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: UnsubscribeRequestParams
+    ) -> EmptyResult:
+        peer = self._peer_for(ctx)
+        if peer is not None:
+            peer.subscriptions.discard(str(params.uri))
+        return EmptyResult()
+
+
+def initialization_options(
+    server: Server[Any], experimental: dict[str, dict[str, Any]] | None = None
+) -> InitializationOptions:
+    """Handshake-era `InitializeResult` payload declaring subscribe and every listChanged flag.
+
+    2026-07-28 clients derive the same flags from the registered listen handler and
+    see `server.extensions` instead of `experimental`.
+    """
+    return server.create_initialization_options(
+        NotificationOptions(prompts_changed=False, resources_changed=True, tools_changed=True),
+        experimental,
+    )
+
+
+def _pin_initialization_options(server: Server[Any], experimental: dict[str, dict[str, Any]] | None) -> None:
+    """Make the argument-less `create_initialization_options()` call of the HTTP manager declare our flags."""
+    options = initialization_options(server, experimental)
+
+    def create(*_args: Any, **_kwargs: Any) -> InitializationOptions:
+        return options.model_copy(deep=True)
+
+    server.create_initialization_options = create  # type: ignore[method-assign]
+
+
+async def serve_stdio(
+    server: Server[Any], broadcaster: Broadcaster, *, experimental: dict[str, dict[str, Any]] | None = None
+) -> None:
+    """Serve MCP on stdin/stdout; returns once the client closes stdin."""
+    broadcaster.attach(server)
+    options = initialization_options(server, experimental)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, options)
+    finally:
+        broadcaster.close_listeners()
+
+
+class _BearerGate:
+    """ASGI wrapper answering 401 to any HTTP request without `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("an HTTP bearer token is required")
+        self._app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._authorized(scope):
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b'{"error":"unauthorized"}'})
+            return
+        await self._app(scope, receive, send)
+
+    def _authorized(self, scope: Scope) -> bool:
+        header = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+        scheme, _, credentials = header.partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token)
+
+
+class _EmbeddedUvicorn(uvicorn.Server):
+    """uvicorn that leaves process signals to the host and reports when it is listening."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.listening = anyio.Event()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # The host (CLI) owns SIGINT/SIGTERM; shutdown is driven by cancellation instead.
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self.listening.set()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind the listening socket up front so a busy port raises OSError here, not sys.exit in uvicorn."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def serve_http(
+    server: Server[Any],
+    broadcaster: Broadcaster,
+    *,
+    host: str = "127.0.0.1",
+    port: int,
+    token: str,
+    experimental: dict[str, dict[str, Any]] | None = None,
+    ready: anyio.Event | None = None,
+) -> None:
+    """Serve Streamable HTTP at `/mcp` behind a bearer token until cancelled."""
+    broadcaster.attach(server)
+    _pin_initialization_options(server, experimental)
+    # DNS-rebinding protection is switched on by the SDK for loopback hosts.
+    app = _BearerGate(server.streamable_http_app(streamable_http_path="/mcp", host=host), token)
+    config = uvicorn.Config(
+        app, log_config=None, lifespan="on", timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S, access_log=False
+    )
+    uv = _EmbeddedUvicorn(config)
+    sock = _bind(host, port)
+    finished = anyio.Event()
+    # Shielded so outside cancellation becomes a graceful uvicorn shutdown (which also
+    # exits the session manager's lifespan) instead of tearing its tasks mid-flight.
+    serve_scope = anyio.CancelScope(shield=True)
+
+    async def run() -> None:
+        try:
+            with serve_scope:
+                await uv.serve(sockets=[sock])
+        except SystemExit as exc:  # uvicorn exits the process on a failed startup
+            raise RuntimeError(f"HTTP server failed to start (exit {exc.code})") from None
+        finally:
+            sock.close()  # uvicorn closes it on a normal shutdown only
+            finished.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run)
+        try:
+            with anyio.fail_after(_STARTUP_TIMEOUT_S):
+                async with anyio.create_task_group() as waiters:
+                    for event in (uv.listening, finished):
+                        waiters.start_soon(_cancel_when_set, event, waiters.cancel_scope)
+            if ready is not None and uv.listening.is_set():
+                ready.set()
+            await finished.wait()
+        finally:
+            uv.should_exit = True
+            broadcaster.close_listeners()
+            with anyio.move_on_after(_SHUTDOWN_GRACE_S, shield=True):
+                await finished.wait()
+            serve_scope.cancel()
+
+
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

@@ -1,0 +1,95 @@
+"""The window model of seed 001: windows, owners, the operable set. Plain data, pure functions.
+
+A tab is a non-modal top-level window; a JavaScript dialog or an in-page modal `<dialog>`
+is a modal window owned by its tab; a modal with no owner blocks the whole application.
+`operable_ids` is the one authority on what may be operated, and everything else (which
+tools are listed, which calls are refused with `blocked_by_modal`) derives from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["WindowState", "IdMint", "operable_ids", "blocker_of"]
+
+
+@dataclass
+class WindowState:
+    """One window as `app://windows` shows it."""
+
+    id: str
+    title: str
+    modal: bool = False
+    owner_id: str | None = None
+    version: int = 1
+    summary: str = ""
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The seed-001 §4.2 Window object."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "modal": self.modal,
+            "ownerId": self.owner_id,
+            "version": self.version,
+            "summary": self.summary,
+            "blocks": self.blocks,
+        }
+
+
+class IdMint:
+    """Name-safe ids (`[A-Za-z0-9_-]`) that are never reused within a run."""
+
+    def __init__(self) -> None:
+        self._counters: dict[str, int] = {}
+
+    def mint(self, prefix: str) -> str:
+        """The next id with `prefix`, e.g. `tab-3`."""
+        n = self._counters.get(prefix, 0) + 1
+        self._counters[prefix] = n
+        return f"{prefix}-{n}"
+
+
+def _modal_children(windows: Sequence[WindowState], owner: str) -> list[WindowState]:
+    return [w for w in windows if w.modal and w.owner_id == owner]
+
+
+def _top_of_chain(windows: Sequence[WindowState], start: WindowState) -> WindowState:
+    current = start
+    seen = {current.id}
+    while True:
+        children = _modal_children(windows, current.id)
+        # Windows are kept in opening order: the newest modal is the one on top.
+        if not children or children[-1].id in seen:
+            return current
+        current = children[-1]
+        seen.add(current.id)
+
+
+def operable_ids(windows: Sequence[WindowState]) -> list[str]:
+    """The operable set (seed 001 §2, §10.2), in the order the windows are kept.
+
+    With an app-level modal (modal, no owner) open, only the top of the newest such
+    modal's chain is operable; otherwise the top of every chain and every unblocked window.
+    """
+    app_modals = [w for w in windows if w.modal and w.owner_id is None]
+    if app_modals:
+        return [_top_of_chain(windows, app_modals[-1]).id]
+    return [w.id for w in windows if not _modal_children(windows, w.id)]
+
+
+def blocker_of(windows: Sequence[WindowState], window_id: str) -> str | None:
+    """The id of the window that must be answered before `window_id` can be operated."""
+    target = next((w for w in windows if w.id == window_id), None)
+    if target is None:
+        return None
+    operable = operable_ids(windows)
+    if window_id in operable:
+        return None
+    app_modals = [w for w in windows if w.modal and w.owner_id is None]
+    if app_modals:
+        return operable[0] if operable else app_modals[-1].id
+    return _top_of_chain(windows, target).id
