@@ -46,12 +46,14 @@ _CLOSE_ERRORS = (CommandTimeout, ProtocolError, WebSocketException)
 # --remote-allow-origins: it only gates websocket clients that send an Origin header (websockets doesn't).
 _BASE_FLAGS = (
     "--remote-debugging-port=0 --no-first-run --no-default-browser-check --disable-background-networking "
-    "--disable-component-update --disable-sync --disable-default-apps --password-store=basic "
+    "--disable-component-update --disable-sync --disable-default-apps --disable-popup-blocking --password-store=basic "
     "--use-mock-keychain"
 ).split()
 # `ModelContext` and `document.modelContext` are [SecureContext]: about:blank never has them, with or
-# without the feature. The browser's own DevTools HTTP endpoint is on 127.0.0.1, a secure origin.
-_PROBE = "location.protocol === 'http:' ? ('modelContext' in document) : null"
+# without the feature. A local browser's own DevTools HTTP endpoint is on loopback, a secure origin;
+# for a remote one chrome://version/ is secure too (both checked with the feature on and off).
+_PROBE = "location.href === %s ? ('modelContext' in document) : null"
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _WEBMCP_MISSING = (
     "This browser runs without WebMCP (document.modelContext is missing): use Chromium 146 or newer "
     "with --enable-features=WebMCP, e.g. Debian's chromium package."
@@ -255,7 +257,8 @@ class BrowserProcess:
             if self.running:
                 _killpg(self.pid, signal.SIGTERM)
                 await self._wait_exit(shutdown)
-            # Always sweep the group: renderers or crashpad may outlive the browser process.
+            # Always sweep the group: the zygote, GPU or renderers may outlive the browser process.
+            # (crashpad handlers setsid() out of it, but they exit once their browser is gone.)
             # (asyncio reaps the leader at once, so a recycled pgid is possible only in theory.)
             _killpg(self.pid, signal.SIGKILL)
             await self._wait_exit(shutdown)
@@ -285,10 +288,7 @@ def _prepare(options: LaunchOptions) -> tuple[str, str, Any]:
 
 
 async def launch_browser(options: LaunchOptions, timeouts: Timeouts = Timeouts()) -> BrowserProcess:  # noqa: B008
-    """Start Chromium and wait (up to `timeouts.launch`) for its DevTools websocket URL.
-
-    Needs anyio's asyncio backend (the bridge's only one): see the comment on the spawn below.
-    """
+    """Start Chromium and wait (up to `timeouts.launch`) for its DevTools URL. asyncio backend only."""
     executable = find_browser(options.browser)
     workdir, profile, log = await anyio.to_thread.run_sync(_prepare, options)
     try:
@@ -333,9 +333,16 @@ async def launch_browser(options: LaunchOptions, timeouts: Timeouts = Timeouts()
         raise
 
 
+def _probe_url(ws_url: str) -> str:
+    """A secure-context page to test for WebMCP, ideally an ordinary http one."""
+    where = urlsplit(ws_url)
+    local = where.hostname in _LOOPBACK or (where.hostname or "").startswith("127.")
+    return f"http://{where.netloc}/json/version" if local else "chrome://version/"
+
+
 async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  # noqa: B008
     """Raise WebMCPUnavailable unless a secure page in this browser has `document.modelContext`."""
-    probe_url = f"http://{urlsplit(ws_url).netloc}/json/version"
+    probe_url = _probe_url(ws_url)
     found: bool | None = None
     async with connect(ws_url, max_size=None, open_timeout=timeouts.command) as ws:
         cdp = _MiniCDP(ws, timeouts.command)
@@ -343,8 +350,8 @@ async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  #
         try:
             attached = await cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})
             with anyio.move_on_after(timeouts.navigation):
-                while found is None:  # null until the probe page, not the initial about:blank, runs
-                    params = {"expression": _PROBE, "returnByValue": True}
+                while found is None:  # null until the probe page (not the first about:blank) runs
+                    params = {"expression": _PROBE % json.dumps(probe_url), "returnByValue": True}
                     with contextlib.suppress(ProtocolError):  # context swapped mid-navigation
                         reply = await cdp.call("Runtime.evaluate", params, attached["sessionId"])
                         found = reply.get("result", {}).get("value")

@@ -72,6 +72,8 @@ class View:
     """What a page shows, as blocks plus the facts a summary is made from."""
 
     blocks: list[dict[str, Any]]
+    title: str
+    """The main document's title (the accessible name of its root)."""
     headings: list[str]
     notices: list[dict[str, Any]]
     field_count: int
@@ -300,6 +302,9 @@ def build_view(
     """
     secret = set(secret_backend_ids)
     keyed: list[tuple[Any, dict[str, Any]]] = []
+    title = ""
+    if frames and frames[0][1]:
+        title = _name(next((n for n in frames[0][1] if not n.get("parentId")), frames[0][1][0]))
     for frame_key, nodes in frames:
         if not nodes:
             continue
@@ -332,4 +337,4 @@ def build_view(
     headings = [b["text"] for b in full if b["type"] == "text" and "heading" in b]
     notices = [b for b in full if b["type"] == "notice"]
     field_count = sum(len(b["items"]) for b in full if b["type"] == "fields")
-    return View(blocks, headings, notices, field_count, left_out, full, [k for k, _ in keyed])
+    return View(blocks, title, headings, notices, field_count, left_out, full, [k for k, _ in keyed])

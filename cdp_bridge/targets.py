@@ -72,6 +72,7 @@ class BrowserTargets:
         self.pages: dict[str, PageTarget] = {}
         self._attach_waiters: dict[str, anyio.Event] = {}
         self._closed_targets: set[str] = set()
+        self._latest_info: dict[str, dict[str, Any]] = {}
 
     async def start(self) -> None:
         """Subscribe to target events, then auto-attach to every page, present and future."""
@@ -102,9 +103,22 @@ class BrowserTargets:
         return self.pages.get(target_id)
 
     async def create_page(self, url: str, timeout: float) -> PageTarget | None:
-        """Open a new tab at `url`; the page once attached, or None after `timeout`."""
-        reply = await self._conn.browser.send("Target.createTarget", {"url": url}, timeout=timeout)
-        return await self.wait_attached(reply["targetId"], timeout)
+        """Open a new tab at `url`; the page once attached, or None after `timeout`.
+
+        The tab starts blank and is sent to `url` only once its session is set up:
+        `WebMCP.enable` replays the main frame's tools but not those of iframes, so a
+        page that loaded before the bridge listened would hide its iframes' tools.
+        """
+        reply = await self._conn.browser.send("Target.createTarget", {"url": "about:blank"}, timeout=timeout)
+        page = await self.wait_attached(reply["targetId"], timeout)
+        if page is not None and url != "about:blank":
+            await self.navigate(page, url, timeout)
+        return page
+
+    @staticmethod
+    async def navigate(page: PageTarget, url: str, timeout: float) -> dict[str, Any]:
+        """Start loading `url` in `page` (does not wait for the load)."""
+        return await page.session.send("Page.navigate", {"url": url}, timeout=timeout)
 
     def _on_attached(self, parent: CDPSession, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
@@ -143,6 +157,10 @@ class BrowserTargets:
         if session.closed or target_id in self._closed_targets:
             return
         if info["type"] == "page":
+            # Title and URL may have changed while the session was being set up.
+            latest = self._latest_info.pop(target_id, None)
+            if latest is not None:
+                page.url, page.title = latest.get("url", page.url), latest.get("title", page.title)
             self.pages[target_id] = page
             self._observer.page_added(page)
             waiter = self._attach_waiters.pop(target_id, None)
@@ -165,6 +183,8 @@ class BrowserTargets:
         info = params["targetInfo"]
         page = self.pages.get(info["targetId"])
         if page is None:
+            if info.get("type") == "page" and info["targetId"] not in self._closed_targets:
+                self._latest_info[info["targetId"]] = info
             return
         if page.url != info.get("url", "") or page.title != info.get("title", ""):
             page.url = info.get("url", "")
@@ -174,6 +194,7 @@ class BrowserTargets:
     def _on_destroyed(self, params: dict[str, Any]) -> None:
         target_id = params["targetId"]
         self._closed_targets.add(target_id)
+        self._latest_info.pop(target_id, None)
         page = self.pages.pop(target_id, None)
         if page is not None and not page.closed:
             page.closed = True

@@ -163,6 +163,19 @@ def test_build_args_merges_features_and_extension(tmp_path: Path) -> None:
     assert launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")[-1] == "about:blank"
 
 
+def test_headless_auto_follows_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert "--headless=new" in launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")
+    monkeypatch.setenv("DISPLAY", ":0")
+    args = launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")
+    assert "--headless=new" not in args
+    assert ("--no-sandbox" in args) == (os.geteuid() == 0)
+    assert "--enable-features=WebMCP" not in launcher._build_args(
+        LaunchOptions(enable_webmcp=False), "/bin/chromium", "/p"
+    )
+
+
 # --- launching ----------------------------------------------------------------------------------
 
 
@@ -188,6 +201,29 @@ async def test_without_feature_check_webmcp_raises() -> None:
     async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=False)) as proc:
         with pytest.raises(WebMCPUnavailable, match="document.modelContext is missing"):
             await check_webmcp(proc.ws_url)
+        with pytest.raises(WebMCPUnavailable):
+            await check_webmcp(proc.ws_url.replace("127.0.0.1", "localhost"))
+
+
+def test_probe_page_is_loopback_http_or_chrome_version() -> None:
+    assert (
+        launcher._probe_url("ws://127.0.0.1:9222/devtools/browser/x") == "http://127.0.0.1:9222/json/version"
+    )
+    assert launcher._probe_url("ws://localhost:9/devtools/browser/x") == "http://localhost:9/json/version"
+    assert launcher._probe_url("ws://10.0.0.5:9222/devtools/browser/x") == "chrome://version/"
+
+
+@needs_browser
+@pytest.mark.anyio
+@pytest.mark.parametrize("webmcp", [True, False])
+async def test_remote_probe_page_tells_too(webmcp: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(launcher, "_probe_url", lambda ws_url: "chrome://version/")
+    async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=webmcp)) as proc:
+        if webmcp:
+            await check_webmcp(proc.ws_url)
+        else:
+            with pytest.raises(WebMCPUnavailable):
+                await check_webmcp(proc.ws_url)
 
 
 @needs_browser
@@ -254,6 +290,24 @@ async def test_launch_timeout_is_bounded_and_cleans_up(
         with pytest.raises(BrowserLaunchError, match="no DevTools endpoint within 0.5 s"):
             await launch_browser(LaunchOptions(browser=str(fake)), Timeouts(launch=0.5, shutdown=1))
     assert not os.listdir(tmp_path / "tmp")  # noqa: ASYNC240 - a tiny local directory
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_load_extension_runs_its_service_worker(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text(
+        json.dumps(
+            {"manifest_version": 3, "name": "t", "version": "1", "background": {"service_worker": "sw.js"}}
+        )
+    )
+    (tmp_path / "sw.js").write_text("self.loaded = true;\n")
+    async with await launch_browser(LaunchOptions(headless=True, load_extension=str(tmp_path))) as proc:
+        with anyio.fail_after(10):
+            while True:
+                targets = (await _cdp(proc.ws_url, "Target.getTargets"))["targetInfos"]
+                if [t for t in targets if t["type"] == "service_worker" and t["url"].endswith("/sw.js")]:
+                    break
+                await anyio.sleep(0.1)
 
 
 _CHILD = textwrap.dedent(

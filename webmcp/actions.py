@@ -129,6 +129,7 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
     dialog_opened = anyio.Event()
     bridge.dialog_waiters[tab.id] = dialog_opened
     invocation: Invocation | None = None
+    opened_mark = (bridge.opened_seq, tab.window_opens)
     try:
         try:
             invocation = await tab.mirror.start(tool, args, timeouts.command)
@@ -152,7 +153,7 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
                 tg.start_soon(_settled)
                 tg.start_soon(_dialog)
         if invocation.outcome is not None:
-            return await _page_result(bridge, tab, tool, invocation.outcome)
+            return await _page_result(bridge, tab, tool, invocation.outcome, opened_mark)
         if tab.dialog is not None and dialog_opened.is_set():
             dialog = tab.dialog
             dialog.opened_by_call = invocation
@@ -189,12 +190,13 @@ async def _follow_call(bridge: Bridge, tab: Tab, dialog: JsDialog, invocation: I
         dialog.call_done.set()
 
 
-async def _page_result(bridge: Bridge, tab: Tab, tool: PageTool, outcome: Outcome) -> dict[str, Any]:
+async def _page_result(bridge: Bridge, tab: Tab, tool: PageTool, outcome: Outcome,
+                       opened_mark: tuple[int, int] | None = None) -> dict[str, Any]:
     if outcome.status == "Completed":
         output = outcome.output
         result = output if isinstance(output, dict) else {"value": output}
         answer: dict[str, Any] = {"message": f"{tool.name} completed.", "result": result}
-        opened = await _opened_by(bridge, tab)
+        opened = await _opened_by(bridge, tab, opened_mark) if opened_mark is not None else []
         if opened:
             answer["openedWindowIds"] = opened
         if tool.annotations.get("untrustedContent"):
@@ -209,11 +211,21 @@ async def _page_result(bridge: Bridge, tab: Tab, tool: PageTool, outcome: Outcom
     raise ToolError("call_interrupted", outcome.error_text or f"The call to {tool.name} was interrupted.")
 
 
-async def _opened_by(bridge: Bridge, tab: Tab) -> list[str]:
-    """Window ids of tabs this tab opened during the call (waits briefly for ones still attaching)."""
-    pending = set(bridge.opening.get(tab.page.target_id, set()))
+async def _opened_by(bridge: Bridge, tab: Tab, mark: tuple[int, int]) -> list[str]:
+    """Window ids of tabs this tab opened since `mark` (waits, bounded, for ones still coming)."""
+    seq_mark, opens_mark = mark
+    expected = tab.window_opens - opens_mark
+
+    def mine() -> list[str]:
+        return [t for seq, opener, t in bridge.opened_log if seq > seq_mark and opener == tab.page.target_id]
+
+    # window.open answers the page at once; the browser creates the target a moment later
+    # (or never, when a popup blocker stops it: hence the short bound).
+    with anyio.move_on_after(min(1.0, bridge.timeouts.command)):
+        while len(mine()) < expected:
+            await anyio.sleep(0.01)
     opened: list[str] = []
-    for target_id in pending:
+    for target_id in mine():
         page = await bridge.targets.wait_attached(target_id, bridge.timeouts.command)
         new_tab = bridge.tab_for_target(target_id) if page is not None else None
         if new_tab is not None:
@@ -270,8 +282,7 @@ async def _browser_action(bridge: Bridge, tab: Tab, action: str, args: dict[str,
             await safe_send(session, "Page.bringToFront", {}, timeouts.command)
             return {"message": f"{tab.id} is in front."}
         if action == "close":
-            await bridge.connection.browser.send("Target.closeTarget", {"targetId": tab.page.target_id})
-            return {"message": f"Closed {tab.id}."}
+            return await _close_tab(bridge, tab)
         if action == "screenshot":
             shot = await session.send("Page.captureScreenshot", {"format": "png"}, timeout=timeouts.navigation)
             return {"message": f"Screenshot of {tab.id}.", "result": {"mimeType": "image/png", "data": shot["data"]},
@@ -281,6 +292,21 @@ async def _browser_action(bridge: Bridge, tab: Tab, action: str, args: dict[str,
         return await _navigation(bridge, tab, action, args)
     except CDPError as exc:
         raise ToolError("browser_error", f"The browser refused {action} on {tab.id}: {exc}", detail=str(exc)) from exc
+
+
+async def _close_tab(bridge: Bridge, tab: Tab) -> dict[str, Any]:
+    # Chromium may answer closeTarget with success yet keep a tab that is mid-navigation
+    # open; only the target's destruction counts, with Page.close as the second try.
+    await bridge.connection.browser.send("Target.closeTarget", {"targetId": tab.page.target_id})
+    with anyio.move_on_after(2):
+        await tab.gone.wait()
+    if not tab.gone.is_set():
+        await safe_send(tab.page.session, "Page.close", {}, bridge.timeouts.command)
+        with anyio.move_on_after(bridge.timeouts.navigation):
+            await tab.gone.wait()
+    if not tab.gone.is_set():
+        raise ToolError("browser_error", f"{tab.id} did not close; the page may be blocking it.")
+    return {"message": f"Closed {tab.id}."}
 
 
 async def _navigation(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any]) -> dict[str, Any]:

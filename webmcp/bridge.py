@@ -48,8 +48,9 @@ class Bridge:
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self.dialog_waiters: dict[str, anyio.Event] = {}
         """Tab window id → event set when a dialog opens there (a tool call waits on it)."""
-        self.opening: dict[str, set[str]] = {}
-        """Opener target id → target ids created by it and not attached yet."""
+        self.opened_seq = 0
+        self.opened_log: list[tuple[int, str, str]] = []
+        """(sequence number, opener target id, new target id) of the latest pages opened by pages."""
 
     async def start(self) -> None:
         """Begin following the browser's pages."""
@@ -114,7 +115,9 @@ class Bridge:
         info = params.get("targetInfo", {})
         opener = info.get("openerId")
         if info.get("type") == "page" and opener:
-            self.opening.setdefault(opener, set()).add(info["targetId"])
+            self.opened_seq += 1
+            self.opened_log.append((self.opened_seq, opener, info["targetId"]))
+            del self.opened_log[:-256]
 
     def page_added(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)
@@ -122,8 +125,6 @@ class Bridge:
             return
         self.tabs[tab.id] = tab
         self._order.append(tab.id)
-        if page.opener_id:
-            self.opening.get(page.opener_id, set()).discard(page.target_id)
         tab.mark_dirty()
         self._tg.start_soon(tab.run_refresher)
         self._changed()

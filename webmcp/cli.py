@@ -81,7 +81,6 @@ async def run(args: argparse.Namespace) -> None:
                 browser=args.browser,
                 headless=True if args.headless else None,
                 user_data_dir=args.user_data_dir,
-                start_urls=list(args.urls),
             )
             browser = await launch_browser(options, timeouts)
             stack.push_async_callback(browser.close)
@@ -91,9 +90,7 @@ async def run(args: argparse.Namespace) -> None:
         async with anyio.create_task_group() as tg:
             bridge = Bridge(connection, tg, timeouts)
             await bridge.start()
-            if args.cdp_url:
-                for url in args.urls:
-                    await bridge.targets.create_page(url, timeouts.navigation)
+            await _open_start_pages(bridge, args.urls, reuse_blank=not args.cdp_url)
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
             server = build_server(bridge, broadcaster)
             tg.start_soon(run_notifier, bridge, broadcaster)
@@ -108,6 +105,22 @@ async def run(args: argparse.Namespace) -> None:
             else:
                 await serve_stdio(server, broadcaster)
             tg.cancel_scope.cancel()
+
+
+async def _open_start_pages(bridge: Bridge, urls: list[str], *, reuse_blank: bool) -> None:
+    """Open the command line's URLs once the bridge listens (so no tool registration is missed)."""
+    timeouts = bridge.timeouts
+    pending = list(urls)
+    if reuse_blank and pending:
+        # The browser we launched starts with one blank tab: the first URL goes there.
+        with anyio.move_on_after(timeouts.launch):
+            while not bridge.tabs:
+                await anyio.sleep(0.02)
+        blank = next((t for t in bridge.tabs.values() if t.page.url in ("", "about:blank")), None)
+        if blank is not None:
+            await bridge.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
+    for url in pending:
+        await bridge.targets.create_page(url, timeouts.navigation)
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:

@@ -131,12 +131,14 @@ class ToolMirror:
                 annotations=dict(raw.get("annotations") or {}),
                 declarative=raw.get("backendNodeId") is not None,
             )
+        logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
 
     def _removed(self, session: CDPSession, params: dict[str, Any]) -> None:
         for raw in params.get("tools", ()):
             key = (session.session_id, str(raw.get("frameId", "")), str(raw.get("name", "")))
             self.tools.pop(key, None)
+        logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
 
     def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:
@@ -144,6 +146,7 @@ class ToolMirror:
         gone = [k for k, t in self.tools.items() if not keep(t)]
         for key in gone:
             del self.tools[key]
+        logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
         if gone:
             self._on_change()
 

@@ -56,6 +56,8 @@ _REFRESH_MIN_INTERVAL = 0.05
 async def install_observer(session: CDPSession) -> None:
     """Enable the domains a tab needs and the change observer, on a page or OOPIF session."""
     await session.send("Page.enable")
+    # Runtime.bindingCalled is only reported while the Runtime domain is enabled.
+    await session.send("Runtime.enable")
     await session.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
     await session.send(
         "Page.addScriptToEvaluateOnNewDocument", {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True}
@@ -112,6 +114,9 @@ class Tab:
         self.view: View | None = None
         self.loading = True
         self.closed = False
+        self.gone = anyio.Event()
+        self.window_opens = 0
+        """How many times the page called window.open (or the like); tabs it opens arrive later."""
 
     @property
     def id(self) -> str:
@@ -125,6 +130,10 @@ class Tab:
         session.on("Page.frameDetached", lambda p: self.mirror.drop_frames(lambda t: t.frame_id != p["frameId"]))
         session.on("Page.loadEventFired", lambda _p: self._loaded())
         session.on("Page.domContentEventFired", lambda _p: self.mark_dirty())
+        session.on("Page.windowOpen", lambda _p: self._window_opened())
+
+    def _window_opened(self) -> None:
+        self.window_opens += 1
 
     def _tools_changed(self) -> None:
         self.mark_dirty()
@@ -156,7 +165,7 @@ class Tab:
 
     def title_changed(self) -> None:
         """The target's title or URL changed."""
-        new_title = self.page.title or self.page.url or "New tab"
+        new_title = (self.view.title if self.view is not None else "") or self.page.title or self.page.url or "New tab"
         if new_title != self.window.title:
             self.window.title = new_title
             self._on_change()
@@ -227,16 +236,23 @@ class Tab:
             return []
 
     def _apply(self, view: View) -> None:
+        if view.title and view.title != self.window.title:
+            self.window.title = view.title
+            self._on_change()
         summary = _summary_for_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
         self.view = view
-        if summary != self.window.summary or view.blocks != self.window.blocks:
+        # Like a browser's address bar: the agent always knows where the tab is.
+        blocks = [{"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]},
+                  *view.blocks]
+        if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
-            self.window.blocks = view.blocks
+            self.window.blocks = blocks
             self.window.version += 1
             self._on_change()
 
     def close(self) -> None:
         """The target went away: end the refresher and every call in flight."""
         self.closed = True
+        self.gone.set()
         self._dirty.set()
         self.mirror.interrupt_all("The tab closed while the tool was running.")

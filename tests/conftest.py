@@ -1,0 +1,55 @@
+"""Shared fixtures: the sample site, a real Chromium, the bridge over a real MCP transport.
+
+The browser is started by the test (with the project's launcher), so that Playwright,
+acting as the user, and the bridge, serving the agent, drive the same Chromium: the
+bridge attaches with `--cdp-url`, Playwright with `connect_over_cdp`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from stage import Stage, open_stage, run_site  # noqa: E402
+
+from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    """A fresh sample site (its own ticket data) on 127.0.0.1; yields the base URL."""
+    with run_site() as url:
+        yield url
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[BrowserProcess]:
+    """A headless Chromium with WebMCP on, stopped after the test."""
+    process = await launch_browser(LaunchOptions(headless=True))
+    try:
+        yield process
+    finally:
+        await process.close()
+
+
+@pytest.fixture(params=["legacy", "auto"], ids=["handshake", "2026-07-28"])
+def mode(request: pytest.FixtureRequest) -> str:
+    """The MCP protocol generation the client speaks."""
+    return str(request.param)
+
+
+@pytest.fixture
+async def stage(site: str, browser: BrowserProcess, mode: str) -> AsyncIterator[Stage]:
+    """Bridge on stdio attached to `browser`, an MCP client in `mode`, Playwright as the user."""
+    async with open_stage(site, browser, mode) as s:
+        yield s

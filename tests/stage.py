@@ -1,0 +1,147 @@
+"""The end-to-end stage: sample site, Chromium, bridge, MCP client, and Playwright as the user."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from mcp_harness import McpTestClient, open_stdio_client
+from playwright.async_api import Browser, Page, async_playwright
+
+from cdp_bridge.launcher import BrowserProcess
+from sample_site import start_site
+
+WAIT = 15.0
+
+
+@contextmanager
+def run_site() -> Iterator[str]:
+    """Serve a fresh sample site from a thread with its own event loop; yields its base URL."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+
+        async def start() -> None:
+            holder["runner"], holder["url"] = await start_site("127.0.0.1", 0)
+            ready.set()
+
+        loop.run_until_complete(start())
+        loop.run_forever()
+        loop.run_until_complete(holder["runner"].cleanup())
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    if not ready.wait(10):
+        raise RuntimeError("the sample site did not start")
+    try:
+        yield str(holder["url"])
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+@dataclass
+class Stage:
+    """Everything a test drives, with helpers that wait on notifications instead of sleeping."""
+
+    site: str
+    browser: BrowserProcess
+    mcp: McpTestClient
+    user: Browser
+
+    @property
+    def client(self) -> Any:
+        return self.mcp.client
+
+    async def windows(self) -> dict[str, Any]:
+        """Read `app://windows` once."""
+        result = await self.client.read_resource("app://windows")
+        return json.loads(result.contents[0].text)
+
+    async def wait_windows(self, predicate: Callable[[dict[str, Any]], Any], timeout: float = WAIT) -> dict[str, Any]:
+        """Re-read `app://windows` after each notification until `predicate(doc)` holds."""
+        with anyio.fail_after(timeout):
+            while True:
+                seen = self.mcp.notifications.count("resource_updated")
+                doc = await self.windows()
+                if predicate(doc):
+                    return doc
+                with anyio.move_on_after(0.5):  # also re-read now and then: a test must not hinge on one event
+                    await self.mcp.notifications.wait_for("resource_updated", after=seen, timeout=WAIT)
+
+    async def tool_names(self) -> list[str]:
+        return [t.name for t in (await self.client.list_tools()).tools]
+
+    async def wait_tools(self, predicate: Callable[[list[str]], Any], timeout: float = WAIT) -> list[str]:
+        """Re-list tools after each tools/list_changed until `predicate(names)` holds."""
+        with anyio.fail_after(timeout):
+            while True:
+                seen = self.mcp.notifications.count("tools_list_changed")
+                names = await self.tool_names()
+                if predicate(names):
+                    return names
+                with anyio.move_on_after(0.5):
+                    await self.mcp.notifications.wait_for("tools_list_changed", after=seen, timeout=WAIT)
+
+    async def call(self, name: str, args: dict[str, Any] | None = None) -> Any:
+        """Call a tool; the raw CallToolResult."""
+        return await self.client.call_tool(name, args or {})
+
+    async def tab_for(self, path: str) -> dict[str, Any]:
+        """The window of the tab whose page is at `path` (waits for it)."""
+        doc = await self.wait_windows(lambda d: _find_tab(d, self.site + path))
+        return _find_tab(doc, self.site + path)
+
+    async def user_page(self, path: str) -> Page:
+        """Playwright's handle on the page at `path`, as the user sees it."""
+        with anyio.fail_after(WAIT):
+            while True:
+                for context in self.user.contexts:
+                    for page in context.pages:
+                        if page.url.startswith(self.site + path):
+                            return page
+                await anyio.sleep(0.05)
+
+
+def address_of(window: dict[str, Any]) -> str:
+    """The URL in a tab window's address block."""
+    for block in window["blocks"]:
+        if block["type"] == "fields" and block["id"] == "address":
+            return str(block["items"][0]["value"])
+    return ""
+
+
+def _find_tab(doc: dict[str, Any], url_prefix: str) -> Any:
+    for window in doc["windows"]:
+        if not window["modal"] and address_of(window).startswith(url_prefix):
+            return window
+    return None
+
+
+@asynccontextmanager
+async def open_stage(site: str, browser: BrowserProcess, mode: str, *extra_args: str,
+                     start_path: str = "/") -> AsyncIterator[Stage]:
+    """Attach the bridge (as a stdio subprocess) and Playwright to `browser`."""
+    command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, *extra_args, site + start_path]
+    async with async_playwright() as pw:
+        user = await pw.chromium.connect_over_cdp(browser.ws_url)
+        # Playwright dismisses dialogs nobody listens to; the user here leaves them to the test.
+        for context in user.contexts:
+            context.on("dialog", lambda _d: None)
+        try:
+            async with open_stdio_client(command, mode=mode) as mcp:
+                yield Stage(site, browser, mcp, user)
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await user.close()

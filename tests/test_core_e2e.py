@@ -1,0 +1,234 @@
+"""End to end: the sample site in real Chromium, the bridge on stdio, a real MCP client."""
+
+from __future__ import annotations
+
+import pytest
+from stage import Stage, address_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+WINDOW_KEYS = {"id", "title", "modal", "ownerId", "version", "summary", "blocks"}
+
+
+def _window(doc: dict, window_id: str) -> dict:
+    return next(w for w in doc["windows"] if w["id"] == window_id)
+
+
+async def _home(stage: Stage) -> dict:
+    """The home tab's window, once its page tools are all there."""
+    await stage.wait_tools(lambda names: any(n.endswith("__list_tickets") for n in names)
+                           and any(n.endswith("__search_kb") for n in names))
+    return await stage.tab_for("/")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
+async def test_tab_is_published_as_a_window_with_its_page_content(stage: Stage) -> None:
+    home = await _home(stage)
+    doc = await stage.wait_windows(lambda d: any(b["type"] == "notice" for b in _window(d, home["id"])["blocks"]))
+    window = _window(doc, home["id"])
+    assert set(window) == WINDOW_KEYS
+    assert window["id"] in doc["operableWindowIds"]
+    assert window["modal"] is False and window["ownerId"] is None
+    assert window["title"].startswith("Harbor Help Desk")
+    assert "Harbor Help Desk" in window["summary"] and "page tools" in window["summary"]
+    types = [b["type"] for b in window["blocks"]]
+    assert {"text", "fields", "table", "list", "notice", "media"} <= set(types)
+    table = next(b for b in window["blocks"] if b["type"] == "table")
+    assert table["columns"] == ["ID", "Subject", "Status", "Priority"]
+    assert ["#101", "Cannot reset my password", "open", "high"] in table["rows"]
+    ids = [b["id"] for b in window["blocks"]]
+    assert len(ids) == len(set(ids))
+    assert address_of(window) == stage.site + "/"
+
+
+async def test_page_tools_are_listed_with_schemas_and_mapped_annotations(stage: Stage) -> None:
+    window = await _home(stage)
+    tools = {t.name: t for t in (await stage.client.list_tools()).tools}
+    win = window["id"]
+    read_only = tools[f"{win}__list_tickets"]
+    assert read_only.annotations.read_only_hint is True
+    assert read_only.annotations.destructive_hint is False
+    assert tools[f"{win}__close_ticket"].annotations.destructive_hint is True
+    schema = tools[f"{win}__get_ticket"].input_schema
+    assert schema["required"] == ["id"] and schema["properties"]["id"]["type"] == "integer"
+    assert schema["properties"]["expectedVersion"]["type"] == "integer"
+    assert tools[f"{win}__get_ticket"].output_schema["properties"]["result"]["type"] == "object"
+    assert f"{win}__search_kb" in tools, "the same-origin iframe's tool belongs to its tab"
+    assert f"{win}__create_ticket" in tools, "declarative form tools are mirrored"
+    for action in ("focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot"):
+        assert f"{win}__{action}" in tools
+    assert "app__open_tab" in tools
+    assert all(t.title for t in tools.values())
+
+
+async def test_page_tool_call_returns_the_pages_answer_in_result(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    result = await stage.call(f"{win}__get_ticket", {"id": 101})
+    assert not result.is_error
+    assert result.structured_content["result"]["subject"] == "Cannot reset my password"
+    assert result.content[0].text
+    text = await stage.call(f"{win}__add_note", {"id": 101, "text": "Called the customer"})
+    assert text.structured_content["result"] == {"value": "Note added to ticket #101"}
+    frame = await stage.call(f"{win}__search_kb", {"query": "refund"})
+    assert "Refunding a duplicate card charge" in frame.structured_content["result"]["titles"]
+
+
+async def test_page_tool_that_throws_is_an_error_with_the_pages_message(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    result = await stage.call(f"{win}__explode")
+    assert result.is_error
+    assert result.structured_content["code"] == "page_error"
+    assert "Ticket database is on fire" in result.structured_content["message"]
+
+
+async def test_bad_input_is_refused_per_field_before_the_page_sees_it(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    page = await stage.user_page("/")
+    before = await page.locator("#activity li").count()
+    wrong_type = await stage.call(f"{win}__get_ticket", {"id": "one hundred"})
+    assert wrong_type.is_error and wrong_type.structured_content["code"] == "validation_failed"
+    assert wrong_type.structured_content["fields"][0]["field"] == "id"
+    missing = await stage.call(f"{win}__close_ticket", {"id": 101})
+    assert missing.structured_content["fields"] == [{"field": "resolution", "error": "Required"}]
+    bad_version = await stage.call(f"{win}__list_tickets", {"expectedVersion": "7"})
+    assert bad_version.structured_content["code"] == "validation_failed"
+    assert await page.locator("#activity li").count() == before, "the page logged a call it should not have got"
+
+
+async def test_unknown_tools_and_windows_get_structured_errors(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    no_tool = await stage.call(f"{win}__fly_to_the_moon")
+    assert no_tool.structured_content["code"] == "action_not_available"
+    no_window = await stage.call("tab-999__reload")
+    assert no_window.structured_content["code"] == "window_not_found"
+    malformed = await stage.call("reload")
+    assert malformed.structured_content["code"] == "action_not_available"
+
+
+async def test_write_with_a_stale_version_is_refused_and_has_no_effect(stage: Stage) -> None:
+    window = await _home(stage)
+    page = await stage.user_page("/")
+    await page.fill("#subject", "Printer on fire")
+    doc = await stage.wait_windows(lambda d: _window(d, window["id"])["version"] > window["version"])
+    current = _window(doc, window["id"])["version"]
+    refused = await stage.call(f"{window['id']}__close_ticket",
+                               {"id": 101, "resolution": "done", "expectedVersion": window["version"]})
+    assert refused.is_error and refused.structured_content["code"] == "stale_state"
+    assert refused.structured_content["currentVersion"] >= current
+    ticket = await stage.call(f"{window['id']}__get_ticket", {"id": 101})
+    assert ticket.structured_content["result"]["status"] == "open"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
+async def test_user_edit_raises_version_and_notifies(stage: Stage) -> None:
+    window = await _home(stage)
+    seen = stage.mcp.notifications.count("resource_updated")
+    page = await stage.user_page("/")
+    await page.fill("#subject", "Refund for order 5512")
+    await stage.mcp.notifications.wait_for("resource_updated", after=seen)
+    doc = await stage.wait_windows(lambda d: any(
+        item["value"] == "Refund for order 5512"
+        for b in _window(d, window["id"])["blocks"] if b["type"] == "fields" for item in b["items"]))
+    assert _window(doc, window["id"])["version"] > window["version"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
+async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: str, browser, mode: str) -> None:
+    from stage import open_stage
+
+    async with open_stage(site, browser, mode, start_path="/?late=1200") as stage:
+        await stage.wait_tools(lambda names: any(n.endswith("__list_tickets") for n in names))
+        seen = stage.mcp.notifications.count("tools_list_changed")
+        names = await stage.wait_tools(lambda names: any(n.endswith("__escalate_ticket") for n in names))
+        assert stage.mcp.notifications.count("tools_list_changed") > seen
+        win = next(n for n in names if n.endswith("__escalate_ticket")).split("__")[0]
+        seen = stage.mcp.notifications.count("tools_list_changed")
+        claimed = await stage.call(f"{win}__claim_welcome_bonus")
+        assert claimed.structured_content["result"] == {"claimed": True}
+        await stage.mcp.notifications.wait_for("tools_list_changed", after=seen)
+        names = await stage.wait_tools(lambda names: f"{win}__claim_welcome_bonus" not in names)
+        gone = await stage.call(f"{win}__claim_welcome_bonus")
+        assert gone.structured_content["code"] == "action_not_available"
+
+
+async def test_slow_tool_times_out_and_is_cancelled_in_the_page(site: str, browser) -> None:
+    from stage import open_stage
+
+    async with open_stage(site, browser, "auto", "--tool-timeout", "1") as stage:
+        win = (await _home(stage))["id"]
+        result = await stage.call(f"{win}__slow_report", {"seconds": 20})
+        assert result.is_error and result.structured_content["code"] == "action_timeout"
+        page = await stage.user_page("/")
+        # The page logs the abort of its tool's signal: the bridge told the browser to cancel.
+        await page.wait_for_function(
+            "[...document.querySelectorAll('#activity li')].some(li => /slow_report.*(abort|cancel)/i"
+            ".test(li.textContent))", timeout=10_000)
+        quick = await stage.call(f"{win}__list_tickets", {})
+        assert not quick.is_error, "the window works again after a timeout"
+
+
+async def test_browser_actions_navigate_back_reload_focus(stage: Stage) -> None:
+    window = await _home(stage)
+    win = window["id"]
+    nav = await stage.call(f"{win}__navigate", {"url": stage.site + "/ticket.html?id=102"})
+    assert not nav.is_error, nav.structured_content
+    doc = await stage.wait_windows(lambda d: "Ticket #102" in _window(d, win)["title"] + _window(d, win)["summary"])
+    assert address_of(_window(doc, win)).endswith("/ticket.html?id=102")
+    names = await stage.wait_tools(lambda n: f"{win}__ticket_details" in n and f"{win}__list_tickets" not in n)
+    assert f"{win}__get_ticket" not in names
+    back = await stage.call(f"{win}__back")
+    assert not back.is_error
+    await stage.wait_windows(lambda d: address_of(_window(d, win)) == stage.site + "/")
+    assert not (await stage.call(f"{win}__reload")).is_error
+    assert not (await stage.call(f"{win}__focus")).is_error
+    forward = await stage.call(f"{win}__forward")
+    assert not forward.is_error
+    await stage.wait_windows(lambda d: address_of(_window(d, win)).endswith("?id=102"))
+    bad = await stage.call(f"{win}__navigate", {"url": "javascript:alert(1)"})
+    assert bad.structured_content["code"] == "validation_failed"
+
+
+async def test_open_tab_and_close_tab(stage: Stage) -> None:
+    await _home(stage)
+    opened = await stage.call("app__open_tab", {"url": stage.site + "/ticket.html?id=103"})
+    assert not opened.is_error, opened.structured_content
+    (new_id,) = opened.structured_content["openedWindowIds"]
+    doc = await stage.wait_windows(lambda d: any(w["id"] == new_id for w in d["windows"]))
+    assert new_id in doc["operableWindowIds"]
+    closed = await stage.call(f"{new_id}__close")
+    assert not closed.is_error
+    doc = await stage.wait_windows(lambda d: all(w["id"] != new_id for w in d["windows"]))
+    again = await stage.call(f"{new_id}__reload")
+    assert again.structured_content["code"] == "window_not_found"
+
+
+async def test_tab_opened_by_the_page_and_by_the_user_appear_as_windows(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    result = await stage.call(f"{win}__open_ticket_in_new_tab", {"id": 105})
+    assert not result.is_error
+    (new_id,) = result.structured_content["openedWindowIds"]
+    doc = await stage.wait_windows(lambda d: any(w["id"] == new_id and "105" in w["title"] for w in d["windows"]))
+    assert new_id != win
+    context = stage.user.contexts[0]
+    user_page = await context.new_page()
+    await user_page.goto(stage.site + "/login.html")
+    doc = await stage.wait_windows(lambda d: any("Agent sign-in" in w["title"] for w in d["windows"]))
+    await user_page.close()
+    await stage.wait_windows(lambda d: not any("Agent sign-in" in w["title"] for w in d["windows"]))
+    assert len({w["id"] for w in doc["windows"]}) == len(doc["windows"])
+
+
+async def test_secret_fields_are_masked(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    await stage.call(f"{win}__navigate", {"url": stage.site + "/login.html"})
+    page = await stage.user_page("/login.html")
+    await page.fill("#password", "hunter2-secret")
+    await page.fill("#card", "4111111111111111")
+    doc = await stage.wait_windows(lambda d: any(
+        item.get("sensitive") and item["value"]
+        for b in _window(d, win)["blocks"] if b["type"] == "fields" for item in b["items"]))
+    text = str(_window(doc, win))
+    assert "hunter2-secret" not in text and "4111111111111111" not in text
+    items = [i for b in _window(doc, win)["blocks"] if b["type"] == "fields" for i in b["items"]]
+    masked = {i["label"] for i in items if i.get("sensitive")}
+    assert any("Password" in label for label in masked) and any("Card" in label for label in masked)
