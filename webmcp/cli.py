@@ -85,6 +85,7 @@ async def run(args: argparse.Namespace) -> None:
             browser = await launch_browser(options, timeouts)
             stack.push_async_callback(browser.close)
             ws_url = browser.ws_url
+            logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
         await check_webmcp(ws_url, timeouts)
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:
@@ -103,6 +104,7 @@ async def run(args: argparse.Namespace) -> None:
                     print(f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}", file=sys.stderr)
                 await serve_http(server, broadcaster, host=host or "127.0.0.1", port=int(port), token=token)
             else:
+                logger.info("serving MCP on stdio")
                 await serve_stdio(server, broadcaster)
             tg.cancel_scope.cancel()
 

@@ -1,0 +1,409 @@
+#!/usr/bin/env python
+"""A scripted agent session against webmcp-bridge, printed for a human.
+
+    python scripts/demo.py                 # handshake-era MCP session (default)
+    python scripts/demo.py --mode auto     # let the client pick (2026-07-28 listen streams)
+
+What happens: the "Harbor Help Desk" sample site is served on 127.0.0.1 (a free port);
+`webmcp-bridge --headless <site>/` is started as an MCP stdio server through the official
+`mcp` Client; the script then plays a short agent session:
+
+  1. read app://windows: every window (id, title, summary, a few blocks) and operableWindowIds
+  2. list the tab's tools
+  3. call a read-only page tool (list_tickets)
+  4. call a page tool with bad input -> validation_failed, per field
+  5. navigate to /danger.html and call purge_closed_tickets, which opens confirm():
+     the dialog becomes a modal window owned by the tab, the tab's tools leave
+     tools/list, the dialog is the operable window; accepting it returns the
+     original call's outcome
+  6. open a new tab with app__open_tab
+  7. count the change notifications that arrived
+
+Closing the client closes the bridge's stdin; the bridge then stops its browser.
+Exit status 0 on success, 1 with a message on stderr otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `python scripts/demo.py` from a checkout
+    sys.path.insert(0, str(ROOT))
+
+import mcp_types as types  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.client.subscriptions import ResourceUpdated, ServerEvent, ToolsListChanged  # noqa: E402
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # noqa: E402
+
+from sample_site import start_site  # noqa: E402
+
+WINDOWS_URI = "app://windows"
+STEP_TIMEOUT = 15.0  # any one step (a call, a wait for the page) gives up after this
+TOTAL_TIMEOUT = 90.0  # the whole session, browser start included
+WIDTH = 96
+
+
+class DemoFailure(Exception):
+    """Something the demo expected did not happen; the message says what."""
+
+
+# ---------------------------------------------------------------------------------------------
+# printing
+
+
+def header(n: int | str, title: str) -> None:
+    print()
+    print(f"== {n}. {title} ".ljust(WIDTH, "="))
+
+
+def say(text: str, indent: int = 2) -> None:
+    pad = " " * indent
+    for line in text.splitlines() or [""]:
+        print(textwrap.fill(line, WIDTH, initial_indent=pad, subsequent_indent=pad + "  ") if line else "")
+
+
+def short(value: Any, limit: int = 70) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def describe_block(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        prefix = f"h{block['heading']} " if "heading" in block else ""
+        return f"{prefix}\u201c{short(block.get('text', ''))}\u201d"
+    if kind == "fields":
+        items = ", ".join(f"{i.get('label')}={short(i.get('value', ''), 40)!s}" for i in block.get("items", [])[:3])
+        more = len(block.get("items", [])) - 3
+        return items + (f", \u2026 (+{more})" if more > 0 else "")
+    if kind == "table":
+        rows = block.get("rows", [])
+        total = block.get("total", len(rows))
+        first = " | ".join(str(c) for c in rows[0]) if rows else ""
+        return f"columns {block.get('columns')}, {total} rows; first: {short(first, 50)}"
+    if kind == "list":
+        items = block.get("items", [])
+        total = block.get("total", len(items))
+        return f"{total} items; first: {short(items[0] if items else '', 50)}"
+    if kind == "notice":
+        return f"[{block.get('severity')}] {short(block.get('text', ''))}"
+    if kind == "media":
+        return f"{block.get('mimeType', '')} alt=\u201c{short(block.get('alt', ''), 50)}\u201d"
+    return short({k: v for k, v in block.items() if k not in ("id", "type")})
+
+
+def print_window(window: dict[str, Any], max_blocks: int = 6) -> None:
+    flags = "modal, owner " + str(window["ownerId"]) if window["modal"] else "tab"
+    say(f"[{window['id']}] \u201c{window['title']}\u201d  ({flags}, version {window['version']})")
+    say(f"summary: {window['summary']}", indent=6)
+    blocks = window.get("blocks", [])
+    for block in blocks[:max_blocks]:
+        say(f"- {block.get('type', '?'):7} {describe_block(block)}", indent=6)
+    if len(blocks) > max_blocks:
+        say(f"  \u2026 and {len(blocks) - max_blocks} more blocks", indent=6)
+
+
+def print_result(result: types.CallToolResult, indent: int = 4) -> None:
+    data = result.structured_content or {}
+    status = "ERROR" if result.is_error else "ok"
+    say(f"-> {status}: {result.content[0].text if result.content else ''}", indent)
+    for key, value in data.items():
+        if key == "message":
+            continue
+        say(f"{key}: {short(value, 200)}", indent + 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# the MCP side
+
+
+class Notifications:
+    """Counts change notifications (both protocol generations) and wakes waiters."""
+
+    def __init__(self) -> None:
+        self.counts = {"resource_updated": 0, "tools_list_changed": 0}
+        self._changed = anyio.Event()
+
+    def record(self, kind: str) -> None:
+        self.counts[kind] += 1
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
+
+    async def on_message(self, message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self.record("resource_updated")
+        elif isinstance(message, types.ToolListChangedNotification):
+            self.record("tools_list_changed")
+
+    def on_event(self, event: ServerEvent) -> None:
+        if isinstance(event, ResourceUpdated):
+            self.record("resource_updated")
+        elif isinstance(event, ToolsListChanged):
+            self.record("tools_list_changed")
+
+    async def next_change(self, limit: float) -> None:
+        """Return at the next notification, or after `limit` seconds anyway."""
+        changed = self._changed
+        with anyio.move_on_after(limit):
+            await changed.wait()
+
+
+class Agent:
+    """The scripted agent: one MCP client and a few helpers that wait on notifications."""
+
+    def __init__(self, client: Client, notes: Notifications) -> None:
+        self.client = client
+        self.notes = notes
+
+    async def windows(self) -> dict[str, Any]:
+        result = await self.client.read_resource(WINDOWS_URI)
+        return json.loads(result.contents[0].text)
+
+    async def tools(self) -> list[types.Tool]:
+        return list((await self.client.list_tools()).tools)
+
+    async def until(self, what: str, probe: Callable[[], Any], check: Callable[[Any], Any]) -> Any:
+        """Re-run `probe` after each notification (and every 0.5 s) until `check` holds."""
+        with anyio.move_on_after(STEP_TIMEOUT) as scope:
+            while True:
+                value = await probe()
+                if check(value):
+                    return value
+                await self.notes.next_change(0.5)
+        if scope.cancelled_caught:
+            raise DemoFailure(f"timed out after {STEP_TIMEOUT:g} s waiting for {what}")
+
+    async def call(self, name: str, args: dict[str, Any] | None = None) -> types.CallToolResult:
+        print()
+        say(f"call {name}({json.dumps(args or {}, ensure_ascii=False)})")
+        with anyio.fail_after(STEP_TIMEOUT):
+            result = await self.client.call_tool(name, args or {})
+        print_result(result)
+        return result
+
+
+async def _listen(client: Client, notes: Notifications, *,
+                  task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+    async with client.listen(tools_list_changed=True, resource_subscriptions=[WINDOWS_URI]) as stream:
+        task_status.started()
+        async for event in stream:
+            notes.on_event(event)
+
+
+async def subscribe(stack: AsyncExitStack, client: Client, notes: Notifications) -> None:
+    """Subscribe to app://windows the way the negotiated protocol wants it."""
+    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        tg = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(tg.cancel_scope.cancel)  # end the listen stream before the client closes
+        with anyio.fail_after(STEP_TIMEOUT):
+            await tg.start(_listen, client, notes)
+    else:
+        # A raw request: Client.subscribe_resource is deprecated in this SDK.
+        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=WINDOWS_URI))
+        await client.session.send_request(request, types.EmptyResult, request_read_timeout_seconds=STEP_TIMEOUT)
+
+
+def bridge_command(site: str) -> list[str]:
+    """`webmcp-bridge --headless <site>/`, from this interpreter's environment when possible."""
+    script = Path(sys.executable).with_name("webmcp-bridge")
+    if script.exists():
+        exe = str(script)
+    else:
+        exe = shutil.which("webmcp-bridge") or ""
+    base = [exe] if exe else [sys.executable, "-m", "cdp_bridge"]
+    return [*base, "--headless", site + "/"]
+
+
+def expect(condition: Any, what: str) -> None:
+    if not condition:
+        raise DemoFailure(what)
+
+
+def window_of(doc: dict[str, Any], window_id: str) -> dict[str, Any] | None:
+    return next((w for w in doc["windows"] if w["id"] == window_id), None)
+
+
+def address(window: dict[str, Any]) -> str:
+    for block in window.get("blocks", []):
+        if block.get("type") == "fields" and block.get("id") == "address":
+            return str(block["items"][0].get("value", ""))
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# the session
+
+
+async def session(agent: Agent, site: str) -> None:
+    client = agent.client
+    print(f"Connected: {client.server_info.name} {client.server_info.version}, "
+          f"MCP protocol {client.protocol_version}")
+
+    # 1 -----------------------------------------------------------------------------------------
+    header(1, "Read app://windows")
+    tools = await agent.until("the home page's tools", agent.tools,
+                              lambda ts: any(t.name.endswith("__list_tickets") for t in ts))
+    tab = next(t.name for t in tools if t.name.endswith("__list_tickets")).split("__")[0]
+    doc = await agent.until("the home tab's content", agent.windows,
+                            lambda d: (w := window_of(d, tab)) is not None and any(
+                                b["type"] == "table" for b in w["blocks"]))
+    for window in doc["windows"]:
+        print_window(window)
+    say(f"operableWindowIds: {doc['operableWindowIds']}")
+
+    # 2 -----------------------------------------------------------------------------------------
+    header(2, f"tools/list for window {tab}")
+    page_tools = [t for t in tools if t.name.startswith(tab + "__")]
+    for t in page_tools:
+        hints = t.annotations
+        marks = [m for m, on in (("read-only", hints and hints.read_only_hint),
+                                 ("destructive", hints and hints.destructive_hint)) if on]
+        say(f"{t.name:34} {short(t.description or '', 44):44} {', '.join(marks)}")
+    others = [t.name for t in tools if not t.name.startswith(tab + "__")]
+    say(f"plus app-level: {', '.join(others)}")
+
+    # 3 -----------------------------------------------------------------------------------------
+    header(3, "Call a read-only page tool")
+    result = await agent.call(f"{tab}__list_tickets", {"status": "open"})
+    expect(not result.is_error, f"list_tickets failed: {result.structured_content}")
+    tickets = result.structured_content["result"]["tickets"]
+    say(f"{len(tickets)} open tickets:", 4)
+    for ticket in tickets:
+        say(f"#{ticket['id']}  {ticket['priority']:6}  {ticket['subject']}  ({ticket['customer']})", 6)
+
+    # 4 -----------------------------------------------------------------------------------------
+    header(4, "Call a page tool with bad input")
+    result = await agent.call(f"{tab}__close_ticket", {"id": "one-oh-one"})
+    expect(result.is_error and result.structured_content.get("code") == "validation_failed",
+           f"expected validation_failed, got {result.structured_content}")
+    say("The bridge checked the input against the tool's inputSchema; the page was never called.", 4)
+
+    # 5 -----------------------------------------------------------------------------------------
+    header(5, "A tool that opens a confirm() dialog")
+    result = await agent.call(f"{tab}__navigate", {"url": site + "/danger.html"})
+    expect(not result.is_error, f"navigate failed: {result.structured_content}")
+    purge = f"{tab}__purge_closed_tickets"
+    await agent.until("purge_closed_tickets on /danger.html", agent.tools, lambda ts: any(t.name == purge for t in ts))
+    result = await agent.call(purge)
+    expect(not result.is_error, f"purge_closed_tickets failed: {result.structured_content}")
+    opened = result.structured_content.get("openedWindowIds") or []
+    expect(opened, "the call did not report the dialog it opened")
+    dialog = opened[0]
+    doc = await agent.until(f"dialog {dialog} in app://windows", agent.windows,
+                            lambda d: window_of(d, dialog) is not None and dialog in d["operableWindowIds"])
+    print()
+    say("app://windows now:")
+    for window in doc["windows"]:
+        print_window(window, max_blocks=3)
+    modal = window_of(doc, dialog)
+    assert modal is not None
+    expect(modal["modal"] is True and modal["ownerId"] == tab, f"dialog window is not a modal of {tab}: {modal}")
+    say(f"operableWindowIds: {doc['operableWindowIds']}   ({tab} is blocked by {dialog})")
+    names = [t.name for t in await agent.tools()]
+    tab_left = [n for n in names if n.startswith(tab + "__")]
+    say(f"tools/list: {', '.join(names)}")
+    say(f"tools of {tab} listed now: {len(tab_left)} (were {len(page_tools)})")
+    expect(not tab_left, f"the blocked tab still lists tools: {tab_left}")
+    result = await agent.call(f"{dialog}__accept")
+    expect(not result.is_error, f"accept failed: {result.structured_content}")
+    original = (result.structured_content.get("result") or {}).get("originalCall")
+    expect(original is not None, "the accept answer carries no originalCall")
+    say(f"outcome of the original purge_closed_tickets call: {json.dumps(original)}", 4)
+    names = await agent.until(f"{tab}'s tools to return", agent.tools,
+                              lambda ts: any(t.name == purge for t in ts))
+    doc = await agent.windows()
+    say(f"after the dialog: operableWindowIds {doc['operableWindowIds']}, "
+        f"{sum(t.name.startswith(tab + '__') for t in names)} tools of {tab} listed again")
+
+    # 6 -----------------------------------------------------------------------------------------
+    header(6, "Open a new tab")
+    url = site + "/ticket.html?id=101"
+    result = await agent.call("app__open_tab", {"url": url})
+    expect(not result.is_error, f"app__open_tab failed: {result.structured_content}")
+    new_tab = (result.structured_content.get("openedWindowIds") or [None])[0]
+    expect(new_tab, "app__open_tab answered no window id")
+    doc = await agent.until(f"{new_tab}'s page", agent.windows,
+                            lambda d: (w := window_of(d, new_tab)) is not None and address(w).startswith(url)
+                            and w["title"])
+    print()
+    window = window_of(doc, new_tab)
+    assert window is not None
+    print_window(window, max_blocks=4)
+    say(f"operableWindowIds: {doc['operableWindowIds']}")
+
+    # 7 -----------------------------------------------------------------------------------------
+    header(7, "Change notifications received")
+    say(f"notifications/resources/updated (app://windows): {agent.notes.counts['resource_updated']}")
+    say(f"notifications/tools/list_changed:                {agent.notes.counts['tools_list_changed']}")
+    expect(agent.notes.counts["resource_updated"] > 0, "no resources/updated notification arrived")
+    expect(agent.notes.counts["tools_list_changed"] > 0, "no tools/list_changed notification arrived")
+
+
+async def run(mode: str) -> None:
+    started = time.monotonic()
+    runner, site = await start_site("127.0.0.1", 0)
+    try:
+        command = bridge_command(site)
+        print(f"Sample site: {site}/")
+        print(f"Bridge:      {' '.join(command)}")
+        notes = Notifications()
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
+        with anyio.fail_after(TOTAL_TIMEOUT):
+            async with AsyncExitStack() as stack:
+                # cache=None: a cached read could hide the state a notification announced.
+                client = await stack.enter_async_context(Client(
+                    params, mode=mode, cache=None, message_handler=notes.on_message,
+                    read_timeout_seconds=STEP_TIMEOUT))
+                await subscribe(stack, client, notes)
+                await session(Agent(client, notes), site)
+        print()
+        print(f"Done in {time.monotonic() - started:.1f} s; the bridge and its browser have stopped.")
+    finally:
+        with anyio.CancelScope(shield=True):
+            await runner.cleanup()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", default="legacy",
+                        help='MCP connect mode: "legacy" (handshake, default), "auto", or a protocol version')
+    args = parser.parse_args()
+    try:
+        anyio.run(run, args.mode, backend="asyncio")
+    except KeyboardInterrupt:
+        return 130
+    except DemoFailure as exc:
+        print(f"\ndemo failed: {exc}", file=sys.stderr)
+        return 1
+    except TimeoutError:
+        print(f"\ndemo failed: the session did not finish within {TOTAL_TIMEOUT:g} s", file=sys.stderr)
+        return 1
+    except BaseException as exc:  # noqa: BLE001 - report anything else plainly
+        cause = exc
+        while isinstance(cause, BaseExceptionGroup) and len(cause.exceptions) == 1:
+            cause = cause.exceptions[0]
+        if isinstance(cause, DemoFailure):
+            print(f"\ndemo failed: {cause}", file=sys.stderr)
+        else:
+            print(f"\ndemo failed: {type(cause).__name__}: {cause}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
