@@ -1,37 +1,29 @@
-"""Accessibility tree → semantic blocks (seed 001 §4.4). Pure functions, no I/O.
+"""Accessibility trees → a tab's semantic view (seed 001 §4.4, §4.5, §9). Pure functions, no I/O.
 
-`build_view` walks the nodes of `Accessibility.getFullAXTree` (one list per frame) in
-reading order and emits flat blocks: `text` for headings and prose, `fields` for form
-controls, `table`, `list`, `notice` for alerts and status messages, `media` for images.
-Hidden content is already marked `ignored` by Chromium and is skipped. Secret inputs
-(passwords, and the backend node ids the caller found to be card numbers or one-time
-codes) come out `sensitive` with the value masked here, before anything leaves the bridge.
+`build_view` takes the frames gathered by `ax_collect.collect_page` (AX nodes per frame,
+plus the backend ids of secret inputs), walks them in reading order (`blocks_walk`) and
+returns a `View`: the full block list, the cut-down list that fits a window's budget,
+the open modal dialogs, and the facts a summary is made from.
 
-Block ids come from a `BlockIds` table the caller keeps per window, so an id stays with
-its element while the element lives and is never handed out twice.
+Secret inputs (passwords, and fields whose autocomplete marks them as card data or
+one-time codes) come out `sensitive` with the value masked here, before anything leaves
+the bridge; `mask_secrets` does the same for any other value that echoes the page.
+
+Block ids come from a `BlockIds` table the caller keeps per window: an id stays with the
+element that owns the block while it lives, and a number is never handed out twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import json
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MASK", "BlockIds", "View", "build_view", "Limits"]
+from .ax_collect import FrameNodes
+from .blocks_walk import MASK, Keyed, walk_frames
 
-MASK = "••••••"
-
-_FIELD_ROLES = {
-    "textbox", "searchbox", "combobox", "checkbox", "radio", "spinbutton", "slider", "switch",
-    "listbox", "textfield", "TextField", "menulistpopup",
-}
-_NOTICE_SEVERITY = {"alert": "error", "alertdialog": "error", "status": "info", "log": "info", "marquee": "info"}
-_SKIP_ROLES = {"LabelText", "InlineTextBox", "ListMarker", "MenuListPopup", "button", "Iframe", "dialog"}
-_BOUNDARY_ROLES = {
-    "paragraph", "generic", "main", "region", "article", "section", "navigation", "banner",
-    "contentinfo", "complementary", "form", "group", "blockquote", "figure", "Section", "div",
-    "DescriptionList", "term", "definition", "listitem", "cell", "row",
-}
+__all__ = ["MASK", "BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view", "mask_secrets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +34,7 @@ class Limits:
     list_items: int = 20
     text_chars: int = 600
     budget_chars: int = 12_000
+    """JSON characters of blocks in one window (the 16 KB window state leaves room for the rest)."""
 
 
 @dataclass
@@ -68,216 +61,39 @@ class BlockIds:
 
 
 @dataclass
+class Modal:
+    """An open modal dialog of the page (`<dialog>` opened with `showModal()`)."""
+
+    key: tuple[str, int]
+    """(frame key, backendDOMNodeId of the dialog element): stable while it lives."""
+    title: str
+    """Its accessible name, or its first heading."""
+    blocks: list[dict[str, Any]]
+    """Its content, built and cut like a page's."""
+    full_blocks: list[dict[str, Any]]
+    backend_ids: frozenset[int]
+    """Every node in its subtree (a declarative form tool inside belongs to the dialog)."""
+
+
+@dataclass
 class View:
     """What a page shows, as blocks plus the facts a summary is made from."""
 
     blocks: list[dict[str, Any]]
+    """Fits the window's budget: long tables and lists cut (offset/total), a notice for the rest."""
     title: str
     """The main document's title (the accessible name of its root)."""
     headings: list[str]
     notices: list[dict[str, Any]]
     field_count: int
     left_out: int
+    """Blocks dropped from `blocks` for the budget (tables and lists cut short not counted)."""
     full_blocks: list[dict[str, Any]]
     keys: list[Any]
-
-
-def _name(node: Mapping[str, Any]) -> str:
-    return str(node.get("name", {}).get("value", "") or "").strip()
-
-
-def _value(node: Mapping[str, Any]) -> Any:
-    return node.get("value", {}).get("value")
-
-
-def _prop(node: Mapping[str, Any], name: str) -> Any:
-    for prop in node.get("properties", ()):
-        if prop.get("name") == name:
-            return prop.get("value", {}).get("value")
-    return None
-
-
-def _role(node: Mapping[str, Any]) -> str:
-    return str(node.get("role", {}).get("value", ""))
-
-
-class _Walker:
-    def __init__(self, nodes: Sequence[Mapping[str, Any]], frame_key: str, secret_ids: set[int]) -> None:
-        self.by_id = {n["nodeId"]: n for n in nodes}
-        self.frame_key = frame_key
-        self.secret_ids = secret_ids
-        self.out: list[tuple[Any, dict[str, Any]]] = []
-        self._text: list[str] = []
-        self._text_key: Any = None
-        self._fields: list[dict[str, Any]] = []
-        self._fields_key: Any = None
-
-    def key(self, node: Mapping[str, Any]) -> Any:
-        return (self.frame_key, node.get("backendDOMNodeId", node["nodeId"]))
-
-    def text_of(self, node: Mapping[str, Any]) -> str:
-        parts: list[str] = []
-        self._collect_text(node, parts)
-        return " ".join("".join(parts).split())
-
-    def _collect_text(self, node: Mapping[str, Any], parts: list[str]) -> None:
-        role = _role(node)
-        if role == "StaticText":
-            parts.append(_name(node))
-            return
-        if role in ("InlineTextBox", "ListMarker"):
-            return
-        for child_id in node.get("childIds", ()):
-            child = self.by_id.get(child_id)
-            if child is not None and not self._hidden(child):
-                self._collect_text(child, parts)
-
-    @staticmethod
-    def _hidden(node: Mapping[str, Any]) -> bool:
-        return bool(node.get("ignored")) and _role(node) not in ("generic", "none", "")
-
-    def flush(self) -> None:
-        text = " ".join("".join(self._text).split())
-        if text:
-            self.out.append((self._text_key, {"type": "text", "text": text}))
-        self._text, self._text_key = [], None
-        if self._fields:
-            self.out.append((self._fields_key, {"type": "fields", "items": self._fields}))
-        self._fields, self._fields_key = [], None
-
-    def walk(self, node: Mapping[str, Any]) -> None:
-        if node.get("ignored"):
-            for child_id in node.get("childIds", ()):
-                child = self.by_id.get(child_id)
-                if child is not None:
-                    self.walk(child)
-            return
-        role = _role(node)
-        if role == "StaticText":
-            if self._text_key is None:
-                self._text_key = self.key(node)
-            self._text.append(_name(node))
-            return
-        if role == "link":
-            if self._text_key is None:
-                self._text_key = self.key(node)
-            # Separate links from their neighbours: a nav bar of links has no spaces of its own.
-            self._text.append(f" {self.text_of(node) or _name(node)} ")
-            return
-        if role in _SKIP_ROLES:
-            return
-        if role == "heading":
-            self.flush()
-            text = self.text_of(node) or _name(node)
-            if text:
-                self.out.append((self.key(node), {"type": "text", "text": text, "heading": _prop(node, "level") or 1}))
-            return
-        if role.lower() in _FIELD_ROLES or role in ("checkbox", "radio"):
-            if self._text:
-                text_key, text = self._text_key, self._text
-                self._text, self._text_key = [], None
-                joined = " ".join("".join(text).split())
-                if joined:
-                    self.out.append((text_key, {"type": "text", "text": joined}))
-            if not self._fields:
-                self._fields_key = self.key(node)
-            self._fields.append(self.field_item(node))
-            return
-        if role in _NOTICE_SEVERITY:
-            self.flush()
-            text = self.text_of(node) or _name(node)
-            if text:
-                self.out.append((self.key(node), {"type": "notice", "severity": _NOTICE_SEVERITY[role], "text": text}))
-            return
-        if role in ("image", "img"):
-            self.flush()
-            self.out.append((self.key(node), {
-                "type": "media", "mimeType": _guess_mime(str(_prop(node, "url") or "")),
-                "url": str(_prop(node, "url") or ""), "alt": _name(node),
-            }))
-            return
-        if role in ("table", "grid", "treegrid"):
-            self.flush()
-            self.out.append((self.key(node), self.table(node)))
-            return
-        if role == "list":
-            self.flush()
-            self.out.append((self.key(node), self.list_block(node)))
-            return
-        boundary = role in _BOUNDARY_ROLES
-        if boundary:
-            self.flush()
-        for child_id in node.get("childIds", ()):
-            child = self.by_id.get(child_id)
-            if child is not None:
-                self.walk(child)
-        if boundary:
-            self.flush()
-
-    def field_item(self, node: Mapping[str, Any]) -> dict[str, Any]:
-        role = _role(node)
-        label = _name(node) or role
-        backend = node.get("backendDOMNodeId")
-        if role in ("checkbox", "switch", "radio"):
-            value: Any = str(_prop(node, "checked")) == "true"
-        else:
-            value = _value(node)
-            if value is None:
-                value = ""
-        item: dict[str, Any] = {"label": label, "value": value}
-        secret = backend in self.secret_ids or (isinstance(value, str) and value != "" and set(value) == {"•"})
-        if secret:
-            item["value"] = MASK if value not in ("", None) else ""
-            item["sensitive"] = True
-        if str(_prop(node, "invalid") or "false") not in ("false", "None"):
-            item["invalid"] = True
-        if _prop(node, "required"):
-            item["required"] = True
-        return item
-
-    def table(self, node: Mapping[str, Any]) -> dict[str, Any]:
-        columns: list[str] = []
-        rows: list[list[str]] = []
-        for row in self._descendants(node, {"row"}):
-            cells = [c for c in self._children(row) if _role(c) in ("cell", "gridcell", "columnheader", "rowheader")]
-            if cells and all(_role(c) == "columnheader" for c in cells) and not columns:
-                columns = [self.text_of(c) or _name(c) for c in cells]
-            elif cells:
-                rows.append([self.text_of(c) or _name(c) for c in cells])
-        return {"type": "table", "columns": columns, "rows": rows}
-
-    def list_block(self, node: Mapping[str, Any]) -> dict[str, Any]:
-        items = [self.text_of(item) for item in self._children(node) if _role(item) == "listitem"]
-        return {"type": "list", "items": items}
-
-    def _children(self, node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-        out: list[Mapping[str, Any]] = []
-        for child_id in node.get("childIds", ()):
-            child = self.by_id.get(child_id)
-            if child is None:
-                continue
-            if child.get("ignored") or _role(child) in ("generic", "rowgroup"):
-                out.extend(self._children(child))
-            else:
-                out.append(child)
-        return out
-
-    def _descendants(self, node: Mapping[str, Any], roles: set[str]) -> list[Mapping[str, Any]]:
-        found: list[Mapping[str, Any]] = []
-        for child in self._children(node):
-            if _role(child) in roles:
-                found.append(child)
-            elif _role(child) not in ("table", "grid"):
-                found.extend(self._descendants(child, roles))
-        return found
-
-
-def _guess_mime(url: str) -> str:
-    lowered = url.lower().split("?", 1)[0]
-    for ext, mime in ((".svg", "image/svg+xml"), (".png", "image/png"), (".gif", "image/gif"), (".webp", "image/webp")):
-        if lowered.endswith(ext):
-            return mime
-    return "image/jpeg" if lowered.endswith((".jpg", ".jpeg")) else "image/*"
+    modals: list[Modal] = field(default_factory=list)
+    """Open modal dialogs; their content is not in `blocks`."""
+    invalid_fields: list[str] = field(default_factory=list)
+    """Labels of fields marked invalid (page and modals)."""
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
@@ -286,55 +102,120 @@ def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
     if block["type"] == "list" and len(block["items"]) > limits.list_items:
         return {**block, "items": block["items"][: limits.list_items], "offset": 0, "total": len(block["items"])}
     if block["type"] == "text" and len(block["text"]) > limits.text_chars:
-        return {**block, "text": block["text"][: limits.text_chars] + "…", "truncated": True}
+        return {**block, "text": block["text"][: limits.text_chars] + "…"}
     return block
 
 
-def build_view(
-    frames: Sequence[tuple[str, Sequence[Mapping[str, Any]]]],
-    ids: BlockIds,
-    secret_backend_ids: Iterable[int] = (),
-    limits: Limits = Limits(),
-) -> View:
-    """Blocks for one tab from its frames' AX nodes, main frame first.
-
-    `frames` pairs a frame key (stable per document) with that frame's nodes.
-    """
-    secret = set(secret_backend_ids)
-    keyed: list[tuple[Any, dict[str, Any]]] = []
-    title = ""
-    if frames and frames[0][1]:
-        title = _name(next((n for n in frames[0][1] if not n.get("parentId")), frames[0][1][0]))
-    for frame_key, nodes in frames:
-        if not nodes:
-            continue
-        walker = _Walker(nodes, frame_key, secret)
-        roots = [n for n in nodes if not n.get("parentId")]
-        for root in roots[:1]:
-            walker.walk(root)
-        walker.flush()
-        keyed.extend(walker.out)
-    full: list[dict[str, Any]] = []
-    for key, block in keyed:
-        full.append({"type": block["type"], "id": ids.id_for(key), **{k: v for k, v in block.items() if k != "type"}})
-    ids.retain(k for k, _ in keyed)
+def _fit(full: list[dict[str, Any]], ids: BlockIds, limits: Limits, scope: Any) -> tuple[list[dict[str, Any]], int]:
+    """The blocks that fit the budget, plus one notice saying what was cut or left out."""
     blocks: list[dict[str, Any]] = []
     used = 0
     left_out = 0
+    cut_notes: list[str] = []
     for block in full:
         cut = _cut(block, limits)
-        size = len(repr(cut))
+        size = len(json.dumps(cut, ensure_ascii=False))
         if used + size > limits.budget_chars and blocks:
             left_out += 1
             continue
         used += size
         blocks.append(cut)
-    if left_out:
-        blocks.append({
-            "type": "notice", "id": f"{ids.prefix}-more", "severity": "info",
-            "text": f"{left_out} more blocks are not shown here; the window's read_content tool returns them all.",
-        })
-    headings = [b["text"] for b in full if b["type"] == "text" and "heading" in b]
-    notices = [b for b in full if b["type"] == "notice"]
-    field_count = sum(len(b["items"]) for b in full if b["type"] == "fields")
-    return View(blocks, title, headings, notices, field_count, left_out, full, [k for k, _ in keyed])
+        if "total" in cut and cut is not block:
+            unit = "rows" if cut["type"] == "table" else "items"
+            cut_notes.append(f"{len(cut[unit])} of {cut['total']} {unit} of {cut['type']} {cut['id']}")
+    if left_out or cut_notes:
+        parts = [f"Showing {', '.join(cut_notes)}"] if cut_notes else []
+        if left_out:
+            parts.append(f"{left_out} more block{'s are' if left_out != 1 else ' is'} not shown")
+        blocks.append({"type": "notice", "id": ids.id_for((scope, "left-out")), "severity": "info",
+                       "text": "; ".join(parts) + ". The window's read_content tool returns everything."})
+    return blocks, left_out
+
+
+def _number(keyed: list[Keyed], ids: BlockIds, seen: set[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for key, block in keyed:
+        block_id = ids.id_for(key)
+        if block_id in seen:  # Two blocks claiming one element: the second gets its own key.
+            block_id = ids.id_for((*key, "dup", len(seen)))
+        seen.add(block_id)
+        out.append({"type": block["type"], "id": block_id, **{k: v for k, v in block.items() if k != "type"}})
+    return out
+
+
+def build_view(
+    frames: Sequence[FrameNodes | tuple[str, Sequence[dict[str, Any]]]],
+    ids: BlockIds,
+    secret_backend_ids: Collection[int] = (),
+    limits: Limits = Limits(),  # noqa: B008 - frozen
+    secret_values: Collection[str] = (),
+) -> View:
+    """Blocks for one tab from its frames' AX nodes, main frame first.
+
+    `frames` are `FrameNodes` (or `(frame key, nodes)` pairs); a frame's blocks go where
+    its `<iframe>` is, when the frame's `owner_backend_id` is known. Fields whose backend
+    id is secret (`secret_backend_ids`, or a frame's own `secret_ids`) are masked, and so
+    is any text that repeats one of `secret_values` (a page echoing what was typed).
+    """
+    frame_list = [f if isinstance(f, FrameNodes) else FrameNodes(f[0], list(f[1])) for f in frames]
+    frame_list = [f for f in frame_list if f.nodes] if frame_list and frame_list[0].nodes else []
+    title = ""
+    if frame_list:
+        root = next((n for n in frame_list[0].nodes if not n.get("parentId")), frame_list[0].nodes[0])
+        title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
+    keyed, raw_modals = walk_frames(frame_list, set(secret_backend_ids))
+    if secret_values:
+        keyed = [(k, mask_secrets(b, secret_values)) for k, b in keyed]
+        for raw in raw_modals:
+            raw.blocks = [(k, mask_secrets(b, secret_values)) for k, b in raw.blocks]
+    seen: set[str] = set()
+    full = _number(keyed, ids, seen)
+    live = [k for k, _ in keyed]
+    modals: list[Modal] = []
+    for raw in raw_modals:
+        modal_full = _number(raw.blocks, ids, seen)
+        modal_blocks, _ = _fit(modal_full, ids, limits, raw.key)
+        modals.append(Modal((raw.key[0], raw.key[1]), raw.title, modal_blocks, modal_full, raw.backend_ids))
+        live.extend(k for k, _ in raw.blocks)
+        live.append((raw.key, "left-out"))
+    blocks, left_out = _fit(full, ids, limits, "page")
+    live.append(("page", "left-out"))
+    ids.retain(live)
+    all_blocks = full + [b for m in modals for b in m.full_blocks]
+    return View(
+        blocks=blocks,
+        title=title,
+        headings=[b["text"] for b in full if b["type"] == "text" and "heading" in b],
+        notices=[b for b in all_blocks if b["type"] == "notice"],
+        field_count=sum(len(b["items"]) for b in full if b["type"] == "fields"),
+        left_out=left_out,
+        full_blocks=full,
+        keys=[k for k, _ in keyed],
+        modals=modals,
+        invalid_fields=[i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")],
+    )
+
+
+def mask_secrets(value: Any, secrets: Collection[str]) -> Any:
+    """`value` (any JSON value) with every occurrence of a secret string replaced by `MASK`.
+
+    Used on whatever a page hands back (tool output, error messages), since a page may
+    echo what the user typed into a password or card field.
+    """
+    needles = sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True)
+    if not needles:
+        return value
+    return _mask(value, needles)
+
+
+def _mask(value: Any, needles: list[str]) -> Any:
+    if isinstance(value, str):
+        for needle in needles:
+            if needle in value:
+                value = value.replace(needle, MASK)
+        return value
+    if isinstance(value, dict):
+        return {_mask(k, needles): _mask(v, needles) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mask(v, needles) for v in value]
+    return value

@@ -88,18 +88,20 @@ def describe_block(block: dict[str, Any]) -> str:
         prefix = f"h{block['heading']} " if "heading" in block else ""
         return f"{prefix}\u201c{short(block.get('text', ''))}\u201d"
     if kind == "fields":
-        items = ", ".join(f"{i.get('label')}={short(i.get('value', ''), 40)!s}" for i in block.get("items", [])[:3])
+        items = ", ".join(
+            f"{i.get('label')}={short(i.get('value', ''), 40)!s}" for i in block.get("items", [])[:3]
+        )
         more = len(block.get("items", [])) - 3
         return items + (f", \u2026 (+{more})" if more > 0 else "")
     if kind == "table":
         rows = block.get("rows", [])
         total = block.get("total", len(rows))
         first = " | ".join(str(c) for c in rows[0]) if rows else ""
-        return f"columns {block.get('columns')}, {total} rows; first: {short(first, 50)}"
+        return f"columns {block.get('columns')}, {total} row(s); first: {short(first, 50)}"
     if kind == "list":
         items = block.get("items", [])
         total = block.get("total", len(items))
-        return f"{total} items; first: {short(items[0] if items else '', 50)}"
+        return f"{total} item(s); first: {short(items[0] if items else '', 50)}"
     if kind == "notice":
         return f"[{block.get('severity')}] {short(block.get('text', ''))}"
     if kind == "media":
@@ -112,10 +114,18 @@ def print_window(window: dict[str, Any], max_blocks: int = 6) -> None:
     say(f"[{window['id']}] \u201c{window['title']}\u201d  ({flags}, version {window['version']})")
     say(f"summary: {window['summary']}", indent=6)
     blocks = window.get("blocks", [])
-    for block in blocks[:max_blocks]:
+    # A few blocks that show the range: the first of each kind, in reading order.
+    seen: set[str] = set()
+    shown = []
+    for block in blocks:
+        kind = block.get("type", "?")
+        if kind not in seen and len(shown) < max_blocks:
+            seen.add(kind)
+            shown.append(block)
+    for block in shown:
         say(f"- {block.get('type', '?'):7} {describe_block(block)}", indent=6)
-    if len(blocks) > max_blocks:
-        say(f"  \u2026 and {len(blocks) - max_blocks} more blocks", indent=6)
+    if len(blocks) > len(shown):
+        say(f"  ({len(blocks)} blocks in all)", indent=6)
 
 
 def print_result(result: types.CallToolResult, indent: int = 4) -> None:
@@ -197,8 +207,12 @@ class Agent:
         return result
 
 
-async def _listen(client: Client, notes: Notifications, *,
-                  task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+async def _listen(
+    client: Client,
+    notes: Notifications,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
     async with client.listen(tools_list_changed=True, resource_subscriptions=[WINDOWS_URI]) as stream:
         task_status.started()
         async for event in stream:
@@ -215,7 +229,9 @@ async def subscribe(stack: AsyncExitStack, client: Client, notes: Notifications)
     else:
         # A raw request: Client.subscribe_resource is deprecated in this SDK.
         request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=WINDOWS_URI))
-        await client.session.send_request(request, types.EmptyResult, request_read_timeout_seconds=STEP_TIMEOUT)
+        await client.session.send_request(
+            request, types.EmptyResult, request_read_timeout_seconds=STEP_TIMEOUT
+        )
 
 
 def bridge_command(site: str) -> list[str]:
@@ -251,17 +267,28 @@ def address(window: dict[str, Any]) -> str:
 
 async def session(agent: Agent, site: str) -> None:
     client = agent.client
-    print(f"Connected: {client.server_info.name} {client.server_info.version}, "
-          f"MCP protocol {client.protocol_version}")
+    print(
+        f"Connected: {client.server_info.name} {client.server_info.version}, "
+        f"MCP protocol {client.protocol_version}"
+    )
 
     # 1 -----------------------------------------------------------------------------------------
     header(1, "Read app://windows")
-    tools = await agent.until("the home page's tools", agent.tools,
-                              lambda ts: any(t.name.endswith("__list_tickets") for t in ts))
+    # Page tools arrive as the page registers them; the iframe's search_kb comes last.
+    tools = await agent.until(
+        "the home page's tools",
+        agent.tools,
+        lambda ts: {"list_tickets", "search_kb"} <= {t.name.split("__", 1)[1] for t in ts},
+    )
     tab = next(t.name for t in tools if t.name.endswith("__list_tickets")).split("__")[0]
-    doc = await agent.until("the home tab's content", agent.windows,
-                            lambda d: (w := window_of(d, tab)) is not None and any(
-                                b["type"] == "table" for b in w["blocks"]))
+    doc = await agent.until(
+        "the home tab's ticket table",
+        agent.windows,
+        lambda d: (
+            (w := window_of(d, tab)) is not None
+            and any(b["type"] == "table" and len(b["rows"]) > 1 for b in w["blocks"])
+        ),
+    )
     for window in doc["windows"]:
         print_window(window)
     say(f"operableWindowIds: {doc['operableWindowIds']}")
@@ -269,13 +296,24 @@ async def session(agent: Agent, site: str) -> None:
     # 2 -----------------------------------------------------------------------------------------
     header(2, f"tools/list for window {tab}")
     page_tools = [t for t in tools if t.name.startswith(tab + "__")]
+    browser_actions = [t for t in page_tools if "Browser action on window" in (t.description or "")]
+    say(f"browser actions: {', '.join(t.name for t in browser_actions)}")
+    say("page tools (WebMCP):")
     for t in page_tools:
+        if t in browser_actions:
+            continue
         hints = t.annotations
-        marks = [m for m, on in (("read-only", hints and hints.read_only_hint),
-                                 ("destructive", hints and hints.destructive_hint)) if on]
-        say(f"{t.name:34} {short(t.description or '', 44):44} {', '.join(marks)}")
+        marks = [
+            m
+            for m, on in (
+                ("read-only", hints and hints.read_only_hint),
+                ("destructive", hints and hints.destructive_hint),
+            )
+            if on
+        ]
+        say(f"{t.name:30} {short(t.description or '', 46):46} {', '.join(marks)}", 4)
     others = [t.name for t in tools if not t.name.startswith(tab + "__")]
-    say(f"plus app-level: {', '.join(others)}")
+    say(f"app-level: {', '.join(others)}")
 
     # 3 -----------------------------------------------------------------------------------------
     header(3, "Call a read-only page tool")
@@ -289,8 +327,10 @@ async def session(agent: Agent, site: str) -> None:
     # 4 -----------------------------------------------------------------------------------------
     header(4, "Call a page tool with bad input")
     result = await agent.call(f"{tab}__close_ticket", {"id": "one-oh-one"})
-    expect(result.is_error and result.structured_content.get("code") == "validation_failed",
-           f"expected validation_failed, got {result.structured_content}")
+    expect(
+        result.is_error and result.structured_content.get("code") == "validation_failed",
+        f"expected validation_failed, got {result.structured_content}",
+    )
     say("The bridge checked the input against the tool's inputSchema; the page was never called.", 4)
 
     # 5 -----------------------------------------------------------------------------------------
@@ -298,37 +338,48 @@ async def session(agent: Agent, site: str) -> None:
     result = await agent.call(f"{tab}__navigate", {"url": site + "/danger.html"})
     expect(not result.is_error, f"navigate failed: {result.structured_content}")
     purge = f"{tab}__purge_closed_tickets"
-    await agent.until("purge_closed_tickets on /danger.html", agent.tools, lambda ts: any(t.name == purge for t in ts))
+    await agent.until(
+        "purge_closed_tickets on /danger.html", agent.tools, lambda ts: any(t.name == purge for t in ts)
+    )
     result = await agent.call(purge)
     expect(not result.is_error, f"purge_closed_tickets failed: {result.structured_content}")
     opened = result.structured_content.get("openedWindowIds") or []
     expect(opened, "the call did not report the dialog it opened")
     dialog = opened[0]
-    doc = await agent.until(f"dialog {dialog} in app://windows", agent.windows,
-                            lambda d: window_of(d, dialog) is not None and dialog in d["operableWindowIds"])
+    doc = await agent.until(
+        f"dialog {dialog} in app://windows",
+        agent.windows,
+        lambda d: window_of(d, dialog) is not None and dialog in d["operableWindowIds"],
+    )
     print()
     say("app://windows now:")
     for window in doc["windows"]:
         print_window(window, max_blocks=3)
     modal = window_of(doc, dialog)
     assert modal is not None
-    expect(modal["modal"] is True and modal["ownerId"] == tab, f"dialog window is not a modal of {tab}: {modal}")
+    expect(
+        modal["modal"] is True and modal["ownerId"] == tab, f"dialog window is not a modal of {tab}: {modal}"
+    )
     say(f"operableWindowIds: {doc['operableWindowIds']}   ({tab} is blocked by {dialog})")
     names = [t.name for t in await agent.tools()]
     tab_left = [n for n in names if n.startswith(tab + "__")]
     say(f"tools/list: {', '.join(names)}")
-    say(f"tools of {tab} listed now: {len(tab_left)} (were {len(page_tools)})")
+    say(f"tools of {tab} listed now: {len(tab_left)} (it had {len(page_tools)} on the home page)")
     expect(not tab_left, f"the blocked tab still lists tools: {tab_left}")
     result = await agent.call(f"{dialog}__accept")
     expect(not result.is_error, f"accept failed: {result.structured_content}")
     original = (result.structured_content.get("result") or {}).get("originalCall")
     expect(original is not None, "the accept answer carries no originalCall")
-    say(f"outcome of the original purge_closed_tickets call: {json.dumps(original)}", 4)
-    names = await agent.until(f"{tab}'s tools to return", agent.tools,
-                              lambda ts: any(t.name == purge for t in ts))
+    outcome = original.get("result", original.get("error"))
+    say(f"=> the original {original.get('tool')} call finished with: {json.dumps(outcome)}", 4)
+    names = await agent.until(
+        f"{tab}'s tools to return", agent.tools, lambda ts: any(t.name == purge for t in ts)
+    )
     doc = await agent.windows()
-    say(f"after the dialog: operableWindowIds {doc['operableWindowIds']}, "
-        f"{sum(t.name.startswith(tab + '__') for t in names)} tools of {tab} listed again")
+    say(
+        f"after the dialog: operableWindowIds {doc['operableWindowIds']}, "
+        f"{sum(t.name.startswith(tab + '__') for t in names)} tools of {tab} listed again"
+    )
 
     # 6 -----------------------------------------------------------------------------------------
     header(6, "Open a new tab")
@@ -337,9 +388,18 @@ async def session(agent: Agent, site: str) -> None:
     expect(not result.is_error, f"app__open_tab failed: {result.structured_content}")
     new_tab = (result.structured_content.get("openedWindowIds") or [None])[0]
     expect(new_tab, "app__open_tab answered no window id")
-    doc = await agent.until(f"{new_tab}'s page", agent.windows,
-                            lambda d: (w := window_of(d, new_tab)) is not None and address(w).startswith(url)
-                            and w["title"])
+    await agent.until(
+        f"{new_tab}'s page tool",
+        agent.tools,
+        lambda ts: any(t.name == f"{new_tab}__ticket_details" for t in ts),
+    )
+    doc = await agent.until(
+        f"{new_tab}'s page",
+        agent.windows,
+        lambda d: (
+            (w := window_of(d, new_tab)) is not None and address(w).startswith(url) and "#101" in w["summary"]
+        ),
+    )
     print()
     window = window_of(doc, new_tab)
     assert window is not None
@@ -362,13 +422,21 @@ async def run(mode: str) -> None:
         print(f"Sample site: {site}/")
         print(f"Bridge:      {' '.join(command)}")
         notes = Notifications()
-        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
+        params = StdioServerParameters(
+            command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT)
+        )
         with anyio.fail_after(TOTAL_TIMEOUT):
             async with AsyncExitStack() as stack:
                 # cache=None: a cached read could hide the state a notification announced.
-                client = await stack.enter_async_context(Client(
-                    params, mode=mode, cache=None, message_handler=notes.on_message,
-                    read_timeout_seconds=STEP_TIMEOUT))
+                client = await stack.enter_async_context(
+                    Client(
+                        params,
+                        mode=mode,
+                        cache=None,
+                        message_handler=notes.on_message,
+                        read_timeout_seconds=STEP_TIMEOUT,
+                    )
+                )
                 await subscribe(stack, client, notes)
                 await session(Agent(client, notes), site)
         print()
@@ -380,8 +448,11 @@ async def run(mode: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", default="legacy",
-                        help='MCP connect mode: "legacy" (handshake, default), "auto", or a protocol version')
+    parser.add_argument(
+        "--mode",
+        default="legacy",
+        help='MCP connect mode: "legacy" (handshake, default), "auto", or a protocol version',
+    )
     args = parser.parse_args()
     try:
         anyio.run(run, args.mode, backend="asyncio")

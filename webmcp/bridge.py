@@ -21,6 +21,7 @@ from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 
+from .modals import InPageModal, dialog_blocks, dialog_summary, modal_summary, top_of_tab
 from .tabs import JsDialog, Tab, install_observer
 from .windows import IdMint, WindowState, operable_ids
 
@@ -43,6 +44,8 @@ class Bridge:
         """Window id → tab, in opening order."""
         self._tab_by_target: dict[str, Tab] = {}
         self.dialogs: dict[str, JsDialog] = {}
+        self.modals: dict[str, InPageModal] = {}
+        """Window id → open in-page `<dialog>` (showModal) of some tab."""
         self._order: list[str] = []
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
@@ -78,12 +81,30 @@ class Bridge:
             dialog = self.dialogs.get(window_id)
             if dialog is not None:
                 states.append(dialog.window)
+                continue
+            modal = self.modals.get(window_id)
+            if modal is not None:
+                states.append(modal.window)
         return states
 
     def windows_json(self) -> dict[str, Any]:
-        """The `app://windows` document (seed 001 §4.2)."""
+        """The `app://windows` document (seed 001 §4.2).
+
+        Each window's JSON object is reused while the window is unchanged (same version,
+        title, owner and blocks list), so re-reading many idle tabs costs next to nothing.
+        """
         states = self.window_states()
-        return {"operableWindowIds": operable_ids(states), "windows": [w.to_json() for w in states]}
+        cache: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = getattr(self, "_window_json_cache", {})
+        fresh: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+        windows: list[dict[str, Any]] = []
+        for w in states:
+            stamp = (w.version, w.title, w.modal, w.owner_id, w.summary, id(w.blocks))
+            hit = cache.get(w.id)
+            doc = hit[1] if hit is not None and hit[0] == stamp else w.to_json()
+            fresh[w.id] = (stamp, doc)
+            windows.append(doc)
+        self._window_json_cache = fresh
+        return {"operableWindowIds": operable_ids(states), "windows": windows}
 
     def tab_for_window(self, window_id: str) -> Tab | None:
         """The tab published as `window_id`."""
@@ -103,6 +124,7 @@ class Bridge:
         tab = self._tab_by_target.get(page.target_id)
         if tab is None and session is page.session:
             tab = Tab(self._ids.mint("tab"), page, self.timeouts, self._changed)
+            tab.on_view = self.sync_modals
             self._tab_by_target[page.target_id] = tab
         if tab is None:
             return
@@ -142,8 +164,10 @@ class Bridge:
         self.tabs.pop(tab.id, None)
         if tab.id in self._order:
             self._order.remove(tab.id)
-        for dialog_id in [d for d, dlg in self.dialogs.items() if dlg.window.owner_id == tab.id]:
+        for dialog_id in [d for d, dlg in self.dialogs.items() if dlg.tab_id == tab.id]:
             self._drop_dialog(dialog_id)
+        for modal_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
+            self._drop_dialog(modal_id)
         self._changed()
 
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
@@ -160,11 +184,11 @@ class Bridge:
             id=self._ids.mint("dlg"),
             title=f"{_DIALOG_TITLES.get(kind, 'Dialog')} \u2014 {tab.window.title}",
             modal=True,
-            owner_id=tab.id,
+            owner_id=top_of_tab(self.window_states(), tab.id),
         )
-        dialog = JsDialog(window, kind, message, str(params.get("defaultPrompt", "")), session)
-        window.summary = _dialog_summary(kind, message)
-        window.blocks = _dialog_blocks(window.id, kind, message, dialog.default_prompt)
+        dialog = JsDialog(window, kind, message, str(params.get("defaultPrompt", "")), session, tab.id)
+        window.summary = dialog_summary(kind, message)
+        window.blocks = dialog_blocks(kind, message, dialog.default_prompt)
         tab.dialog = dialog
         self.dialogs[window.id] = dialog
         self._order.append(window.id)
@@ -184,31 +208,57 @@ class Bridge:
 
     def _drop_dialog(self, dialog_id: str) -> None:
         self.dialogs.pop(dialog_id, None)
+        self.modals.pop(dialog_id, None)
         if dialog_id in self._order:
             self._order.remove(dialog_id)
+
+    def sync_modals(self, tab: Tab) -> None:
+        """Publish the tab's open in-page modal dialogs as windows, after each view rebuild."""
+        view = tab.view
+        found = {m.key: m for m in getattr(view, "modals", None) or ()}
+        mine = {m.key: m for m in self.modals.values() if m.tab_id == tab.id}
+        changed = False
+        for key, modal in mine.items():
+            if key not in found:
+                self._drop_dialog(modal.window.id)
+                changed = True
+        for key, seen in found.items():
+            modal = mine.get(key)
+            if modal is None:
+                window = WindowState(id=self._ids.mint("dlg"), title=seen.title or "Dialog", modal=True,
+                                     owner_id=top_of_tab(self.window_states(), tab.id))
+                backend = key[1] if isinstance(key, tuple) and isinstance(key[1], int) else None
+                modal = InPageModal(window, tab.id, key, backend, frozenset(seen.backend_ids))
+                self.modals[window.id] = modal
+                self._order.append(window.id)
+                changed = True
+            modal.backend_ids = frozenset(seen.backend_ids)
+            tools = sum(1 for t in tab.mirror.tools.values() if modal.owns(t))
+            summary = modal_summary(seen.title, seen.blocks, tools)
+            if (seen.title or "Dialog", summary, seen.blocks) != (modal.window.title, modal.window.summary,
+                                                                     modal.window.blocks):
+                modal.window.title = seen.title or "Dialog"
+                modal.window.summary = summary
+                modal.window.blocks = list(seen.blocks)
+                modal.window.version += 1
+                changed = True
+        if changed:
+            self._changed()
+
+    def dialog_opened_event(self, tab: Tab) -> anyio.Event:
+        """An event set when a JavaScript dialog opens on `tab` (one waiter per tab at a time)."""
+        event = anyio.Event()
+        self.dialog_waiters[tab.id] = event
+        return event
+
+    def forget_dialog_event(self, tab: Tab, event: anyio.Event) -> None:
+        """Stop reporting dialogs of `tab` to `event`."""
+        if self.dialog_waiters.get(tab.id) is event:
+            self.dialog_waiters.pop(tab.id, None)
 
     def spawn(self, func: Callable[..., Any], *args: Any) -> None:
         """Run `func(*args)` in the bridge's task group (it outlives the calling request)."""
         self._tg.start_soon(func, *args)
-
-
-def _dialog_summary(kind: str, message: str) -> str:
-    text = message.strip().replace("\n", " ")[:160] or "(no message)"
-    if kind == "prompt":
-        return f"The page asks for input: \u201c{text}\u201d \u2014 accept with text, or dismiss."
-    if kind == "confirm":
-        return f"The page asks to confirm: \u201c{text}\u201d \u2014 accept or dismiss."
-    if kind == "beforeunload":
-        return "The page warns that changes may be lost if you leave \u2014 accept to leave, dismiss to stay."
-    return f"The page shows an alert: \u201c{text}\u201d \u2014 accept to close it."
-
-
-def _dialog_blocks(window_id: str, kind: str, message: str, default_prompt: str) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = [{"type": "text", "id": f"{window_id}-message", "text": message}]
-    if kind == "prompt":
-        blocks.append({"type": "fields", "id": f"{window_id}-input",
-                       "items": [{"label": "Answer", "value": default_prompt}]})
-    return blocks
 
 
 async def safe_send(session: CDPSession, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any] | None:

@@ -84,6 +84,10 @@ DIALOG_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
                {"destructiveHint": False}),
     "dismiss": ("Dismiss", "Press Cancel (an alert is simply closed).", _obj(), {"destructiveHint": False}),
 }
+MODAL_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
+    "close": ("Close dialog", "Close this in-page dialog without submitting it (like its Close button).", _obj(),
+              {"destructiveHint": False}),
+}
 APP_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
     "open_tab": ("Open a new tab", "Open a new browser tab; answers its window id in openedWindowIds.",
                  _obj({"url": {**_URL, "default": "about:blank"}}), {"destructiveHint": False, "openWorldHint": True}),
@@ -152,6 +156,15 @@ def tool_specs(bridge: Bridge) -> list[ToolSpec]:
         if dialog is not None:
             for action, entry in DIALOG_ACTIONS.items():
                 specs.append(_action_spec(window_id, dialog.window.title, action, entry))
+            continue
+        modal = bridge.modals.get(window_id)
+        owner = bridge.tabs.get(modal.tab_id) if modal is not None else None
+        if modal is not None and owner is not None:
+            for action, entry in MODAL_ACTIONS.items():
+                specs.append(_action_spec(window_id, modal.window.title, action, entry))
+            for tool in sorted(owner.mirror.tools.values(), key=lambda t: t.handle):
+                if modal.owns(tool):
+                    specs.append(_page_tool_spec(window_id, modal.window.title, tool))
     for action, (title, description, schema, annotations) in APP_ACTIONS.items():
         specs.append(ToolSpec(f"app__{action}", title, description, copy.deepcopy(schema), annotations, RESULT_SCHEMA))
     return specs

@@ -31,6 +31,7 @@ from cdp_bridge.timeouts import Timeouts
 from .bridge import Bridge
 from .server import build_server, run_notifier
 from .transport import Broadcaster, serve_http, serve_stdio
+from .uicontext import UIContext, declare
 
 __all__ = ["main", "build_parser"]
 
@@ -93,7 +94,9 @@ async def run(args: argparse.Namespace) -> None:
             await bridge.start()
             await _open_start_pages(bridge, args.urls, reuse_blank=not args.cdp_url)
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
-            server = build_server(bridge, broadcaster)
+            ui_context = UIContext(bridge)
+            server = build_server(bridge, broadcaster, extra_resources=ui_context)
+            experimental = declare(server)
             tg.start_soon(run_notifier, bridge, broadcaster)
             tg.start_soon(_stop_on_signal, tg.cancel_scope)
             tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
@@ -102,10 +105,11 @@ async def run(args: argparse.Namespace) -> None:
                 token = args.token or secrets.token_urlsafe(24)
                 if not args.token:
                     print(f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}", file=sys.stderr)
-                await serve_http(server, broadcaster, host=host or "127.0.0.1", port=int(port), token=token)
+                await serve_http(server, broadcaster, host=host or "127.0.0.1", port=int(port), token=token,
+                                 experimental=experimental)
             else:
                 logger.info("serving MCP on stdio")
-                await serve_stdio(server, broadcaster)
+                await serve_stdio(server, broadcaster, experimental=experimental)
             tg.cancel_scope.cancel()
 
 

@@ -41,7 +41,12 @@ class PageTool:
     description: str
     input_schema: dict[str, Any]
     annotations: dict[str, Any]
-    declarative: bool
+    backend_node_id: int | None
+    """The `<form>` of a declarative tool; None for imperative ones."""
+
+    @property
+    def declarative(self) -> bool:
+        return self.backend_node_id is not None
 
     @property
     def key(self) -> tuple[str | None, str, str]:
@@ -129,7 +134,7 @@ class ToolMirror:
                 description=str(raw.get("description", "")),
                 input_schema=dict(raw.get("inputSchema") or {"type": "object", "properties": {}}),
                 annotations=dict(raw.get("annotations") or {}),
-                declarative=raw.get("backendNodeId") is not None,
+                backend_node_id=raw.get("backendNodeId"),
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()

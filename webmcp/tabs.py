@@ -17,11 +17,13 @@ import anyio
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from cdp_bridge.snapshot import BlockIds, View, build_view
+from cdp_bridge.ax_collect import SECRET_SELECTOR, FrameNodes, collect_page
+from cdp_bridge.snapshot import BlockIds, View, build_view, mask_secrets
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 
 from .mirror import Invocation, ToolMirror
+from .summary import summarize_tab
 from .windows import WindowState
 
 __all__ = ["Tab", "JsDialog", "BROWSER_ACTIONS", "install_observer", "SECRET_SELECTOR"]
@@ -33,11 +35,6 @@ BROWSER_ACTIONS = frozenset(
 )
 WORLD = "webmcp_bridge"
 BINDING = "__webmcpBridgeDirty"
-SECRET_SELECTOR = (
-    'input[type=password], input[autocomplete~="cc-number"], input[autocomplete~="cc-csc"], '
-    'input[autocomplete~="one-time-code"], input[autocomplete~="current-password"], '
-    'input[autocomplete~="new-password"], input[autocomplete~="cc-exp"]'
-)
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = f"""(() => {{
   if (globalThis.__webmcpBridgeObserving) return; globalThis.__webmcpBridgeObserving = true;
@@ -74,26 +71,10 @@ class JsDialog:
     message: str
     default_prompt: str
     session: CDPSession
+    tab_id: str
     opened_by_call: Invocation | None = None
     call_done: anyio.Event = field(default_factory=anyio.Event)
     call_outcome: dict[str, Any] | None = None
-
-
-def _summary_for_tab(title: str, url: str, view: View | None, tool_count: int, loading: bool) -> str:
-    if view is None:
-        return f"Loading {url or 'a new tab'}." if loading else f"An empty tab at {url or 'about:blank'}."
-    heading = view.headings[0] if view.headings else (title or url)
-    parts = [f"Shows \u201c{heading}\u201d"]
-    errors = [n["text"] for n in view.notices if n.get("severity") == "error"]
-    others = [n["text"] for n in view.notices if n.get("severity") != "error"]
-    if errors:
-        parts.append(f"needs attention: \u201c{errors[0][:120]}\u201d")
-    elif others:
-        parts.append(f"says \u201c{others[0][:120]}\u201d")
-    if view.field_count:
-        parts.append(f"{view.field_count} form field{'s' if view.field_count != 1 else ''}")
-    parts.append(f"{tool_count} page tool{'s' if tool_count != 1 else ''}" if tool_count else "no page tools")
-    return "; ".join(parts) + "."
 
 
 class Tab:
@@ -112,9 +93,12 @@ class Tab:
         self._doc_seq = 0
         self.ids = BlockIds()
         self.view: View | None = None
+        self._secret_values: frozenset[str] = frozenset()
         self.loading = True
         self.closed = False
         self.gone = anyio.Event()
+        self.on_view: Callable[[Tab], None] = lambda _tab: None
+        """Called after each rebuilt view (the bridge publishes in-page modals from it)."""
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
 
@@ -172,7 +156,12 @@ class Tab:
         self.mark_dirty()
 
     async def run_refresher(self) -> None:
-        """Rebuild the view whenever the page changed, at most every 50 ms, until the tab closes."""
+        """Rebuild the view whenever the page changed, at most every 50 ms, until the tab closes.
+
+        So a page that mutates without pause costs at most 20 rebuilds a second, and its
+        `version` (which moves only when summary or blocks differ) at most 20 bumps a second.
+        Each tab has its own refresher: a slow page never delays another tab's view.
+        """
         while not self.closed:
             await self._dirty.wait()
             if self.closed:
@@ -189,57 +178,57 @@ class Tab:
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
                     view = await self._build_view()
-            except (CDPError, TimeoutError) as exc:
-                logger.debug("snapshot of %s failed: %s", self.id, exc)
-                if not self.closed and not self.page.session.closed and not isinstance(exc, TimeoutError):
-                    # A navigation tore the document down under us; the next event retries.
-                    return
+            except CDPError as exc:
+                # A navigation tore the document down under us; its next event retries.
+                logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
+                return
+            except TimeoutError:
+                # A huge or hung page: try again later (the refresher's pause bounds the rate).
+                logger.debug("snapshot of %s timed out after %s s", self.id, self.timeouts.snapshot)
+                if not self.closed:
+                    self._dirty.set()
                 return
             self._apply(view)
+            self.on_view(self)
 
     async def _build_view(self) -> View:
-        session = self.page.session
-        tree = await session.send("Page.getFrameTree")
-        frames: list[tuple[str, list[dict[str, Any]]]] = []
-        pending = [tree["frameTree"]]
-        while pending:
-            node = pending.pop(0)
-            frame = node["frame"]
-            try:
-                reply = await session.send("Accessibility.getFullAXTree", {"frameId": frame["id"]})
-            except CDPError:
-                continue
-            frames.append((f"{self._doc_seq}:{frame.get('loaderId', frame['id'])}", reply.get("nodes", [])))
-            pending.extend(node.get("childFrames", ()))
-        for frame_session in list(self.page.frame_sessions.values()):
-            try:
-                reply = await frame_session.send("Accessibility.getFullAXTree")
-            except CDPError:
-                continue
-            frames.append((f"oopif:{frame_session.session_id}", reply.get("nodes", [])))
-        secrets = await self._secret_backend_ids(session)
-        return build_view(frames, self.ids, secrets)
+        """Collect every frame of the page (OOPIFs through their own sessions) and build the view.
 
-    @staticmethod
-    async def _secret_backend_ids(session: CDPSession) -> list[int]:
-        try:
-            doc = await session.send("DOM.getDocument", {"depth": 0})
-            found = await session.send(
-                "DOM.querySelectorAll", {"nodeId": doc["root"]["nodeId"], "selector": SECRET_SELECTOR}
-            )
-            ids: list[int] = []
-            for node_id in found.get("nodeIds", ()):
-                described = await session.send("DOM.describeNode", {"nodeId": node_id})
-                ids.append(int(described["node"]["backendNodeId"]))
-            return ids
-        except CDPError:
-            return []
+        Raises:
+            CDPError: the main document could not be read (it is navigating or gone).
+        """
+        session = self.page.session
+        prefix = str(self._doc_seq)
+        main = await collect_page(session.send, prefix)
+        frames: list[FrameNodes] = list(main.frames)
+        values = set(main.secret_values)
+        for target_id, frame_session in list(self.page.frame_sessions.items()):
+            try:
+                sub = await collect_page(frame_session.send, prefix, oopif=True)
+                owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
+            except CDPError:
+                continue  # Mid-navigation or gone; its next change retries.
+            if sub.frames and sub.frames[0].owner_backend_id is None:
+                sub.frames[0].owner_backend_id = owner.get("backendNodeId")
+            frames.extend(sub.frames)
+            values |= sub.secret_values
+        # Values live only here, in memory, to mask echoes; never logged, never published.
+        self._secret_values = frozenset(values)
+        return build_view(frames, self.ids, secret_values=values)
+
+    def secret_values(self) -> frozenset[str]:
+        """Current values of the page's secret inputs (all frames), as of the last snapshot."""
+        return self._secret_values
+
+    def mask(self, value: Any) -> Any:
+        """`value` with every secret input's current value replaced by the mask."""
+        return mask_secrets(value, self._secret_values)
 
     def _apply(self, view: View) -> None:
         if view.title and view.title != self.window.title:
             self.window.title = view.title
             self._on_change()
-        summary = _summary_for_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
+        summary = summarize_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
         self.view = view
         # Like a browser's address bar: the agent always knows where the tab is.
         blocks = [{"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]},

@@ -1,0 +1,152 @@
+"""Gathering what `build_view` needs from one page session: frames, their AX trees, secrets.
+
+This is the only I/O half of the snapshot; `snapshot.build_view` is the pure half. It
+takes a bare `send(method, params)` coroutine so the bridge (a `CDPSession`) and the
+recorder of test fixtures (`tests/record_ax.py`, a Playwright CDP session) share it and
+the recorded trees are exactly what the bridge sees.
+
+Per frame of the session's frame tree: `Accessibility.getFullAXTree {frameId}` and the
+backend node id of the `<iframe>` element that owns it (`DOM.getFrameOwner`), so the
+frame's blocks can be placed where the iframe sits. Secret inputs are found with a DOM
+query per document (the AX tree cannot tell a card number field from any other textbox),
+and their current values are read once, kept in memory only, so a page tool that echoes
+them can be masked (`snapshot.mask_secrets`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CDPError
+
+__all__ = ["SECRET_SELECTOR", "FrameNodes", "PageNodes", "Send", "collect_page"]
+
+Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+SECRET_SELECTOR = (
+    'input[type=password], input[autocomplete~="cc-number"], input[autocomplete~="cc-csc"], '
+    'input[autocomplete~="one-time-code"], input[autocomplete~="current-password"], '
+    'input[autocomplete~="new-password"], input[autocomplete~="cc-exp"]'
+)
+_VALUE_JS = "function() { return typeof this.value === 'string' ? this.value : ''; }"
+_GROUP = "webmcp-bridge-secrets"
+
+
+@dataclass
+class FrameNodes:
+    """One frame's AX nodes and where its `<iframe>` element sits in the parent document."""
+
+    key: str
+    """Stable for the frame's current document; part of every block key."""
+    nodes: list[dict[str, Any]]
+    owner_backend_id: int | None = None
+    """backendDOMNodeId of the owning `<iframe>` (None for the main frame or if unknown)."""
+    secret_ids: set[int] = field(default_factory=set)
+    """Backend ids of secret inputs in this frame's process (ids are per renderer process)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The recorded form (tests/data/ax/*.json)."""
+        return {"key": self.key, "owner": self.owner_backend_id, "secret_ids": sorted(self.secret_ids),
+                "nodes": self.nodes}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FrameNodes:
+        """Inverse of `to_json`."""
+        return cls(str(data["key"]), list(data["nodes"]), data.get("owner"), set(data.get("secret_ids", ())))
+
+
+@dataclass
+class PageNodes:
+    """Everything one session contributed to a tab's view."""
+
+    frames: list[FrameNodes] = field(default_factory=list)
+    secret_ids: set[int] = field(default_factory=set)
+    secret_values: set[str] = field(default_factory=set)
+
+
+async def collect_page(send: Send, key_prefix: str, *, oopif: bool = False) -> PageNodes:
+    """Frames, AX trees and secret inputs of the session behind `send`.
+
+    `key_prefix` makes frame keys unique per document generation (the caller bumps it on
+    navigation, so a new document never reuses an old key). With `oopif`, the session is
+    an out-of-process iframe: its frame tree's root is the iframe itself.
+
+    Raises:
+        CDPError: the main frame's tree could not be read (the page is gone or navigating).
+    """
+    result = PageNodes()
+    tree = await send("Page.getFrameTree", {})
+    pending: list[tuple[dict[str, Any], bool]] = [(tree["frameTree"], True)]
+    while pending:
+        node, is_root = pending.pop(0)
+        frame = node["frame"]
+        try:
+            reply = await send("Accessibility.getFullAXTree", {"frameId": frame["id"]})
+        except CDPError:
+            if is_root:
+                raise
+            continue  # A child frame that is mid-navigation is simply left out this time.
+        owner = None
+        if not is_root or oopif:
+            owner = await _frame_owner(send, frame["id"])
+        key = f"{key_prefix}:{frame.get('loaderId') or frame['id']}"
+        result.frames.append(FrameNodes(key, list(reply.get("nodes", [])), owner))
+        pending.extend((child, False) for child in node.get("childFrames", ()))
+    await _collect_secrets(send, result)
+    for frame in result.frames:
+        frame.secret_ids = result.secret_ids
+    return result
+
+
+async def _frame_owner(send: Send, frame_id: str) -> int | None:
+    try:
+        reply = await send("DOM.getFrameOwner", {"frameId": frame_id})
+    except CDPError:
+        return None  # An OOPIF's owner lives in its parent's session; the caller asks there.
+    backend = reply.get("backendNodeId")
+    return int(backend) if backend is not None else None
+
+
+async def _collect_secrets(send: Send, result: PageNodes) -> None:
+    """Backend ids and values of secret inputs in the session's documents (frames included)."""
+    try:
+        doc = await send("DOM.getDocument", {"depth": 0})
+        roots = [doc["root"]["nodeId"]]
+        owners = [f.owner_backend_id for f in result.frames if f.owner_backend_id is not None]
+        if owners:
+            # Same-process iframes: their documents are reachable through the owner element.
+            for owner in owners:
+                described = await send("DOM.describeNode", {"backendNodeId": owner, "depth": 1, "pierce": True})
+                content = described["node"].get("contentDocument")
+                if content is None:
+                    continue
+                pushed = await send("DOM.pushNodesByBackendIdsToFrontend",
+                                    {"backendNodeIds": [content["backendNodeId"]]})
+                roots.extend(n for n in pushed.get("nodeIds", ()) if n)
+        for root in roots:
+            found = await send("DOM.querySelectorAll", {"nodeId": root, "selector": SECRET_SELECTOR})
+            for node_id in found.get("nodeIds", ()):
+                await _read_secret(send, node_id, result)
+    except CDPError:
+        return  # The document changed under us; the next refresh (which follows any change) retries.
+    finally:
+        try:
+            await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+        except CDPError:
+            pass
+
+
+async def _read_secret(send: Send, node_id: int, result: PageNodes) -> None:
+    described = await send("DOM.describeNode", {"nodeId": node_id})
+    result.secret_ids.add(int(described["node"]["backendNodeId"]))
+    resolved = await send("DOM.resolveNode", {"nodeId": node_id, "objectGroup": _GROUP})
+    object_id = resolved.get("object", {}).get("objectId")
+    if not object_id:
+        return
+    reply = await send("Runtime.callFunctionOn",
+                       {"objectId": object_id, "functionDeclaration": _VALUE_JS, "returnByValue": True})
+    value = reply.get("result", {}).get("value")
+    if isinstance(value, str) and value:
+        result.secret_values.add(value)

@@ -1,0 +1,426 @@
+"""The walk of one tab's AX trees that yields keyed raw blocks, in reading order. Pure.
+
+Each block is paired with the key of the element that *owns* it (heading, table, list,
+the form or group holding a run of fields, the paragraph or container holding a run of
+text), so re-rendering the text inside an element does not change its key. A key is
+`(frame key, backendDOMNodeId, kind, ordinal)`; the ordinal tells apart several runs of
+text in one container. `snapshot.build_view` turns keys into block ids.
+
+Frames are walked where their `<iframe>` sits (matched by the owner's backend node id);
+a frame whose owner is unknown is appended after the main frame. An open modal dialog
+(`<dialog>` opened with `showModal()`: role dialog with `modal: true`) is walked into its
+own block list, not the page's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ax_collect import FrameNodes
+
+__all__ = ["MASK", "Keyed", "RawModal", "walk_frames"]
+
+MASK = "••••••"
+
+Node = Mapping[str, Any]
+Keyed = tuple[tuple[Any, ...], dict[str, Any]]
+
+_FIELD_ROLES = frozenset({
+    "textbox", "searchbox", "combobox", "checkbox", "radio", "spinbutton", "slider", "switch",
+    "listbox", "textfield", "menuitemcheckbox", "menuitemradio", "progressbar", "meter",
+})
+_CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
+_NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
+# Wrappers Chromium marks ignored without hiding them; any other reason means not shown.
+# (activeModalDialog: the inert page behind a modal; the modal itself is among its children.)
+_PASS_THROUGH = frozenset({"uninteresting", "presentationalRole", "labelFor", "labelContainer", "activeModalDialog"})
+_SKIP_ROLES = frozenset({"InlineTextBox", "ListMarker", "MenuListPopup", "button", "menu", "menubar",
+                         "toolbar", "tooltip", "scrollbar", "caption"})
+_INLINE_ROLES = frozenset({"StaticText", "link", "code", "strong", "emphasis", "mark", "subscript",
+                           "superscript", "time", "abbr", "deletion", "insertion", "none", "LineBreak"})
+# Containers that own a run of fields; plain wrappers (a div per field) do not.
+# Inside these, a generic is a span: its text runs on with its neighbours'.
+_TEXT_CONTAINERS = frozenset({"paragraph", "listitem", "cell", "term", "definition", "blockquote", "caption"})
+_GROUP_ROLES = frozenset({"form", "group", "radiogroup", "search", "dialog", "alertdialog", "region", "main",
+                          "article", "complementary", "banner", "contentinfo", "RootWebArea", "section"})
+_SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
+
+
+def name_of(node: Node) -> str:
+    """The node's accessible name, whitespace-collapsed."""
+    return " ".join(str(node.get("name", {}).get("value", "") or "").split())
+
+
+def role_of(node: Node) -> str:
+    """The node's role string (`StaticText`, `heading`, …)."""
+    return str(node.get("role", {}).get("value", ""))
+
+
+def prop(node: Node, name: str) -> Any:
+    """The value of the AX property `name`, or None."""
+    for item in node.get("properties", ()):
+        if item.get("name") == name:
+            return item.get("value", {}).get("value")
+    return None
+
+
+def _related(node: Node, name: str) -> list[int]:
+    for item in node.get("properties", ()):
+        if item.get("name") == name:
+            return [int(r["backendDOMNodeId"]) for r in item.get("value", {}).get("relatedNodes", ())
+                    if "backendDOMNodeId" in r]
+    return []
+
+
+def hidden(node: Node) -> bool:
+    """Ignored for a reason that means the user does not see it (aria-hidden, display:none…)."""
+    if not node.get("ignored"):
+        return False
+    return any(r.get("name") not in _PASS_THROUGH for r in node.get("ignoredReasons", ()))
+
+
+@dataclass
+class RawModal:
+    """An open modal dialog found by the walk."""
+
+    key: tuple[Any, ...]
+    title: str
+    blocks: list[Keyed]
+    backend_ids: frozenset[int]
+
+
+@dataclass
+class _Frame:
+    key: str
+    by_id: dict[str, Node]
+    root: Node | None
+    secret_ids: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _Sink:
+    out: list[Keyed] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    text_key: tuple[Any, ...] | None = None
+    fields: list[dict[str, Any]] = field(default_factory=list)
+    fields_key: tuple[Any, ...] | None = None
+    after_fields: list[Keyed] = field(default_factory=list)
+
+
+class _Walker:
+    def __init__(self, frames: Sequence[FrameNodes], secret_ids: set[int]) -> None:
+        self.frames = [_Frame(f.key, {n["nodeId"]: n for n in f.nodes},
+                              next((n for n in f.nodes if not n.get("parentId")), None), f.secret_ids) for f in frames]
+        self.by_owner = {f.owner_backend_id: i for i, f in enumerate(frames) if f.owner_backend_id is not None}
+        self.placed: set[int] = set()
+        self.secret_ids = secret_ids
+        self.sink = _Sink()
+        self.modals: list[RawModal] = []
+        self.frame = self.frames[0] if self.frames else _Frame("", {}, None)
+        self.containers: list[tuple[str, int, str]] = []
+        self.ordinals: dict[tuple[Any, ...], int] = {}
+        self.error_targets: set[int] = set()
+        for f in frames:
+            for n in f.nodes:
+                self.error_targets.update(_related(n, "errormessage"))
+
+    # --- keys ----------------------------------------------------------------------
+
+    def key(self, node: Node, kind: str = "") -> tuple[Any, ...]:
+        return (self.frame.key, node.get("backendDOMNodeId", node["nodeId"]), kind)
+
+    def owner_key(self, kind: str, groups_only: bool) -> tuple[Any, ...]:
+        owner = next((c for c in reversed(self.containers) if not groups_only or c[2] in _GROUP_ROLES),
+                     self.containers[0] if self.containers else (self.frame.key, 0, ""))
+        base = (owner[0], owner[1], kind)
+        n = self.ordinals.get(base, 0)
+        self.ordinals[base] = n + 1
+        return (*base, n) if n else base
+
+    # --- the sink ------------------------------------------------------------------
+
+    def flush_text(self) -> None:
+        s = self.sink
+        text = " ".join("".join(s.text).split())
+        if text and s.text_key is not None:
+            s.out.append((s.text_key, {"type": "text", "text": text}))
+        s.text, s.text_key = [], None
+
+    def flush_fields(self) -> None:
+        s = self.sink
+        if s.fields and s.fields_key is not None:
+            s.out.append((s.fields_key, {"type": "fields", "items": s.fields}))
+        s.out.extend(s.after_fields)
+        s.fields, s.fields_key, s.after_fields = [], None, []
+
+    def flush(self) -> None:
+        self.flush_text()
+        self.flush_fields()
+
+    def emit(self, key: tuple[Any, ...], block: dict[str, Any]) -> None:
+        self.flush()
+        self.sink.out.append((key, block))
+
+    def add_text(self, text: str) -> None:
+        s = self.sink
+        if text.strip():
+            self.flush_fields()
+            if s.text_key is None:
+                s.text_key = self.owner_key("text", groups_only=False)
+        if s.text_key is not None or text.strip():
+            s.text.append(text)
+
+    # --- the walk ------------------------------------------------------------------
+
+    def children(self, node: Node) -> list[Node]:
+        by_id = self.frame.by_id
+        return [by_id[c] for c in node.get("childIds", ()) if c in by_id]
+
+    def walk(self, node: Node) -> None:
+        if hidden(node):
+            return
+        role = role_of(node)
+        backend = node.get("backendDOMNodeId")
+        if backend in self.error_targets:
+            return  # The message of an invalid field; it becomes that field's notice.
+        if node.get("ignored"):
+            for child in self.children(node):
+                self.walk(child)
+            return
+        if role == "StaticText":
+            self.add_text(str(node.get("name", {}).get("value", "") or ""))
+        elif role == "link":
+            self.add_text(f" {self.text_of(node) or name_of(node)} ")
+        elif role in _SKIP_ROLES:
+            return
+        elif role == "LabelText":
+            self.walk_fields_only(node)  # The label's text is its field's name already.
+        elif role == "heading":
+            text = self.text_of(node) or name_of(node)
+            if text:
+                self.emit(self.key(node), {"type": "text", "text": text, "heading": int(prop(node, "level") or 1)})
+        elif role in _FIELD_ROLES:
+            self.add_field(node)
+        elif role in _NOTICE_ROLES or (role == "alertdialog" and not prop(node, "modal")):
+            text = self.text_of(node) or name_of(node)
+            if text:
+                self.emit(self.key(node), {"type": "notice", "severity": _severity(role, text), "text": text})
+        elif role in ("image", "img") and name_of(node):
+            url = str(prop(node, "url") or "")
+            self.emit(self.key(node), {"type": "media", "mimeType": _guess_mime(url), "url": url, "alt": name_of(node)})
+        elif role in ("table", "grid", "treegrid"):
+            self.emit(self.key(node), self.table(node))
+        elif role in ("list", "directory", "feed"):
+            items = [t for t in (self.text_of(i) for i in self.descend(node, {"listitem", "article"})) if t]
+            if items:
+                self.emit(self.key(node), {"type": "list", "items": items})
+        elif role == "navigation" and (links := [t for t in (self.text_of(a) or name_of(a)
+                                                             for a in self.descend(node, {"link"})) if t]):
+            self.emit(self.key(node), {"type": "list", "items": links})
+        elif role in ("dialog", "alertdialog") and prop(node, "modal"):
+            self.modal(node)
+        elif role == "Iframe":
+            self.iframe(node)
+        elif role == "DescriptionList" and (pairs := self.term_pairs(node)):
+            self.emit(self.key(node), {"type": "fields", "items": pairs})
+        elif role in _INLINE_ROLES or (role == "generic" and self.containers
+                                       and self.containers[-1][2] in _TEXT_CONTAINERS):
+            for child in self.children(node):
+                self.walk(child)
+        else:
+            self.container(node, role)
+
+    def container(self, node: Node, role: str) -> None:
+        self.flush_text()
+        self.containers.append((self.frame.key, node.get("backendDOMNodeId", 0), role))
+        for child in self.children(node):
+            self.walk(child)
+        self.flush_text()
+        if role in _GROUP_ROLES:
+            self.flush_fields()
+        self.containers.pop()
+
+    def walk_fields_only(self, node: Node) -> None:
+        for child in self.children(node):
+            if not hidden(child):
+                if role_of(child) in _FIELD_ROLES:
+                    self.add_field(child)
+                else:
+                    self.walk_fields_only(child)
+
+    def add_field(self, node: Node) -> None:
+        self.flush_text()
+        s = self.sink
+        if not s.fields:
+            s.fields_key = self.owner_key("fields", groups_only=True)
+        item = self.field_item(node)
+        s.fields.append(item)
+        if item.get("invalid"):
+            messages = [self.text_by_backend(b) for b in _related(node, "errormessage")]
+            message = " ".join(m for m in messages if m) or str(node.get("description", {}).get("value", "") or "")
+            text = f"{item['label']}: {message}" if message else f"{item['label']} is not valid."
+            s.after_fields.append((self.key(node, "invalid"), {"type": "notice", "severity": "error", "text": text}))
+
+    def field_item(self, node: Node) -> dict[str, Any]:
+        role = role_of(node)
+        value: Any
+        if role in _CHECKABLE:
+            checked = str(prop(node, "checked"))
+            value = "mixed" if checked == "mixed" else checked == "true"
+        elif role == "listbox":
+            value = [name_of(o) for o in self.descend(node, {"option"}) if prop(o, "selected")]
+        else:
+            value = node.get("value", {}).get("value")
+            if value is None:
+                value = prop(node, "valuetext")
+            if value is None:
+                parts: list[str] = []
+                for child in self.children(node):
+                    self._collect_text(child, parts)
+                value = " ".join("".join(parts).split())
+        item: dict[str, Any] = {"label": name_of(node) or str(prop(node, "placeholder") or "") or role, "value": value}
+        backend = node.get("backendDOMNodeId")
+        if backend in self.secret_ids or backend in self.frame.secret_ids or (isinstance(value, str) and value and set(value) <= {"•", "●", "*"}):
+            item["value"] = MASK if value not in ("", None) else ""
+            item["sensitive"] = True
+        if str(prop(node, "invalid") or "false") not in ("false", "None"):
+            item["invalid"] = True
+        if prop(node, "required"):
+            item["required"] = True
+        return item
+
+    def table(self, node: Node) -> dict[str, Any]:
+        columns: list[str] = []
+        rows: list[list[str]] = []
+        for row in self.descend(node, {"row"}):
+            cells = [c for c in self.children_flat(row) if role_of(c) in
+                     ("cell", "gridcell", "columnheader", "rowheader")]
+            texts = [name_of(c) or self.text_of(c) for c in cells]
+            if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
+                columns = texts
+            elif cells:
+                rows.append(texts)
+        return {"type": "table", "columns": columns, "rows": rows}
+
+    def term_pairs(self, node: Node) -> list[dict[str, Any]]:
+        """A description list (`<dl>`) as label/value items: each term with its definitions."""
+        items: list[dict[str, Any]] = []
+        for child in self.children_flat(node):
+            role = role_of(child)
+            if role == "term":
+                items.append({"label": self.text_of(child) or name_of(child), "value": ""})
+            elif role == "definition" and items:
+                text = self.text_of(child)
+                items[-1]["value"] = f"{items[-1]['value']} {text}".strip()
+        return items
+
+    def modal(self, node: Node) -> None:
+        self.flush()
+        outer, self.sink = self.sink, _Sink()
+        self.container(node, "dialog")
+        self.flush()
+        blocks, self.sink = self.sink.out, outer
+        title = name_of(node) or next((b["text"] for _, b in blocks if "heading" in b), "")
+        self.modals.append(RawModal(self.key(node), title, blocks, frozenset(self.backend_ids(node))))
+
+    def iframe(self, node: Node) -> None:
+        index = self.by_owner.get(node.get("backendDOMNodeId", -1))
+        if index is None or index in self.placed:
+            return
+        self.placed.add(index)
+        self.walk_frame(index)
+
+    def walk_frame(self, index: int) -> None:
+        outer, self.frame = self.frame, self.frames[index]
+        if self.frame.root is not None:
+            self.container(self.frame.root, "RootWebArea")
+        self.frame = outer
+
+    # --- helpers -------------------------------------------------------------------
+
+    def children_flat(self, node: Node) -> list[Node]:
+        """Children, looking through ignored wrappers and row groups."""
+        out: list[Node] = []
+        for child in self.children(node):
+            if hidden(child):
+                continue
+            if child.get("ignored") or role_of(child) in ("generic", "rowgroup", "none"):
+                out.extend(self.children_flat(child))
+            else:
+                out.append(child)
+        return out
+
+    def descend(self, node: Node, roles: set[str]) -> list[Node]:
+        """Descendants with one of `roles`, not looking inside a match or a nested table."""
+        found: list[Node] = []
+        for child in self.children_flat(node):
+            role = role_of(child)
+            if role in roles:
+                found.append(child)
+            elif role not in ("table", "grid", "list"):
+                found.extend(self.descend(child, roles))
+        return found
+
+    def text_of(self, node: Node) -> str:
+        parts: list[str] = []
+        self._collect_text(node, parts)
+        return " ".join("".join(parts).split())
+
+    def _collect_text(self, node: Node, parts: list[str]) -> None:
+        role = role_of(node)
+        if role == "StaticText":
+            parts.append(str(node.get("name", {}).get("value", "") or ""))
+            return
+        if role in ("InlineTextBox", "ListMarker", "button") or node.get("backendDOMNodeId") in self.error_targets:
+            return
+        if role in _FIELD_ROLES:
+            parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
+            return
+        for child in self.children(node):
+            if not hidden(child):
+                self._collect_text(child, parts)
+
+    def text_by_backend(self, backend: int) -> str:
+        node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
+        return self.text_of(node) if node is not None else ""
+
+    def backend_ids(self, node: Node) -> set[int]:
+        found: set[int] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if "backendDOMNodeId" in current:
+                found.add(int(current["backendDOMNodeId"]))
+            stack.extend(self.children(current))
+        return found
+
+
+def _severity(role: str, text: str) -> str:
+    if role in ("alert", "alertdialog"):
+        return "error"
+    return "success" if _SUCCESS.search(text) else "info"
+
+
+def _guess_mime(url: str) -> str:
+    lowered = url.lower().split("?", 1)[0]
+    for ext, mime in ((".svg", "image/svg+xml"), (".png", "image/png"), (".gif", "image/gif"),
+                      (".webp", "image/webp"), (".jpg", "image/jpeg"), (".jpeg", "image/jpeg")):
+        if lowered.endswith(ext):
+            return mime
+    return "image/*"
+
+
+def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int]) -> tuple[list[Keyed], list[RawModal]]:
+    """Keyed blocks of the page (main frame, its frames in place) and of each open modal."""
+    walker = _Walker(frames, secret_ids)
+    if walker.frames:
+        walker.walk_frame(0)
+        for index in range(1, len(walker.frames)):
+            if index not in walker.placed:
+                walker.placed.add(index)
+                walker.walk_frame(index)
+    walker.flush()
+    return walker.sink.out, walker.modals

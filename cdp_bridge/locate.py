@@ -1,0 +1,392 @@
+"""Where the user points and where an element is on screen, asked of one page, cheaply.
+
+Two reads, both bounded whatever the page's size:
+
+* `collect_pointing` runs one script in an isolated world (the page can neither see nor
+  fake it) that picks the few elements worth reporting — the focus path, the hovered
+  element, the selection, some headings and landmarks — then asks the accessibility
+  domain about those elements only, one pipelined `Accessibility.getPartialAXTree` each.
+  It never fetches the full AX tree: on a page of 20,000 nodes that alone takes longer
+  than a host may wait.
+* `locate_node` / `locate_viewport` turn a node's box model into screen coordinates:
+  the browser window's bounds (`Browser.getWindowForTarget`) plus the viewport's offset
+  inside the window (the window's size minus the page's inner size: the toolbar on top,
+  borders split evenly on the sides), in CSS pixels of a 1:1 zoom.
+
+Nothing here knows about MCP or element ids; the agent side mints those.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import anyio
+
+from .connection import CDPSession
+from .errors import CDPError, ProtocolError
+
+__all__ = [
+    "Bounds",
+    "Location",
+    "Pointed",
+    "Pointing",
+    "WindowInfo",
+    "browser_brands",
+    "collect_pointing",
+    "document_key",
+    "locate_node",
+    "locate_viewport",
+    "window_for_target",
+]
+
+UI_WORLD = "webmcp_bridge_ui"
+_GROUP = "webmcp-bridge-ui"
+
+FOCUS, HOVER, SELECTED, SECRET, LANDMARK = 1, 2, 4, 8, 16
+"""Flag bits the collector sets on an element (see `Pointed.flags`)."""
+
+# Runs in the isolated world. Returns an array of elements; `list.info` (a JSON string)
+# carries per-element [parentIndex, flags] and page facts. Ancestors are kept only when
+# they may be semantic (a landmark, a list, a form…): the AX role is decided afterwards.
+_COLLECT_JS = r"""((secret, maxHeadings, maxLandmarks, maxSelected) => {
+  const SEMANTIC = /^(MAIN|NAV|HEADER|FOOTER|ASIDE|FORM|SECTION|ARTICLE|DIALOG|TABLE|TR|TD|TH|UL|OL|LI|DL|MENU|FIELDSET|DETAILS|SUMMARY|SELECT|OPTION|IFRAME|A|BUTTON|H[1-6]|INPUT|TEXTAREA|FIGURE|LABEL)$/;
+  const LANDMARKS = 'main,nav,aside,header,footer,form,dialog[open],section[aria-label],section[aria-labelledby],' +
+    '[role=main],[role=navigation],[role=banner],[role=contentinfo],[role=complementary],[role=region],' +
+    '[role=search],[role=form],[role=dialog],[role=alertdialog]';
+  const HEADINGS = 'h1,h2,h3,h4,h5,h6,[role=heading]';
+  const els = [], meta = [], index = new Map();
+  const brands = (navigator.userAgentData && navigator.userAgentData.brands || []).map((b) => b.brand);
+  const facts = {visible: document.visibilityState === 'visible', hasFocus: document.hasFocus(), innerWidth,
+    innerHeight, brands, title: document.title, url: location.href};
+  if (!facts.visible) { els.info = JSON.stringify({...facts, meta}); return els; }  // a background tab: no more
+  const parentOf = (el) => {
+    if (el.parentElement) return el.parentElement;
+    const root = el.parentNode;
+    if (root && root.host) return root.host;
+    try { return el.ownerDocument.defaultView.frameElement; } catch (e) { return null; }
+  };
+  const semantic = (el) => { const r = el.getAttribute('role');
+    return r ? !/^(none|presentation|generic)$/.test(r) : SEMANTIC.test(el.tagName); };
+  const add = (el, flag, force) => {
+    const chain = [];
+    for (let cur = el, first = true; cur && cur.nodeType === 1; cur = parentOf(cur), first = false) {
+      if (cur.tagName === 'HTML' || cur.tagName === 'BODY') continue;
+      if (first || force || index.has(cur) || semantic(cur)) chain.push(cur);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const cur = chain[i];
+      if (!index.has(cur)) {
+        index.set(cur, els.length); els.push(cur);
+        meta.push([i + 1 < chain.length ? index.get(chain[i + 1]) : -1, 0]);
+      }
+    }
+    if (chain.length && chain[0] === el) {
+      const m = meta[index.get(el)]; m[1] |= flag;
+      try { if (el.matches(secret)) m[1] |= 8; } catch (e) {}
+      // Text of what the user points at, for a title when the element has no accessible name.
+      if (flag & 7 && m.length < 3 && !(m[1] & 8)) m.push((el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 80));
+    }
+  };
+  const deep = (el, step) => { for (let n = 0; el && n < 32; n++) { const next = step(el); if (!next) break; el = next; }
+    return el; };
+  const inner = (el) => { if (el.shadowRoot && el.shadowRoot.activeElement) return el.shadowRoot.activeElement;
+    if (el.tagName === 'IFRAME') { try { return el.contentDocument.activeElement; } catch (e) {} } return null; };
+  const focused = deep(document.activeElement, inner);
+  const hovers = document.querySelectorAll(':hover');
+  let hovered = hovers.length ? hovers[hovers.length - 1] : null;
+  if (hovered && hovered.tagName === 'IFRAME') { try { const h = hovered.contentDocument.querySelectorAll(':hover');
+    if (h.length) hovered = h[h.length - 1]; } catch (e) {} }
+  const pointed = [];
+  if (focused && focused !== document.body && focused !== document.documentElement) { add(focused, 1); pointed.push(focused); }
+  if (hovered && hovered.tagName !== 'BODY' && hovered.tagName !== 'HTML') { add(hovered, 2); pointed.push(hovered); }
+  const sel = document.getSelection();
+  if (sel && sel.rangeCount && !sel.isCollapsed) { let n = sel.getRangeAt(0).commonAncestorContainer;
+    if (n.nodeType !== 1) n = n.parentElement; if (n && n !== document.body) { add(n, 4); pointed.push(n); } }
+  if (focused && typeof focused.selectionStart === 'number' && focused.selectionStart !== focused.selectionEnd) add(focused, 4);
+  let picked = 0;
+  for (const el of document.querySelectorAll('[aria-selected=true],select option:checked')) {
+    if (picked++ >= maxSelected) break; add(el, 4);
+  }
+  const landmarks = document.querySelectorAll(LANDMARKS);
+  for (let i = 0; i < landmarks.length && i < maxLandmarks; i++) add(landmarks[i], 16, true);
+  const headings = document.querySelectorAll(HEADINGS);
+  const before = (a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+  for (const el of pointed) {  // the nearest heading above each pointed-at element places it
+    let lo = 0, hi = headings.length - 1, best = -1;
+    while (lo <= hi) { const mid = (lo + hi) >> 1;
+      if (headings[mid] === el || before(headings[mid], el)) { best = mid; lo = mid + 1; } else hi = mid - 1; }
+    if (best >= 0 && el.ownerDocument === document) add(headings[best], 16);
+  }
+  for (let i = 0, n = 0; i < headings.length && n < maxHeadings; i++) {
+    if (/^H[12]$/.test(headings[i].tagName) || i < 3) { add(headings[i], 16); n++; }
+  }
+  // Document order, ancestors first; parents are remapped to the new positions.
+  const order = els.map((_, i) => i).sort((a, b) => a === b ? 0 :
+    (els[a].compareDocumentPosition(els[b]) & Node.DOCUMENT_POSITION_FOLLOWING) ? -1 : 1);
+  const rank = new Map(order.map((old, pos) => [old, pos]));
+  const sorted = order.map((i) => els[i]);
+  sorted.info = JSON.stringify({...facts,
+    meta: order.map((i) => [meta[i][0] < 0 ? -1 : rank.get(meta[i][0]), ...meta[i].slice(1)])});
+  return sorted;
+})"""
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """A rectangle in screen coordinates, CSS pixels at 1:1 zoom."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    def to_json(self) -> dict[str, float]:
+        """`{x, y, width, height}` rounded to 1/100 px."""
+        return {k: round(v, 2) for k, v in (("x", self.x), ("y", self.y), ("width", self.width),
+                                            ("height", self.height))}
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """The answer of `locate`: `visible`, `offscreen`, `hidden` or `gone`, and where."""
+
+    state: Literal["visible", "offscreen", "hidden", "gone"]
+    bounds: Bounds | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """`{state, bounds?}`."""
+        out: dict[str, Any] = {"state": self.state}
+        if self.bounds is not None:
+            out["bounds"] = self.bounds.to_json()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class WindowInfo:
+    """The browser window holding a target."""
+
+    window_id: int
+    bounds: Bounds
+    state: str
+
+
+@dataclass(slots=True)
+class Pointed:
+    """One element the collector picked, with its AX node (None if it has none)."""
+
+    parent: int
+    """Index of the nearest picked ancestor in `Pointing.elements`, or -1."""
+    flags: int
+    backend_node_id: int | None
+    ax: dict[str, Any] | None
+    text: str = ""
+    """The visible text of a pointed-at element (never of a secret input), up to 80 characters."""
+
+
+@dataclass(slots=True)
+class Pointing:
+    """What one page shows the user and what they point at."""
+
+    visible: bool
+    has_focus: bool
+    inner_width: float
+    inner_height: float
+    title: str
+    url: str
+    brands: list[str]
+    elements: list[Pointed]
+
+
+async def window_for_target(browser: CDPSession, target_id: str, limit: float) -> WindowInfo | None:
+    """The window of `target_id`, or None when the browser cannot say (the target closed)."""
+    try:
+        reply = await browser.send("Browser.getWindowForTarget", {"targetId": target_id}, timeout=limit)
+    except CDPError:
+        return None
+    b = reply.get("bounds", {})
+    return WindowInfo(int(reply["windowId"]), Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0),
+                                                      b.get("height", 0)), str(b.get("windowState", "normal")))
+
+
+def viewport_origin(window: WindowInfo, inner_width: float, inner_height: float) -> tuple[float, float]:
+    """Screen position of the viewport's top-left corner (the browser's toolbar is on top)."""
+    border = max(0.0, (window.bounds.width - inner_width) / 2)
+    top = max(0.0, window.bounds.height - inner_height - border)
+    return window.bounds.x + border, window.bounds.y + top
+
+
+async def _world(session: CDPSession, frame_id: str, limit: float) -> int:
+    # The world is created once per document and reused for the same name afterwards.
+    reply = await session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": UI_WORLD},
+                               timeout=limit)
+    return int(reply["executionContextId"])
+
+
+async def _release(session: CDPSession, limit: float) -> None:
+    # Not shielded: when the caller gave up on a busy renderer it must not wait here either.
+    # A group left behind is freed by the next release of the same group, or by navigation.
+    try:
+        await session.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, timeout=limit)
+    except CDPError:
+        pass  # the document is gone, and its objects with it
+
+
+async def document_key(session: CDPSession, limit: float) -> str:
+    """The main frame's loader id: it changes with every document the tab loads."""
+    tree = await session.send("Page.getFrameTree", timeout=limit)
+    frame = tree["frameTree"]["frame"]
+    return str(frame.get("loaderId") or frame["id"])
+
+
+async def browser_brands(session: CDPSession, frame_id: str, limit: float) -> list[str]:
+    """`navigator.userAgentData.brands` as the page sees them (Chromium lists only "Chromium").
+
+    Raises:
+        CDPError: the page went away.
+    """
+    context = await _world(session, frame_id, limit)
+    reply = await session.send("Runtime.evaluate", {
+        "expression": "(navigator.userAgentData ? navigator.userAgentData.brands : []).map((b) => b.brand)",
+        "contextId": context, "returnByValue": True}, timeout=limit)
+    return [str(b) for b in reply.get("result", {}).get("value") or []]
+
+
+async def collect_pointing(session: CDPSession, frame_id: str, secret_selector: str, limit: float, *,
+                           max_headings: int = 8, max_landmarks: int = 10, max_selected: int = 10) -> Pointing:
+    """Read what the page at `session` shows and points at (see the module docstring).
+
+    Raises:
+        CDPError: the page went away or refused the script.
+    """
+    context = await _world(session, frame_id, limit)
+    call = f"{_COLLECT_JS}({json.dumps(secret_selector)}, {max_headings}, {max_landmarks}, {max_selected})"
+    try:
+        reply = await session.send("Runtime.evaluate", {"expression": call, "contextId": context,
+                                                        "objectGroup": _GROUP, "silent": True}, timeout=limit)
+        if "exceptionDetails" in reply:
+            raise ProtocolError("Runtime.evaluate", 0, str(reply["exceptionDetails"].get("text", "script failed")))
+        props = await session.send("Runtime.getProperties", {"objectId": reply["result"]["objectId"],
+                                                             "ownProperties": True}, timeout=limit)
+        by_name = {p["name"]: p.get("value", {}) for p in props.get("result", ())}
+        info = json.loads(by_name["info"]["value"])
+        object_ids = [by_name[str(i)].get("objectId") for i in range(len(info["meta"]))]
+        ax_nodes: list[dict[str, Any] | None] = [None] * len(object_ids)
+
+        async def describe(i: int, object_id: str | None) -> None:
+            if object_id is None:
+                return
+            try:
+                found = await session.send("Accessibility.getPartialAXTree",
+                                           {"objectId": object_id, "fetchRelatives": False}, timeout=limit)
+            except ProtocolError:
+                return  # a node without an AX object (e.g. inside a display:none subtree)
+            nodes = found.get("nodes") or [None]
+            ax_nodes[i] = nodes[0]
+
+        # Pipelined on the one websocket: the cost is the renderer's, not round trips.
+        async with anyio.create_task_group() as tg:
+            for i, object_id in enumerate(object_ids):
+                tg.start_soon(describe, i, object_id)
+    finally:
+        await _release(session, limit)
+    elements = [
+        Pointed(parent=int(m[0]), flags=int(m[1]), backend_node_id=(ax or {}).get("backendDOMNodeId"), ax=ax,
+                text=str(m[2]) if len(m) > 2 else "")
+        for m, ax in zip(info["meta"], ax_nodes, strict=True)
+    ]
+    return Pointing(bool(info["visible"]), bool(info["hasFocus"]), float(info["innerWidth"]),
+                    float(info["innerHeight"]), str(info["title"]), str(info["url"]), list(info["brands"]),
+                    elements)
+
+
+# Runs on the node in the isolated world: is it rendered, and how much of it is not clipped
+# away by a scrolling ancestor? Coordinates are the frame's viewport's; the box model below
+# gives the main viewport's (it accounts for iframes).
+_VISIBILITY_JS = r"""function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el || !el.isConnected) return {connected: false};
+  const shown = el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true});
+  let r = el.getBoundingClientRect();
+  let x1 = r.left, y1 = r.top, x2 = r.right, y2 = r.bottom;
+  for (let a = el.parentElement; a && shown; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+    const c = a.getBoundingClientRect();
+    x1 = Math.max(x1, c.left); y1 = Math.max(y1, c.top); x2 = Math.min(x2, c.right); y2 = Math.min(y2, c.bottom);
+  }
+  const view = el.ownerDocument.defaultView;
+  x1 = Math.max(x1, 0); y1 = Math.max(y1, 0); x2 = Math.min(x2, view.innerWidth); y2 = Math.min(y2, view.innerHeight);
+  return {connected: true, shown, inView: x2 > x1 && y2 > y1, top: view === view.top,
+          innerWidth: view.top === view ? view.innerWidth : 0, innerHeight: view.top === view ? view.innerHeight : 0};
+}"""
+
+
+async def locate_node(session: CDPSession, frame_id: str, backend_node_id: int, window: WindowInfo,
+                      limit: float) -> Location:
+    """Where the node `backend_node_id` of the page at `session` is on screen.
+
+    Raises:
+        CDPError: the page itself went away (a node that left the page is `gone`, not an error).
+    """
+    context = await _world(session, frame_id, limit)
+    try:
+        resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id,
+                                                          "executionContextId": context, "objectGroup": _GROUP},
+                                      timeout=limit)
+    except ProtocolError:
+        return Location("gone")
+    try:
+        seen = await session.send("Runtime.callFunctionOn", {
+            "objectId": resolved["object"]["objectId"], "functionDeclaration": _VISIBILITY_JS,
+            "returnByValue": True, "silent": True}, timeout=limit)
+        facts = seen.get("result", {}).get("value") or {}
+        if not facts.get("connected"):
+            return Location("gone")
+        if not facts.get("shown"):
+            return Location("hidden")
+        try:
+            model = (await session.send("DOM.getBoxModel", {"backendNodeId": backend_node_id},
+                                        timeout=limit))["model"]
+        except ProtocolError:
+            return Location("hidden")  # connected but without a box (display: contents, or no layout)
+        inner_w, inner_h = await _inner_size(session, context, facts, limit)
+    finally:
+        await _release(session, limit)
+    quad = model["border"]
+    xs, ys = quad[0::2], quad[1::2]
+    left, top = min(xs), min(ys)
+    width, height = max(xs) - left, max(ys) - top
+    if width <= 0 or height <= 0:
+        return Location("hidden")
+    ox, oy = viewport_origin(window, inner_w, inner_h)
+    bounds = Bounds(ox + left, oy + top, width, height)
+    in_main_view = left + width > 0 and top + height > 0 and left < inner_w and top < inner_h
+    return Location("visible" if facts.get("inView") and in_main_view else "offscreen", bounds)
+
+
+async def _inner_size(session: CDPSession, context: int, facts: dict[str, Any], limit: float
+                      ) -> tuple[float, float]:
+    if facts.get("top"):
+        return float(facts["innerWidth"]), float(facts["innerHeight"])
+    reply = await session.send("Runtime.evaluate", {"expression": "[innerWidth, innerHeight]", "contextId": context,
+                                                    "returnByValue": True}, timeout=limit)
+    width, height = reply["result"]["value"]
+    return float(width), float(height)
+
+
+async def locate_viewport(session: CDPSession, frame_id: str, window: WindowInfo, limit: float) -> Location:
+    """Where the page's viewport is on screen: `visible` when its tab is the shown one, else `hidden`.
+
+    Raises:
+        CDPError: the page went away.
+    """
+    context = await _world(session, frame_id, limit)
+    reply = await session.send("Runtime.evaluate", {
+        "expression": "[innerWidth, innerHeight, document.visibilityState === 'visible']",
+        "contextId": context, "returnByValue": True}, timeout=limit)
+    width, height, shown = reply["result"]["value"]
+    ox, oy = viewport_origin(window, float(width), float(height))
+    state: Literal["visible", "hidden"] = "visible" if shown and window.state != "minimized" else "hidden"
+    return Location(state, Bounds(ox, oy, float(width), float(height)))

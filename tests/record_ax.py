@@ -1,0 +1,140 @@
+"""Record the AX trees the bridge sees on each sample-site page into tests/data/ax/*.json.
+
+    python tests/record_ax.py            # all pages
+    python tests/record_ax.py login      # some of them
+
+Each file holds `{"url", "frames": [{key, owner, nodes}], "secret_ids": [...]}`, gathered
+with the bridge's own collector (`cdp_bridge.ax_collect.collect_page`), after Playwright
+(as the user) brought the page into the state named in `PAGES`. Secret *values* are
+never written: the login page is filled with made-up values, and only ids are recorded.
+Then run `pytest tests/test_snapshot.py --update-goldens` and review the golden diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from playwright.async_api import Error as PlaywrightError  # noqa: E402
+from playwright.async_api import Page, async_playwright  # noqa: E402
+from stage import run_site  # noqa: E402
+
+from cdp_bridge.ax_collect import collect_page  # noqa: E402
+from cdp_bridge.errors import ProtocolError  # noqa: E402
+from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "ax"
+WAIT_MS = 10_000
+
+
+async def _home(page: Page) -> None:
+    await page.wait_for_selector("#tickets tbody tr[data-id]", timeout=WAIT_MS)
+    await page.wait_for_function("!document.getElementById('shifts').textContent.includes('Loading')", timeout=WAIT_MS)
+    await page.frame_locator("#kb-frame").locator("body").wait_for(timeout=WAIT_MS)
+
+
+async def _login(page: Page) -> None:
+    await page.fill("#username", "sam.okafor")
+    await page.fill("#password", "not-the-real-pass")
+    await page.fill("#card", "4111111111111111")
+    await page.fill("#otp", "123456")
+    await page.check("#remember")
+
+
+async def _big(page: Page) -> None:
+    await page.wait_for_function("document.querySelectorAll('tbody tr').length >= 3000", timeout=WAIT_MS)
+
+
+async def _modal(page: Page) -> None:
+    await page.click("#open-editor")
+    await page.wait_for_selector("#edit-dialog[open]", timeout=WAIT_MS)
+
+
+async def _ticket(page: Page) -> None:
+    await page.wait_for_function("document.querySelector('h1').textContent.includes('—')", timeout=WAIT_MS)
+
+
+async def _invalid(page: Page) -> None:
+    # A validation error as a page shows it: the field marked invalid, the message tied to it.
+    await _home(page)
+    await page.click("#create-ticket button[type=submit]")
+    await page.evaluate("""() => {
+      const subject = document.getElementById('subject');
+      subject.setAttribute('aria-invalid', 'true');
+      const msg = document.createElement('p'); msg.id = 'subject-error'; msg.textContent = 'Subject is required.';
+      subject.parentElement.append(msg); subject.setAttribute('aria-errormessage', 'subject-error');
+      subject.setAttribute('aria-describedby', 'subject-error');
+    }""")
+
+
+async def _noop(page: Page) -> None:
+    return None
+
+
+PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
+    "home": ("/", _home),
+    "login": ("/login.html", _login),
+    "big": ("/big.html?rows=3000", _big),
+    "modal_open": ("/modal.html", _modal),
+    "danger": ("/danger.html", _noop),
+    "ticket": ("/ticket.html?id=101", _ticket),
+    "churn": ("/churn.html", _noop),
+    "invalid": ("/", _invalid),
+}
+
+
+def _slim(node: dict[str, Any]) -> dict[str, Any] | None:
+    """Drop what the bridge never reads (text-run boxes, name sources), to keep fixtures small."""
+    if node.get("role", {}).get("value") == "InlineTextBox":
+        return None
+    out = {k: v for k, v in node.items() if k != "chromeRole"}
+    for key in ("name", "value", "description"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: v for k, v in out[key].items() if k != "sources"}
+    return out
+
+
+async def record(names: list[str]) -> None:
+    """Record the named pages (all when empty)."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    process = await launch_browser(LaunchOptions(headless=True))
+    try:
+        with run_site() as site:
+            async with async_playwright() as pw:
+                browser = await pw.chromium.connect_over_cdp(process.ws_url)
+                context = browser.contexts[0] if browser.contexts else await browser.new_context()
+                for name in names or list(PAGES):
+                    path, prepare = PAGES[name]
+                    page = await context.new_page()
+                    await page.goto(site + path, wait_until="load")
+                    await prepare(page)
+                    cdp = await context.new_cdp_session(page)
+
+                    async def send(method: str, params: dict[str, Any], cdp: Any = cdp) -> dict[str, Any]:
+                        try:
+                            return dict(await cdp.send(method, params))
+                        except PlaywrightError as exc:
+                            raise ProtocolError(method, -1, str(exc)) from exc
+
+                    nodes = await collect_page(send, "doc")
+                    for frame in nodes.frames:
+                        frame.nodes = [n for n in map(_slim, frame.nodes) if n is not None]
+                    doc = {"url": path, "frames": [f.to_json() for f in nodes.frames]}
+                    (DATA / f"{name}.json").write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
+                    print(f"{name}: {sum(len(f.nodes) for f in nodes.frames)} nodes, "
+                          f"{len(nodes.frames)} frame(s), {len(nodes.secret_ids)} secret(s)")
+                    await page.close()
+                await browser.close()
+    finally:
+        await process.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(record(sys.argv[1:]))
