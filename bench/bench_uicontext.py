@@ -61,7 +61,9 @@ async def _ax_count(ws_url: str, url: str) -> int:
     async with Connection.connect(ws_url) as conn:
         targets = (await conn.browser.send("Target.getTargets"))["targetInfos"]
         target = next(t for t in targets if t["type"] == "page" and t["url"] == url)
-        attached = await conn.browser.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+        attached = await conn.browser.send(
+            "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
+        )
         session = conn.session(attached["sessionId"])
         nodes = (await session.send("Accessibility.getFullAXTree", timeout=120))["nodes"]
         await conn.browser.send("Target.detachFromTarget", {"sessionId": attached["sessionId"]})
@@ -75,12 +77,18 @@ async def main(runs: int, nodes: int) -> list[tuple[str, float, float]]:
         try:
             async with open_stage(site, browser, "auto") as stage:
                 page = await stage.user_page("/")
-                for path, title in (("/", "Harbor Help Desk — Ticket queue"),
-                                    (f"/huge.html?nodes={nodes}", "Harbor Help Desk — Archive")):
+                for path, title in (
+                    ("/", "Harbor Help Desk — Ticket queue"),
+                    (f"/huge.html?nodes={nodes}", "Harbor Help Desk — Archive"),
+                ):
                     await page.goto(site + path)
                     await page.hover("h1")
                     answer = await _settled(stage, title)
-                    label = "sample site /" if path == "/" else f"huge.html ({await _ax_count(browser.ws_url, site + path)} AX nodes)"
+                    label = (
+                        "sample site /"
+                        if path == "/"
+                        else f"huge.html ({await _ax_count(browser.ws_url, site + path)} AX nodes)"
+                    )
                     times = await _timed(stage, "ui://current", runs)
                     rows.append((f"current, {label}", statistics.median(times), _p90(times)))
                     heading = next(e for e in _walk(answer["root"]) if "hovered" in e.get("states", ()))

@@ -67,6 +67,8 @@ class CDPSession:
             CommandTimeout: no answer within `timeout` (default `Timeouts.command`).
             ConnectionClosed / SessionClosed: the socket or this session went away.
         """
+        if self.connection.closed.is_set():
+            raise ConnectionClosed(f"{method}: {self.connection.close_reason}")
         if self.closed:
             raise SessionClosed(f"{method}: the target's session is closed")
         return await self.connection._send(method, params, self.session_id, timeout)

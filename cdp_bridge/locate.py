@@ -16,6 +16,8 @@ Two reads, both bounded whatever the page's size:
 Nothing here knows about MCP or element ids; the agent side mints those.
 """
 
+# ruff: noqa: E501  (the embedded page scripts keep their own line layout)
+
 from __future__ import annotations
 
 import json
@@ -144,8 +146,10 @@ class Bounds:
 
     def to_json(self) -> dict[str, float]:
         """`{x, y, width, height}` rounded to 1/100 px."""
-        return {k: round(v, 2) for k, v in (("x", self.x), ("y", self.y), ("width", self.width),
-                                            ("height", self.height))}
+        return {
+            k: round(v, 2)
+            for k, v in (("x", self.x), ("y", self.y), ("width", self.width), ("height", self.height))
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +210,11 @@ async def window_for_target(browser: CDPSession, target_id: str, limit: float) -
     except CDPError:
         return None
     b = reply.get("bounds", {})
-    return WindowInfo(int(reply["windowId"]), Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0),
-                                                      b.get("height", 0)), str(b.get("windowState", "normal")))
+    return WindowInfo(
+        int(reply["windowId"]),
+        Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)),
+        str(b.get("windowState", "normal")),
+    )
 
 
 def viewport_origin(window: WindowInfo, inner_width: float, inner_height: float) -> tuple[float, float]:
@@ -219,8 +226,9 @@ def viewport_origin(window: WindowInfo, inner_width: float, inner_height: float)
 
 async def _world(session: CDPSession, frame_id: str, limit: float) -> int:
     # The world is created once per document and reused for the same name afterwards.
-    reply = await session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": UI_WORLD},
-                               timeout=limit)
+    reply = await session.send(
+        "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": UI_WORLD}, timeout=limit
+    )
     return int(reply["executionContextId"])
 
 
@@ -247,14 +255,28 @@ async def browser_brands(session: CDPSession, frame_id: str, limit: float) -> li
         CDPError: the page went away.
     """
     context = await _world(session, frame_id, limit)
-    reply = await session.send("Runtime.evaluate", {
-        "expression": "(navigator.userAgentData ? navigator.userAgentData.brands : []).map((b) => b.brand)",
-        "contextId": context, "returnByValue": True}, timeout=limit)
+    reply = await session.send(
+        "Runtime.evaluate",
+        {
+            "expression": "(navigator.userAgentData ? navigator.userAgentData.brands : []).map((b) => b.brand)",
+            "contextId": context,
+            "returnByValue": True,
+        },
+        timeout=limit,
+    )
     return [str(b) for b in reply.get("result", {}).get("value") or []]
 
 
-async def collect_pointing(session: CDPSession, frame_id: str, secret_selector: str, limit: float, *,
-                           max_headings: int = 8, max_landmarks: int = 10, max_selected: int = 10) -> Pointing:
+async def collect_pointing(
+    session: CDPSession,
+    frame_id: str,
+    secret_selector: str,
+    limit: float,
+    *,
+    max_headings: int = 8,
+    max_landmarks: int = 10,
+    max_selected: int = 10,
+) -> Pointing:
     """Read what the page at `session` shows and points at (see the module docstring).
 
     Raises:
@@ -263,12 +285,20 @@ async def collect_pointing(session: CDPSession, frame_id: str, secret_selector: 
     context = await _world(session, frame_id, limit)
     call = f"{_COLLECT_JS}({json.dumps(secret_selector)}, {max_headings}, {max_landmarks}, {max_selected})"
     try:
-        reply = await session.send("Runtime.evaluate", {"expression": call, "contextId": context,
-                                                        "objectGroup": _GROUP, "silent": True}, timeout=limit)
+        reply = await session.send(
+            "Runtime.evaluate",
+            {"expression": call, "contextId": context, "objectGroup": _GROUP, "silent": True},
+            timeout=limit,
+        )
         if "exceptionDetails" in reply:
-            raise ProtocolError("Runtime.evaluate", 0, str(reply["exceptionDetails"].get("text", "script failed")))
-        props = await session.send("Runtime.getProperties", {"objectId": reply["result"]["objectId"],
-                                                             "ownProperties": True}, timeout=limit)
+            raise ProtocolError(
+                "Runtime.evaluate", 0, str(reply["exceptionDetails"].get("text", "script failed"))
+            )
+        props = await session.send(
+            "Runtime.getProperties",
+            {"objectId": reply["result"]["objectId"], "ownProperties": True},
+            timeout=limit,
+        )
         by_name = {p["name"]: p.get("value", {}) for p in props.get("result", ())}
         info = json.loads(by_name["info"]["value"])
         object_ids = [by_name[str(i)].get("objectId") for i in range(len(info["meta"]))]
@@ -278,8 +308,11 @@ async def collect_pointing(session: CDPSession, frame_id: str, secret_selector: 
             if object_id is None:
                 return
             try:
-                found = await session.send("Accessibility.getPartialAXTree",
-                                           {"objectId": object_id, "fetchRelatives": False}, timeout=limit)
+                found = await session.send(
+                    "Accessibility.getPartialAXTree",
+                    {"objectId": object_id, "fetchRelatives": False},
+                    timeout=limit,
+                )
             except ProtocolError:
                 return  # a node without an AX object (e.g. inside a display:none subtree)
             nodes = found.get("nodes") or [None]
@@ -292,13 +325,25 @@ async def collect_pointing(session: CDPSession, frame_id: str, secret_selector: 
     finally:
         await _release(session, limit)
     elements = [
-        Pointed(parent=int(m[0]), flags=int(m[1]), backend_node_id=(ax or {}).get("backendDOMNodeId"), ax=ax,
-                text=str(m[2]) if len(m) > 2 else "")
+        Pointed(
+            parent=int(m[0]),
+            flags=int(m[1]),
+            backend_node_id=(ax or {}).get("backendDOMNodeId"),
+            ax=ax,
+            text=str(m[2]) if len(m) > 2 else "",
+        )
         for m, ax in zip(info["meta"], ax_nodes, strict=True)
     ]
-    return Pointing(bool(info["visible"]), bool(info["hasFocus"]), float(info["innerWidth"]),
-                    float(info["innerHeight"]), str(info["title"]), str(info["url"]), list(info["brands"]),
-                    elements)
+    return Pointing(
+        bool(info["visible"]),
+        bool(info["hasFocus"]),
+        float(info["innerWidth"]),
+        float(info["innerHeight"]),
+        str(info["title"]),
+        str(info["url"]),
+        list(info["brands"]),
+        elements,
+    )
 
 
 # Runs on the node in the isolated world: is it rendered, and how much of it is not clipped
@@ -323,8 +368,9 @@ _VISIBILITY_JS = r"""function() {
 }"""
 
 
-async def locate_node(session: CDPSession, frame_id: str, backend_node_id: int, window: WindowInfo,
-                      limit: float) -> Location:
+async def locate_node(
+    session: CDPSession, frame_id: str, backend_node_id: int, window: WindowInfo, limit: float
+) -> Location:
     """Where the node `backend_node_id` of the page at `session` is on screen.
 
     Raises:
@@ -332,23 +378,33 @@ async def locate_node(session: CDPSession, frame_id: str, backend_node_id: int, 
     """
     context = await _world(session, frame_id, limit)
     try:
-        resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id,
-                                                          "executionContextId": context, "objectGroup": _GROUP},
-                                      timeout=limit)
+        resolved = await session.send(
+            "DOM.resolveNode",
+            {"backendNodeId": backend_node_id, "executionContextId": context, "objectGroup": _GROUP},
+            timeout=limit,
+        )
     except ProtocolError:
         return Location("gone")
     try:
-        seen = await session.send("Runtime.callFunctionOn", {
-            "objectId": resolved["object"]["objectId"], "functionDeclaration": _VISIBILITY_JS,
-            "returnByValue": True, "silent": True}, timeout=limit)
+        seen = await session.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": resolved["object"]["objectId"],
+                "functionDeclaration": _VISIBILITY_JS,
+                "returnByValue": True,
+                "silent": True,
+            },
+            timeout=limit,
+        )
         facts = seen.get("result", {}).get("value") or {}
         if not facts.get("connected"):
             return Location("gone")
         if not facts.get("shown"):
             return Location("hidden")
         try:
-            model = (await session.send("DOM.getBoxModel", {"backendNodeId": backend_node_id},
-                                        timeout=limit))["model"]
+            model = (
+                await session.send("DOM.getBoxModel", {"backendNodeId": backend_node_id}, timeout=limit)
+            )["model"]
         except ProtocolError:
             return Location("hidden")  # connected but without a box (display: contents, or no layout)
         inner_w, inner_h = await _inner_size(session, context, facts, limit)
@@ -366,12 +422,16 @@ async def locate_node(session: CDPSession, frame_id: str, backend_node_id: int, 
     return Location("visible" if facts.get("inView") and in_main_view else "offscreen", bounds)
 
 
-async def _inner_size(session: CDPSession, context: int, facts: dict[str, Any], limit: float
-                      ) -> tuple[float, float]:
+async def _inner_size(
+    session: CDPSession, context: int, facts: dict[str, Any], limit: float
+) -> tuple[float, float]:
     if facts.get("top"):
         return float(facts["innerWidth"]), float(facts["innerHeight"])
-    reply = await session.send("Runtime.evaluate", {"expression": "[innerWidth, innerHeight]", "contextId": context,
-                                                    "returnByValue": True}, timeout=limit)
+    reply = await session.send(
+        "Runtime.evaluate",
+        {"expression": "[innerWidth, innerHeight]", "contextId": context, "returnByValue": True},
+        timeout=limit,
+    )
     width, height = reply["result"]["value"]
     return float(width), float(height)
 
@@ -383,9 +443,15 @@ async def locate_viewport(session: CDPSession, frame_id: str, window: WindowInfo
         CDPError: the page went away.
     """
     context = await _world(session, frame_id, limit)
-    reply = await session.send("Runtime.evaluate", {
-        "expression": "[innerWidth, innerHeight, document.visibilityState === 'visible']",
-        "contextId": context, "returnByValue": True}, timeout=limit)
+    reply = await session.send(
+        "Runtime.evaluate",
+        {
+            "expression": "[innerWidth, innerHeight, document.visibilityState === 'visible']",
+            "contextId": context,
+            "returnByValue": True,
+        },
+        timeout=limit,
+    )
     width, height, shown = reply["result"]["value"]
     ox, oy = viewport_origin(window, float(width), float(height))
     state: Literal["visible", "hidden"] = "visible" if shown and window.state != "minimized" else "hidden"

@@ -109,9 +109,16 @@ class Stage:
             while True:
                 for context in self.user.contexts:
                     for page in context.pages:
-                        if page.url.startswith(self.site + path):
+                        if _same_page(page.url, self.site + path):
                             return page
                 await anyio.sleep(0.05)
+
+
+def _same_page(url: str, wanted: str) -> bool:
+    """`url` shows the page `wanted` names: same path, and the query if `wanted` has one."""
+    if "?" in wanted:
+        return url.startswith(wanted)
+    return url.split("?", 1)[0].split("#", 1)[0] == wanted
 
 
 def address_of(window: dict[str, Any]) -> str:
@@ -124,7 +131,7 @@ def address_of(window: dict[str, Any]) -> str:
 
 def _find_tab(doc: dict[str, Any], url_prefix: str) -> Any:
     for window in doc["windows"]:
-        if not window["modal"] and address_of(window).startswith(url_prefix):
+        if not window["modal"] and _same_page(address_of(window), url_prefix):
             return window
     return None
 

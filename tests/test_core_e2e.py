@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 from stage import Stage, address_of
 
@@ -232,3 +233,53 @@ async def test_secret_fields_are_masked(stage: Stage) -> None:
     items = [i for b in _window(doc, win)["blocks"] if b["type"] == "fields" for i in b["items"]]
     masked = {i["label"] for i in items if i.get("sensitive")}
     assert any("Password" in label for label in masked) and any("Card" in label for label in masked)
+
+
+async def test_tab_that_navigates_or_closes_mid_call_ends_the_call_with_a_clear_error(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    page = await stage.user_page("/")
+    async with anyio.create_task_group() as tg:
+        results: list = []
+
+        async def call() -> None:
+            results.append(await stage.call(f"{win}__slow_report", {"seconds": 20}))
+
+        tg.start_soon(call)
+        await page.wait_for_function(
+            "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
+            timeout=10_000)
+        await page.goto(stage.site + "/ticket.html?id=101")
+    (navigated,) = results
+    assert navigated.is_error and navigated.structured_content["code"] == "call_interrupted"
+    assert "navigated" in navigated.structured_content["message"]
+
+    opened = await stage.call("app__open_tab", {"url": stage.site + "/"})
+    (other,) = opened.structured_content["openedWindowIds"]
+    await stage.wait_tools(lambda n: f"{other}__slow_report" in n)
+    other_page = await stage.user_page("/")
+    async with anyio.create_task_group() as tg:
+        results.clear()
+
+        async def call_other() -> None:
+            results.append(await stage.call(f"{other}__slow_report", {"seconds": 20}))
+
+        tg.start_soon(call_other)
+        await other_page.wait_for_function(
+            "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
+            timeout=10_000)
+        await other_page.close()
+    (closed,) = results
+    assert closed.is_error and closed.structured_content["code"] == "call_interrupted"
+    assert "closed" in closed.structured_content["message"]
+
+
+async def test_a_ten_megabyte_answer_reaches_the_client_and_the_bridge_stays_responsive(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    await stage.call(f"{win}__navigate", {"url": stage.site + "/big.html?rows=50"})
+    await stage.wait_tools(lambda n: f"{win}__export_report" in n)
+    big = await stage.call(f"{win}__export_report", {"megabytes": 10})
+    assert not big.is_error, big.structured_content
+    result = big.structured_content["result"]
+    assert len(result["csv"]) >= 10 * 1024 * 1024 and result["csv"].count("\n") == result["lines"]
+    count = await stage.call(f"{win}__count_rows", {})
+    assert count.structured_content["result"]["rows"] == 50

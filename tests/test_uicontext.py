@@ -104,8 +104,6 @@ async def shown_page(stage: Stage, path: str) -> Any:
 # --- end to end ----------------------------------------------------------------------
 
 
-
-
 @pytest.mark.anyio
 @pytest.mark.e2e
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
@@ -118,8 +116,13 @@ async def test_extension_is_declared_to_both_client_generations(stage: Stage, mo
     templates = (await stage.client.list_resource_templates()).resource_templates
     assert [t.uri_template for t in templates] == ["ui://locate/{id}"]
     descriptor = json.loads((await stage.client.read_resource("ui://descriptor")).contents[0].text)
-    assert descriptor == {"protocol": "0.2.0", "name": "Chromium", "bundleId": "org.chromium.Chromium",
-                          "version": descriptor["version"], "operations": ["current", "locate"]}
+    assert descriptor == {
+        "protocol": "0.2.0",
+        "name": "Chromium",
+        "bundleId": "org.chromium.Chromium",
+        "version": descriptor["version"],
+        "operations": ["current", "locate"],
+    }
     assert descriptor["version"][:1].isdigit()
 
 
@@ -201,15 +204,21 @@ async def test_tab_ids_are_the_window_ids_of_app_windows(stage: Stage) -> None:
 @pytest.mark.e2e
 async def test_locate_bounds_land_on_the_element_when_the_user_clicks_there(stage: Stage) -> None:
     page = await shown_page(stage, "/login.html")
-    await page.evaluate("window.__hits = []; document.addEventListener('click', "
-                        "(e) => { e.preventDefault(); __hits.push(e.target.id || e.target.textContent); }, true)")
+    await page.evaluate(
+        "window.__hits = []; document.addEventListener('click', "
+        "(e) => { e.preventDefault(); __hits.push(e.target.id || e.target.textContent); }, true)"
+    )
     answer = await current(stage)
     tab = next(e for e in walk(answer["root"]) if e["role"] == "Tab" and "focused" in e.get("states", ()))
     viewport = await locate(stage, tab["id"])
     assert viewport["state"] == "visible"
     document = await locate(stage, tab["children"][0]["id"])
     assert document == viewport
-    for selector, expected in (("#remember", "remember"), ("button[type=submit]", "Sign in"), ("#otp", "otp")):
+    for selector, expected in (
+        ("#remember", "remember"),
+        ("button[type=submit]", "Sign in"),
+        ("#otp", "otp"),
+    ):
         await page.focus(selector)
         target = focus_end(await current(stage))
         where = await locate(stage, target["id"])
@@ -245,13 +254,21 @@ async def test_scrolled_out_element_is_offscreen_and_a_removed_one_is_gone(stage
 
 @pytest.mark.anyio
 @pytest.mark.e2e
-async def test_ids_never_issued_forged_or_from_an_earlier_run_are_refused(stage: Stage, site: str,
-                                                                           browser: Any) -> None:
+async def test_ids_never_issued_forged_or_from_an_earlier_run_are_refused(
+    stage: Stage, site: str, browser: Any
+) -> None:
     await shown_page(stage, "/login.html")
     heading = find(await current(stage), role="Heading", title="Agent sign-in")
     number, doc, node, mac = heading["id"].split("-")[1:]
-    forged = [f"e-{number}-{doc}-{int(node) + 1}-{mac}", f"e-{number}-{doc}-{node}-{'a' * 10}",
-              f"e-0{number}-{doc}-{node}-{mac}", "tab-999", "win-1", "nonsense", "e-1-2-3-4"]
+    forged = [
+        f"e-{number}-{doc}-{int(node) + 1}-{mac}",
+        f"e-{number}-{doc}-{node}-{'a' * 10}",
+        f"e-0{number}-{doc}-{node}-{mac}",
+        "tab-999",
+        "win-1",
+        "nonsense",
+        "e-1-2-3-4",
+    ]
     for bad in forged:
         with pytest.raises(MCPError):
             await locate(stage, bad)
@@ -284,7 +301,13 @@ def test_minted_ids_verify_in_their_run_only() -> None:
 
 def test_roles_are_pascal_case_and_never_collide_with_the_protocols_own() -> None:
     assert [pascal_role(r) for r in ("textbox", "button", "heading", "columnheader", "tab", "document")] == [
-        "TextField", "Button", "Heading", "ColumnHeader", "TabItem", "DocumentRegion"]
+        "TextField",
+        "Button",
+        "Heading",
+        "ColumnHeader",
+        "TabItem",
+        "DocumentRegion",
+    ]
 
 
 def _ax(role: str, name: str = "", **extra: Any) -> dict[str, Any]:
@@ -299,16 +322,23 @@ def test_assemble_marks_focus_path_hover_and_masks_secrets() -> None:
         Pointed(0, HOVER, 13, _ax("button", "Go")),
     ]
     pointing = Pointing(True, True, 800, 600, "Bank", "http://x/", ["Chromium"], elements)
-    facts = [TabFacts("tab-1", "Bank", None, pointing, "d-1-x", lambda n: f"e-{n}"),
-             TabFacts("tab-2", "Other", None, None, None, lambda n: f"e-{n}")]
+    facts = [
+        TabFacts("tab-1", "Bank", None, pointing, "d-1-x", lambda n: f"e-{n}"),
+        TabFacts("tab-2", "Other", None, None, None, lambda n: f"e-{n}"),
+    ]
     root = assemble("Chromium", facts)
     answer = {"protocol": "0.2.0", "instance": "i", "root": root}
     jsonschema.validate(answer, SCHEMA)
     _check_rules(answer)
     main = find(answer, role="Main")
     assert [c["id"] for c in main["children"]] == ["e-12", "e-13"], "generic ancestors are skipped"
-    assert find(answer, id="e-12") == {"id": "e-12", "role": "TextField", "title": "PIN", "value": "••••••",
-                                       "states": ["focused"]}
+    assert find(answer, id="e-12") == {
+        "id": "e-12",
+        "role": "TextField",
+        "title": "PIN",
+        "value": "••••••",
+        "states": ["focused"],
+    }
     assert [e["id"] for e in with_state(answer, "focused")] == ["win-0", "tab-1", "d-1-x", "e-10", "e-12"]
     assert [e["id"] for e in with_state(answer, "hovered")] == ["e-13"]
     assert find(answer, id="tab-2") == {"id": "tab-2", "role": "Tab", "title": "Other"}

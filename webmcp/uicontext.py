@@ -55,13 +55,18 @@ DESCRIPTOR_URI = "ui://descriptor"
 LOCATE_TEMPLATE = "ui://locate/{id}"
 _LOCATE_PREFIX = "ui://locate/"
 RESOURCE_NOT_FOUND = -32002
-_BUNDLE_IDS = {"Chromium": "org.chromium.Chromium", "Google Chrome": "com.google.Chrome",
-               "Microsoft Edge": "com.microsoft.edgemac", "Brave": "com.brave.Browser", "Opera": "com.operasoftware.Opera"}
+_BUNDLE_IDS = {
+    "Chromium": "org.chromium.Chromium",
+    "Google Chrome": "com.google.Chrome",
+    "Microsoft Edge": "com.microsoft.edgemac",
+    "Brave": "com.brave.Browser",
+    "Opera": "com.operasoftware.Opera",
+}
 _WINDOW = re.compile(r"win-(\d+)")
 
 
 def declare(server: Server[Any]) -> dict[str, dict[str, Any]]:
-    """Declare the extension on `server` for 2026 clients; returns the `experimental` dict for handshake ones."""
+    """Declare the extension on `server` (2026 clients); returns `experimental` for handshake clients."""
     server.extensions[EXTENSION_ID] = {"protocol": PROTOCOL}
     return {EXTENSION_ID: {"protocol": PROTOCOL}}
 
@@ -86,22 +91,35 @@ class UIContext:
     def resources(self) -> list[types.Resource]:
         """`ui://current` and `ui://descriptor`."""
         return [
-            types.Resource(name="ui-current", title="What the user has open and points at", uri=CURRENT_URI,
-                           mime_type="application/json",
-                           description="UI context 0.2.0 `current`: windows, tabs, the shown documents with "
-                                       "the focus path, the selection and the hovered element."),
-            types.Resource(name="ui-descriptor", title="UI context descriptor", uri=DESCRIPTOR_URI,
-                           mime_type="application/json",
-                           description="The browser's name, bundle id and version, and the operations offered."),
+            types.Resource(
+                name="ui-current",
+                title="What the user has open and points at",
+                uri=CURRENT_URI,
+                mime_type="application/json",
+                description="UI context 0.2.0 `current`: windows, tabs, the shown documents with "
+                "the focus path, the selection and the hovered element.",
+            ),
+            types.Resource(
+                name="ui-descriptor",
+                title="UI context descriptor",
+                uri=DESCRIPTOR_URI,
+                mime_type="application/json",
+                description="The browser's name, bundle id and version, and the operations offered.",
+            ),
         ]
 
     def templates(self) -> list[types.ResourceTemplate]:
         """`ui://locate/{id}`."""
-        return [types.ResourceTemplate(
-            name="ui-locate", title="Where an element is on screen", uri_template=LOCATE_TEMPLATE,
-            mime_type="application/json",
-            description="UI context 0.2.0 `locate`: {state, bounds?} for an id from ui://current "
-                        "(or a tab's window id from app://windows); screen coordinates in CSS px.")]
+        return [
+            types.ResourceTemplate(
+                name="ui-locate",
+                title="Where an element is on screen",
+                uri_template=LOCATE_TEMPLATE,
+                mime_type="application/json",
+                description="UI context 0.2.0 `locate`: {state, bounds?} for an id from ui://current "
+                "(or a tab's window id from app://windows); screen coordinates in CSS px.",
+            )
+        ]
 
     async def read(self, uri: str) -> str | None:
         """The JSON text of a `ui://` resource, or None when `uri` is not one of ours.
@@ -114,7 +132,7 @@ class UIContext:
         elif uri == DESCRIPTOR_URI:
             answer = await self.descriptor()
         elif uri.startswith(_LOCATE_PREFIX):
-            answer = await self.locate(uri[len(_LOCATE_PREFIX):])
+            answer = await self.locate(uri[len(_LOCATE_PREFIX) :])
         else:
             return None
         return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
@@ -127,14 +145,20 @@ class UIContext:
         tab = next(iter(self.bridge.tabs.values()), None)
         if not self._app_name and tab is not None and tab.dialog is None:
             try:
-                brands = await browser_brands(tab.page.session, tab.page.target_id, self.bridge.timeouts.command)
+                brands = await browser_brands(
+                    tab.page.session, tab.page.target_id, self.bridge.timeouts.command
+                )
             except CDPError:
                 brands = []
             self._app_name = _brand_name(brands) if brands else ""
         name = self._app_name or _name_from_product(str(version.get("userAgent", "")))
-        return {"protocol": PROTOCOL, "name": name, "bundleId": _BUNDLE_IDS.get(name, "org.chromium.Chromium"),
-                "version": str(version.get("product", "")).partition("/")[2] or "unknown",
-                "operations": ["current", "locate"]}
+        return {
+            "protocol": PROTOCOL,
+            "name": name,
+            "bundleId": _BUNDLE_IDS.get(name, "org.chromium.Chromium"),
+            "version": str(version.get("product", "")).partition("/")[2] or "unknown",
+            "operations": ["current", "locate"],
+        }
 
     async def current(self) -> dict[str, Any]:
         """`{protocol, instance, root}` (seed 000 §4.1), read from the browser now."""
@@ -217,8 +241,11 @@ class UIContext:
                     return Location("gone")
                 raise _unknown(element_id)
             window = await window_for_target(browser, tab.page.target_id, limit)
-            return Location("gone") if window is None else await locate_viewport(
-                tab.page.session, tab.page.target_id, window, limit)
+            return (
+                Location("gone")
+                if window is None
+                else await locate_viewport(tab.page.session, tab.page.target_id, window, limit)
+            )
         ref = self._ids.verify(element_id)
         if ref is None:
             raise _unknown(element_id)
@@ -238,13 +265,16 @@ class UIContext:
         if window_id not in self._seen_windows:
             raise _unknown(f"win-{window_id}")
         try:
-            reply = await self.bridge.connection.browser.send("Browser.getWindowBounds", {"windowId": window_id},
-                                                              timeout=limit)
+            reply = await self.bridge.connection.browser.send(
+                "Browser.getWindowBounds", {"windowId": window_id}, timeout=limit
+            )
         except CDPError:
             return Location("gone")
         b = reply["bounds"]
         state = "hidden" if b.get("windowState") == "minimized" else "visible"
-        return Location(state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)))
+        return Location(
+            state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0))
+        )
 
     async def _locate_app(self, limit: float) -> Location:
         windows: list[WindowInfo] = []
@@ -268,7 +298,8 @@ class UIContext:
     async def _browser_version(self) -> dict[str, Any]:
         if self._version is None:
             self._version = await self.bridge.connection.browser.send(
-                "Browser.getVersion", timeout=self.bridge.timeouts.command)
+                "Browser.getVersion", timeout=self.bridge.timeouts.command
+            )
         return self._version
 
 
@@ -285,5 +316,8 @@ def _name_from_product(user_agent: str) -> str:
 
 
 def _unknown(element_id: str) -> MCPError:
-    return MCPError(RESOURCE_NOT_FOUND, f"Unknown element id {element_id!r}: this run of the bridge never issued it "
-                                        f"(ids do not survive a restart); read ui://current for fresh ids.")
+    return MCPError(
+        RESOURCE_NOT_FOUND,
+        f"Unknown element id {element_id!r}: this run of the bridge never issued it "
+        f"(ids do not survive a restart); read ui://current for fresh ids.",
+    )

@@ -88,7 +88,8 @@ class IdMinter:
         if match is not None:
             tab, doc, mac = match.groups()
             if hmac.compare_digest(mac, self._mac(f"d|{int(tab)}|{doc}")) and element_id == self.document(
-                    int(tab), doc):
+                int(tab), doc
+            ):
                 return ElementRef(int(tab), doc, None)
         return None
 

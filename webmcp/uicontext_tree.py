@@ -32,20 +32,60 @@ from cdp_bridge.snapshot import MASK
 __all__ = ["TabFacts", "assemble", "pascal_role", "document_children"]
 
 _ROLE_NAMES = {
-    "textbox": "TextField", "searchbox": "SearchField", "combobox": "ComboBox", "checkbox": "CheckBox",
-    "listbox": "ListBox", "listitem": "ListItem", "menuitem": "MenuItem", "menubar": "MenuBar",
-    "menuitemcheckbox": "MenuItemCheckBox", "menuitemradio": "MenuItemRadio", "radiogroup": "RadioGroup",
-    "spinbutton": "SpinButton", "treeitem": "TreeItem", "treegrid": "TreeGrid", "gridcell": "GridCell",
-    "columnheader": "ColumnHeader", "rowheader": "RowHeader", "rowgroup": "RowGroup",
-    "contentinfo": "ContentInfo", "tabpanel": "TabPanel", "tablist": "TabList", "progressbar": "ProgressBar",
-    "scrollbar": "ScrollBar", "alertdialog": "AlertDialog", "img": "Image", "image": "Image",
-    "StaticText": "Text", "LabelText": "Label", "MenuListPopup": "MenuList", "MenuListOption": "Option",
-    "tab": "TabItem", "document": "DocumentRegion", "application": "ApplicationRegion",
-    "RootWebArea": "DocumentRegion", "Iframe": "Frame", "IframePresentational": "Frame",
-    "DescriptionList": "DescriptionList", "none": "Generic", "presentation": "Generic", "generic": "Generic", "sectionheader": "SectionHeader", "sectionfooter": "SectionFooter",
+    "textbox": "TextField",
+    "searchbox": "SearchField",
+    "combobox": "ComboBox",
+    "checkbox": "CheckBox",
+    "listbox": "ListBox",
+    "listitem": "ListItem",
+    "menuitem": "MenuItem",
+    "menubar": "MenuBar",
+    "menuitemcheckbox": "MenuItemCheckBox",
+    "menuitemradio": "MenuItemRadio",
+    "radiogroup": "RadioGroup",
+    "spinbutton": "SpinButton",
+    "treeitem": "TreeItem",
+    "treegrid": "TreeGrid",
+    "gridcell": "GridCell",
+    "columnheader": "ColumnHeader",
+    "rowheader": "RowHeader",
+    "rowgroup": "RowGroup",
+    "contentinfo": "ContentInfo",
+    "tabpanel": "TabPanel",
+    "tablist": "TabList",
+    "progressbar": "ProgressBar",
+    "scrollbar": "ScrollBar",
+    "alertdialog": "AlertDialog",
+    "img": "Image",
+    "image": "Image",
+    "StaticText": "Text",
+    "LabelText": "Label",
+    "MenuListPopup": "MenuList",
+    "MenuListOption": "Option",
+    "tab": "TabItem",
+    "document": "DocumentRegion",
+    "application": "ApplicationRegion",
+    "RootWebArea": "DocumentRegion",
+    "Iframe": "Frame",
+    "IframePresentational": "Frame",
+    "DescriptionList": "DescriptionList",
+    "none": "Generic",
+    "presentation": "Generic",
+    "generic": "Generic",
+    "sectionheader": "SectionHeader",
+    "sectionfooter": "SectionFooter",
 }
 _DROPPED_ROLES = {"generic", "none", "presentation", "", "InlineTextBox", "LineBreak", "ListMarker"}
-_VALUE_ROLES = {"textbox", "searchbox", "combobox", "spinbutton", "slider", "progressbar", "scrollbar", "meter"}
+_VALUE_ROLES = {
+    "textbox",
+    "searchbox",
+    "combobox",
+    "spinbutton",
+    "slider",
+    "progressbar",
+    "scrollbar",
+    "meter",
+}
 
 
 def pascal_role(ax_role: str) -> str:
@@ -96,8 +136,9 @@ def _element(element: Pointed, element_id: str) -> dict[str, Any]:
     return out
 
 
-def document_children(pointing: Pointing, element_id: Callable[[int], str], *, on_focus_path: bool
-                      ) -> list[dict[str, Any]]:
+def document_children(
+    pointing: Pointing, element_id: Callable[[int], str], *, on_focus_path: bool
+) -> list[dict[str, Any]]:
     """The kept elements of one document as a forest, in document order, with their states.
 
     `element_id(backend_node_id)` mints the id of a node.
@@ -163,13 +204,19 @@ def _focus_tab(tabs: list[TabFacts]) -> TabFacts | None:
     shown = [t for t in tabs if t.shown]
     with_focus = [t for t in shown if t.pointing is not None and t.pointing.has_focus]
     candidates = with_focus or shown
-    pointing_at = [t for t in candidates if t.pointing is not None and
-                   any(e.flags & FOCUS for e in t.pointing.elements)]
+    pointing_at = [
+        t for t in candidates if t.pointing is not None and any(e.flags & FOCUS for e in t.pointing.elements)
+    ]
     return (pointing_at or candidates or [None])[0]
 
 
-def assemble(app_name: str, tabs: list[TabFacts], *, window_id: Callable[[int], str] = lambda n: f"win-{n}",
-             unknown_window: str = "win-0") -> dict[str, Any]:
+def assemble(
+    app_name: str,
+    tabs: list[TabFacts],
+    *,
+    window_id: Callable[[int], str] = lambda n: f"win-{n}",
+    unknown_window: str = "win-0",
+) -> dict[str, Any]:
     """The root `Application` element over every window and tab."""
     focus = _focus_tab(tabs)
     windows: dict[str, dict[str, Any]] = {}
@@ -186,8 +233,11 @@ def assemble(app_name: str, tabs: list[TabFacts], *, window_id: Callable[[int], 
             # Like the browser's own title bar: the focused tab's title, else a shown one's.
             window["title"] = tab.title if tab is focus else window["title"] or tab.title
             if tab.pointing is not None and tab.doc_id is not None:
-                document: dict[str, Any] = {"id": tab.doc_id, "role": "Document",
-                                            "title": tab.pointing.title or tab.title}
+                document: dict[str, Any] = {
+                    "id": tab.doc_id,
+                    "role": "Document",
+                    "title": tab.pointing.title or tab.title,
+                }
                 if tab is focus:
                     document["states"] = ["focused"]
                 children = document_children(tab.pointing, tab.element_id, on_focus_path=tab is focus)
@@ -203,4 +253,3 @@ def assemble(app_name: str, tabs: list[TabFacts], *, window_id: Callable[[int], 
     if windows:
         root["children"] = list(windows.values())
     return root
-

@@ -1,0 +1,166 @@
+"""The CDP connection against a scripted DevTools endpoint on 127.0.0.1 (a real websocket).
+
+The endpoint answers like Chromium does: results and errors by id, events with and without
+a sessionId, replies out of order, and it can go silent or hang up. What is tested is the
+connection's own logic: routing, deadlines, typed errors, large frames, failing waiters.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+import websockets
+from websockets.asyncio.server import ServerConnection, serve
+
+from cdp_bridge import CommandTimeout, Connection, ConnectionClosed, ProtocolError, SessionClosed, Timeouts
+
+pytestmark = pytest.mark.anyio
+
+Handler = Callable[[ServerConnection, dict[str, Any]], Awaitable[None]]
+
+
+@asynccontextmanager
+async def endpoint(handler: Handler) -> AsyncIterator[str]:
+    async def serve_one(ws: ServerConnection) -> None:
+        try:
+            async for raw in ws:
+                await handler(ws, json.loads(raw))
+        except websockets.ConnectionClosed:
+            pass
+
+    async with serve(serve_one, "127.0.0.1", 0, max_size=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/devtools/browser/test"
+
+
+async def reply(ws: ServerConnection, message: dict[str, Any], **fields: Any) -> None:
+    out = {"id": message["id"], **fields}
+    if "sessionId" in message:
+        out["sessionId"] = message["sessionId"]
+    await ws.send(json.dumps(out))
+
+
+async def test_commands_get_their_own_answers_even_out_of_order() -> None:
+    held: list[dict[str, Any]] = []
+
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        held.append(message)
+        if len(held) == 2:  # answer the second first
+            for m in reversed(held):
+                await reply(ws, m, result={"echo": m["params"]["n"]})
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        results: dict[int, Any] = {}
+
+        async def send(n: int) -> None:
+            results[n] = await conn.browser.send("Echo", {"n": n})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send, 1)
+            tg.start_soon(send, 2)
+    assert results == {1: {"echo": 1}, 2: {"echo": 2}}
+
+
+async def test_protocol_error_carries_code_and_message() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        await reply(ws, message, error={"code": -32602, "message": "Tool not found"})
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        with pytest.raises(ProtocolError) as caught:
+            await conn.browser.send("WebMCP.invokeTool", {})
+    assert caught.value.code == -32602 and "Tool not found" in str(caught.value)
+
+
+async def test_silent_browser_times_out_and_nothing_stays_pending() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        return None
+
+    async with endpoint(handler) as url, Connection.connect(url, Timeouts(command=0.2)) as conn:
+        with pytest.raises(CommandTimeout):
+            await conn.browser.send("Page.navigate")
+        assert conn._pending == {}
+
+
+async def test_cancelled_command_leaves_nothing_pending() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        return None
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        with anyio.move_on_after(0.1):
+            await conn.browser.send("Page.navigate")
+        assert conn._pending == {}
+
+
+async def test_all_waiters_fail_at_once_when_the_browser_goes_away() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        if message["method"] == "Browser.crash":
+            await ws.close()
+
+    async with endpoint(handler) as url, Connection.connect(url, Timeouts(command=30)) as conn:
+        errors: list[BaseException] = []
+
+        async def waiting() -> None:
+            try:
+                await conn.browser.send("Runtime.evaluate")
+            except ConnectionClosed as exc:
+                errors.append(exc)
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                for _ in range(3):
+                    tg.start_soon(waiting)
+                await anyio.sleep(0.05)
+                tg.start_soon(waiting)
+                with pytest.raises(ConnectionClosed):
+                    await conn.browser.send("Browser.crash")
+        assert len(errors) == 4
+        with pytest.raises(ConnectionClosed):
+            await conn.browser.send("Browser.getVersion")
+
+
+async def test_events_route_by_session_and_detach_fails_that_sessions_waiters() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        if message["method"] == "Go":
+            await ws.send(json.dumps({"method": "Page.loadEventFired", "params": {"t": 1}, "sessionId": "S1"}))
+            await ws.send(json.dumps({"method": "Page.loadEventFired", "params": {"t": 2}, "sessionId": "S2"}))
+            await ws.send(json.dumps({"method": "Target.targetCreated", "params": {"t": 3}}))
+            await reply(ws, message, result={})
+        elif message["method"] == "Hang":
+            await ws.send(json.dumps({"method": "Target.detachedFromTarget", "params": {"sessionId": "S1"}}))
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        s1, s2 = conn.session("S1"), conn.session("S2")
+        seen: list[tuple[str, int]] = []
+        s1.on("Page.loadEventFired", lambda p: seen.append(("S1", p["t"])))
+        s2.on("Page.loadEventFired", lambda p: seen.append(("S2", p["t"])))
+        conn.browser.on("Target.targetCreated", lambda p: seen.append(("browser", p["t"])))
+        async with s2.expect("Page.loadEventFired") as loaded:
+            await conn.browser.send("Go")
+            assert (await loaded.wait(2))["t"] == 2
+        assert seen == [("S1", 1), ("S2", 2), ("browser", 3)]
+        with anyio.fail_after(5), pytest.raises(SessionClosed):
+            await s1.send("Hang")
+        with pytest.raises(SessionClosed):
+            await s1.send("Anything")
+
+
+async def test_frames_of_ten_megabytes_and_more_pass_both_ways() -> None:
+    big = "x" * (12 * 1024 * 1024)
+
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        await reply(ws, message, result={"length": len(message["params"]["data"]), "data": big})
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        answer = await conn.browser.send("Big", {"data": big})
+    assert answer["length"] == len(big) and len(answer["data"]) == len(big)
+
+
+async def test_unreachable_endpoint_is_a_clear_error() -> None:
+    with pytest.raises(ConnectionClosed, match="Could not reach"):
+        async with Connection.connect("ws://127.0.0.1:9/devtools/browser/x", Timeouts(launch=2)):
+            pass

@@ -1,0 +1,86 @@
+"""The bridge over Streamable HTTP: several clients of both protocol generations at once."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import anyio
+import httpx2
+import pytest
+from mcp_harness import open_http_client
+from playwright.async_api import async_playwright
+
+from cdp_bridge.launcher import BrowserProcess
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _windows(client) -> dict:
+    result = await client.read_resource("app://windows")
+    return json.loads(result.contents[0].text)
+
+
+async def test_every_http_client_hears_every_change(site: str, browser: BrowserProcess) -> None:
+    port = _free_port()
+    token = "test-token-123"
+    bridge = await anyio.open_process(
+        [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, "--http", f"127.0.0.1:{port}",
+         "--token", token, site + "/"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        with anyio.fail_after(20):
+            while True:
+                try:
+                    async with httpx2.AsyncClient() as http:
+                        denied = await http.post(url, json={})
+                    break
+                except httpx2.TransportError:
+                    await anyio.sleep(0.1)
+        assert denied.status_code == 401, "no token, no MCP"
+
+        async with (open_http_client(url, token, "legacy") as old, open_http_client(url, token, "auto") as new,
+                    async_playwright() as pw):
+            assert not old.modern and new.modern
+            with anyio.fail_after(20):
+                while True:
+                    names = [t.name for t in (await new.client.list_tools()).tools]
+                    if any(n.endswith("__claim_welcome_bonus") for n in names):
+                        break
+                    await new.notifications.wait_for("tools_list_changed", timeout=20)
+            win = next(n for n in names if n.endswith("__claim_welcome_bonus")).split("__")[0]
+
+            user = await pw.chromium.connect_over_cdp(browser.ws_url)
+            page = next(p for c in user.contexts for p in c.pages if p.url.startswith(site))
+            marks = (old.notifications.count("resource_updated"), new.notifications.count("resource_updated"))
+            await page.fill("#subject", "Typed by the user")
+            await old.notifications.wait_for("resource_updated", after=marks[0])
+            await new.notifications.wait_for("resource_updated", after=marks[1])
+            for client in (old.client, new.client):
+                doc = await _windows(client)
+                assert "Typed by the user" in json.dumps(doc)
+
+            marks = (old.notifications.count("tools_list_changed"), new.notifications.count("tools_list_changed"))
+            claimed = await old.client.call_tool(f"{win}__claim_welcome_bonus", {})
+            assert not claimed.is_error
+            await old.notifications.wait_for("tools_list_changed", after=marks[0])
+            await new.notifications.wait_for("tools_list_changed", after=marks[1])
+            await user.close()
+    finally:
+        bridge.terminate()
+        with anyio.move_on_after(15):
+            await bridge.wait()
+        if bridge.returncode is None:
+            bridge.kill()
+            await bridge.wait()
+    assert bridge.returncode in (0, -15)
