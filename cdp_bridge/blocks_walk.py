@@ -385,7 +385,12 @@ class _Walker:
 
     def text_by_backend(self, backend: int) -> str:
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
-        return self.text_of(node) if node is not None else ""
+        if node is None:
+            return ""
+        parts: list[str] = []
+        for child in self.children(node):  # The node itself is an error target, skipped by _collect_text.
+            self._collect_text(child, parts)
+        return " ".join("".join(parts).split())
 
     def backend_ids(self, node: Node) -> set[int]:
         found: set[int] = set()

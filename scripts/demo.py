@@ -470,6 +470,11 @@ def main() -> int:
             cause = cause.exceptions[0]
         if isinstance(cause, DemoFailure):
             print(f"\ndemo failed: {cause}", file=sys.stderr)
+        elif "Connection closed" in str(cause):
+            print(
+                "\ndemo failed: the bridge closed the MCP connection (its own message, if any, is above)",
+                file=sys.stderr,
+            )
         else:
             print(f"\ndemo failed: {type(cause).__name__}: {cause}", file=sys.stderr)
         return 1

@@ -283,3 +283,15 @@ async def test_a_ten_megabyte_answer_reaches_the_client_and_the_bridge_stays_res
     assert len(result["csv"]) >= 10 * 1024 * 1024 and result["csv"].count("\n") == result["lines"]
     count = await stage.call(f"{win}__count_rows", {})
     assert count.structured_content["result"]["rows"] == 50
+
+
+async def test_out_of_process_iframe_tools_and_content_belong_to_their_tab(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    await stage.call(f"{win}__navigate", {"url": stage.site + "/partner.html"})
+    names = await stage.wait_tools(lambda n: f"{win}__search_kb" in n)
+    assert f"{win}__list_tickets" not in names
+    found = await stage.call(f"{win}__search_kb", {"query": "refund"})
+    assert not found.is_error, found.structured_content
+    assert "Refunding a duplicate card charge" in found.structured_content["result"]["titles"]
+    doc = await stage.wait_windows(lambda d: "Search articles" in str(_window(d, win)["blocks"]))
+    assert "Partner portal" in _window(doc, win)["title"]

@@ -208,19 +208,19 @@ async def test_locate_bounds_land_on_the_element_when_the_user_clicks_there(stag
         "window.__hits = []; document.addEventListener('click', "
         "(e) => { e.preventDefault(); __hits.push(e.target.id || e.target.textContent); }, true)"
     )
-    answer = await current(stage)
-    tab = next(e for e in walk(answer["root"]) if e["role"] == "Tab" and "focused" in e.get("states", ()))
-    viewport = await locate(stage, tab["id"])
-    assert viewport["state"] == "visible"
-    document = await locate(stage, tab["children"][0]["id"])
-    assert document == viewport
     for selector, expected in (
         ("#remember", "remember"),
         ("button[type=submit]", "Sign in"),
         ("#otp", "otp"),
     ):
         await page.focus(selector)
-        target = focus_end(await current(stage))
+        answer = await current(stage)
+        target = focus_end(answer)
+        # The tab that holds the focus path; its viewport maps screen to page coordinates.
+        tab = next(e for e in with_state(answer, "focused") if e["role"] == "Tab")
+        viewport = await locate(stage, tab["id"])
+        assert viewport["state"] == "visible"
+        assert await locate(stage, tab["children"][0]["id"]) == viewport
         where = await locate(stage, target["id"])
         assert where["state"] == "visible"
         b, v = where["bounds"], viewport["bounds"]

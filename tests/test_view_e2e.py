@@ -126,7 +126,7 @@ async def test_version_holds_still_while_only_hidden_content_churns(stage: Stage
     await page.evaluate("""() => { for (const id of ['counter', 'waiting'])
         document.getElementById(id).setAttribute('aria-hidden', 'true'); }""")
     doc = await stage.wait_windows(lambda d: "updates" in _blocks_text(_window(d, win))
-                                   and "Calls waiting" not in _blocks_text(_window(d, win)))
+                                   and "Calls waiting:" not in _blocks_text(_window(d, win)))
     version = _window(doc, win)["version"]
     start = int(await page.evaluate("Number(document.getElementById('counter').textContent)"))
     await page.wait_for_function(f"Number(document.getElementById('counter').textContent) > {start + 50}",
