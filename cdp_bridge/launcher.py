@@ -360,6 +360,11 @@ async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  #
         finally:
             with anyio.CancelScope(shield=True), contextlib.suppress(*_CLOSE_ERRORS):
                 await cdp.call("Target.closeTarget", {"targetId": target})
+                # closeTarget answers before the tab is gone; a bridge attaching right after
+                # must not see the probe as a tab of the user's.
+                with anyio.move_on_after(timeouts.shutdown):
+                    while any(t["targetId"] == target for t in (await cdp.call("Target.getTargets"))["targetInfos"]):
+                        await anyio.sleep(_POLL)
     if found is None:
         raise BrowserLaunchError(f"The WebMCP probe {probe_url} did not load in {timeouts.navigation:g} s.")
     if not found:

@@ -69,7 +69,9 @@ class Stage:
         result = await self.client.read_resource("app://windows")
         return json.loads(result.contents[0].text)
 
-    async def wait_windows(self, predicate: Callable[[dict[str, Any]], Any], timeout: float = WAIT) -> dict[str, Any]:
+    async def wait_windows(
+        self, predicate: Callable[[dict[str, Any]], Any], timeout: float = WAIT
+    ) -> dict[str, Any]:
         """Re-read `app://windows` after each notification until `predicate(doc)` holds."""
         with anyio.fail_after(timeout):
             while True:
@@ -77,7 +79,9 @@ class Stage:
                 doc = await self.windows()
                 if predicate(doc):
                     return doc
-                with anyio.move_on_after(0.5):  # also re-read now and then: a test must not hinge on one event
+                with anyio.move_on_after(
+                    0.5
+                ):  # also re-read now and then: a test must not hinge on one event
                     await self.mcp.notifications.wait_for("resource_updated", after=seen, timeout=WAIT)
 
     async def tool_names(self) -> list[str]:
@@ -137,10 +141,19 @@ def _find_tab(doc: dict[str, Any], url_prefix: str) -> Any:
 
 
 @asynccontextmanager
-async def open_stage(site: str, browser: BrowserProcess, mode: str, *extra_args: str,
-                     start_path: str = "/") -> AsyncIterator[Stage]:
+async def open_stage(
+    site: str, browser: BrowserProcess, mode: str, *extra_args: str, start_path: str = "/"
+) -> AsyncIterator[Stage]:
     """Attach the bridge (as a stdio subprocess) and Playwright to `browser`."""
-    command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, *extra_args, site + start_path]
+    command = [
+        sys.executable,
+        "-m",
+        "cdp_bridge",
+        "--cdp-url",
+        browser.ws_url,
+        *extra_args,
+        site + start_path,
+    ]
     async with async_playwright() as pw:
         user = await pw.chromium.connect_over_cdp(browser.ws_url)
         # Playwright dismisses dialogs nobody listens to; the user here leaves them to the test.

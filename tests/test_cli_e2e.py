@@ -34,8 +34,9 @@ def _browsers_using(profile: Path) -> list[int]:
 
 
 async def _wait_until(predicate, timeout: float = 15.0) -> None:
+    # Process lifetimes in /proc give no event to wait on: poll, bounded.
     with anyio.fail_after(timeout):
-        while not predicate():
+        while not predicate():  # noqa: ASYNC110
             await anyio.sleep(0.05)
 
 
@@ -55,7 +56,9 @@ async def test_signal_stops_bridge_and_browser(tmp_path: Path, signum: int) -> N
     profile = tmp_path / "profile"
     process = await anyio.open_process(
         [*BRIDGE, "--headless", "--user-data-dir", str(profile)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         await _wait_until(lambda: bool(_browsers_using(profile)))
@@ -71,7 +74,9 @@ async def test_signal_stops_bridge_and_browser(tmp_path: Path, signum: int) -> N
 
 
 async def test_missing_browser_is_one_clear_sentence(tmp_path: Path) -> None:
-    result = await anyio.run_process([*BRIDGE, "--browser", str(tmp_path / "nope")], check=False, stdin=subprocess.DEVNULL)
+    result = await anyio.run_process(
+        [*BRIDGE, "--browser", str(tmp_path / "nope")], check=False, stdin=subprocess.DEVNULL
+    )
     assert result.returncode == 1
     assert result.stdout == b"", "stdout belongs to MCP"
     message = result.stderr.decode().strip()
@@ -95,7 +100,8 @@ async def test_browser_without_webmcp_is_refused_with_what_to_install(tmp_path: 
     profile = tmp_path / "profile"
     result = await anyio.run_process(
         [*BRIDGE, "--headless", "--browser", str(wrapper), "--user-data-dir", str(profile)],
-        check=False, stdin=subprocess.DEVNULL,
+        check=False,
+        stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 1
     assert "WebMCP" in result.stderr.decode()

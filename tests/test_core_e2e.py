@@ -17,15 +17,20 @@ def _window(doc: dict, window_id: str) -> dict:
 
 async def _home(stage: Stage) -> dict:
     """The home tab's window, once its page tools are all there."""
-    await stage.wait_tools(lambda names: any(n.endswith("__list_tickets") for n in names)
-                           and any(n.endswith("__search_kb") for n in names))
+    await stage.wait_tools(
+        lambda names: (
+            any(n.endswith("__list_tickets") for n in names) and any(n.endswith("__search_kb") for n in names)
+        )
+    )
     return await stage.tab_for("/")
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
 async def test_tab_is_published_as_a_window_with_its_page_content(stage: Stage) -> None:
     home = await _home(stage)
-    doc = await stage.wait_windows(lambda d: any(b["type"] == "notice" for b in _window(d, home["id"])["blocks"]))
+    doc = await stage.wait_windows(
+        lambda d: any(b["type"] == "notice" for b in _window(d, home["id"])["blocks"])
+    )
     window = _window(doc, home["id"])
     assert set(window) == WINDOW_KEYS
     assert window["id"] in doc["operableWindowIds"]
@@ -93,7 +98,9 @@ async def test_bad_input_is_refused_per_field_before_the_page_sees_it(stage: Sta
     assert missing.structured_content["fields"] == [{"field": "resolution", "error": "Required"}]
     bad_version = await stage.call(f"{win}__list_tickets", {"expectedVersion": "7"})
     assert bad_version.structured_content["code"] == "validation_failed"
-    assert await page.locator("#activity li").count() == before, "the page logged a call it should not have got"
+    assert await page.locator("#activity li").count() == before, (
+        "the page logged a call it should not have got"
+    )
 
 
 async def test_unknown_tools_and_windows_get_structured_errors(stage: Stage) -> None:
@@ -112,8 +119,10 @@ async def test_write_with_a_stale_version_is_refused_and_has_no_effect(stage: St
     await page.fill("#subject", "Printer on fire")
     doc = await stage.wait_windows(lambda d: _window(d, window["id"])["version"] > window["version"])
     current = _window(doc, window["id"])["version"]
-    refused = await stage.call(f"{window['id']}__close_ticket",
-                               {"id": 101, "resolution": "done", "expectedVersion": window["version"]})
+    refused = await stage.call(
+        f"{window['id']}__close_ticket",
+        {"id": 101, "resolution": "done", "expectedVersion": window["version"]},
+    )
     assert refused.is_error and refused.structured_content["code"] == "stale_state"
     assert refused.structured_content["currentVersion"] >= current
     ticket = await stage.call(f"{window['id']}__get_ticket", {"id": 101})
@@ -127,14 +136,21 @@ async def test_user_edit_raises_version_and_notifies(stage: Stage) -> None:
     page = await stage.user_page("/")
     await page.fill("#subject", "Refund for order 5512")
     await stage.mcp.notifications.wait_for("resource_updated", after=seen)
-    doc = await stage.wait_windows(lambda d: any(
-        item["value"] == "Refund for order 5512"
-        for b in _window(d, window["id"])["blocks"] if b["type"] == "fields" for item in b["items"]))
+    doc = await stage.wait_windows(
+        lambda d: any(
+            item["value"] == "Refund for order 5512"
+            for b in _window(d, window["id"])["blocks"]
+            if b["type"] == "fields"
+            for item in b["items"]
+        )
+    )
     assert _window(doc, window["id"])["version"] > window["version"]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
-async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: str, browser, mode: str) -> None:
+async def test_late_tool_and_self_removing_tool_send_tools_list_changed(
+    site: str, browser, mode: str
+) -> None:
     from stage import open_stage
 
     async with open_stage(site, browser, mode, start_path="/?late=1200") as stage:
@@ -163,7 +179,9 @@ async def test_slow_tool_times_out_and_is_cancelled_in_the_page(site: str, brows
         # The page logs the abort of its tool's signal: the bridge told the browser to cancel.
         await page.wait_for_function(
             "[...document.querySelectorAll('#activity li')].some(li => /slow_report.*(abort|cancel)/i"
-            ".test(li.textContent))", timeout=10_000)
+            ".test(li.textContent))",
+            timeout=10_000,
+        )
         quick = await stage.call(f"{win}__list_tickets", {})
         assert not quick.is_error, "the window works again after a timeout"
 
@@ -173,9 +191,13 @@ async def test_browser_actions_navigate_back_reload_focus(stage: Stage) -> None:
     win = window["id"]
     nav = await stage.call(f"{win}__navigate", {"url": stage.site + "/ticket.html?id=102"})
     assert not nav.is_error, nav.structured_content
-    doc = await stage.wait_windows(lambda d: "Ticket #102" in _window(d, win)["title"] + _window(d, win)["summary"])
+    doc = await stage.wait_windows(
+        lambda d: "Ticket #102" in _window(d, win)["title"] + _window(d, win)["summary"]
+    )
     assert address_of(_window(doc, win)).endswith("/ticket.html?id=102")
-    names = await stage.wait_tools(lambda n: f"{win}__ticket_details" in n and f"{win}__list_tickets" not in n)
+    names = await stage.wait_tools(
+        lambda n: f"{win}__ticket_details" in n and f"{win}__list_tickets" not in n
+    )
     assert f"{win}__get_ticket" not in names
     back = await stage.call(f"{win}__back")
     assert not back.is_error
@@ -208,7 +230,9 @@ async def test_tab_opened_by_the_page_and_by_the_user_appear_as_windows(stage: S
     result = await stage.call(f"{win}__open_ticket_in_new_tab", {"id": 105})
     assert not result.is_error
     (new_id,) = result.structured_content["openedWindowIds"]
-    doc = await stage.wait_windows(lambda d: any(w["id"] == new_id and "105" in w["title"] for w in d["windows"]))
+    doc = await stage.wait_windows(
+        lambda d: any(w["id"] == new_id and "105" in w["title"] for w in d["windows"])
+    )
     assert new_id != win
     context = stage.user.contexts[0]
     user_page = await context.new_page()
@@ -225,9 +249,14 @@ async def test_secret_fields_are_masked(stage: Stage) -> None:
     page = await stage.user_page("/login.html")
     await page.fill("#password", "hunter2-secret")
     await page.fill("#card", "4111111111111111")
-    doc = await stage.wait_windows(lambda d: any(
-        item.get("sensitive") and item["value"]
-        for b in _window(d, win)["blocks"] if b["type"] == "fields" for item in b["items"]))
+    doc = await stage.wait_windows(
+        lambda d: any(
+            item.get("sensitive") and item["value"]
+            for b in _window(d, win)["blocks"]
+            if b["type"] == "fields"
+            for item in b["items"]
+        )
+    )
     text = str(_window(doc, win))
     assert "hunter2-secret" not in text and "4111111111111111" not in text
     items = [i for b in _window(doc, win)["blocks"] if b["type"] == "fields" for i in b["items"]]
@@ -247,7 +276,8 @@ async def test_tab_that_navigates_or_closes_mid_call_ends_the_call_with_a_clear_
         tg.start_soon(call)
         await page.wait_for_function(
             "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
-            timeout=10_000)
+            timeout=10_000,
+        )
         await page.goto(stage.site + "/ticket.html?id=101")
     (navigated,) = results
     assert navigated.is_error and navigated.structured_content["code"] == "call_interrupted"
@@ -266,7 +296,8 @@ async def test_tab_that_navigates_or_closes_mid_call_ends_the_call_with_a_clear_
         tg.start_soon(call_other)
         await other_page.wait_for_function(
             "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
-            timeout=10_000)
+            timeout=10_000,
+        )
         await other_page.close()
     (closed,) = results
     assert closed.is_error and closed.structured_content["code"] == "call_interrupted"

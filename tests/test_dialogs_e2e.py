@@ -31,7 +31,8 @@ async def _open(stage: Stage, path: str, tool: str) -> str:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
 async def test_tool_that_opens_confirm_returns_the_dialog_window_and_its_answer_carries_the_result(
-        stage: Stage) -> None:
+    stage: Stage,
+) -> None:
     win = await _open(stage, "/danger.html", "purge_closed_tickets")
     seen_tools = stage.mcp.notifications.count("tools_list_changed")
     result = await stage.call(f"{win}__purge_closed_tickets")

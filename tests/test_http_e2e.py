@@ -33,9 +33,21 @@ async def test_every_http_client_hears_every_change(site: str, browser: BrowserP
     port = _free_port()
     token = "test-token-123"
     bridge = await anyio.open_process(
-        [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, "--http", f"127.0.0.1:{port}",
-         "--token", token, site + "/"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "cdp_bridge",
+            "--cdp-url",
+            browser.ws_url,
+            "--http",
+            f"127.0.0.1:{port}",
+            "--token",
+            token,
+            site + "/",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
@@ -49,8 +61,11 @@ async def test_every_http_client_hears_every_change(site: str, browser: BrowserP
                     await anyio.sleep(0.1)
         assert denied.status_code == 401, "no token, no MCP"
 
-        async with (open_http_client(url, token, "legacy") as old, open_http_client(url, token, "auto") as new,
-                    async_playwright() as pw):
+        async with (
+            open_http_client(url, token, "legacy") as old,
+            open_http_client(url, token, "auto") as new,
+            async_playwright() as pw,
+        ):
             assert not old.modern and new.modern
             with anyio.fail_after(20):
                 while True:
@@ -70,7 +85,10 @@ async def test_every_http_client_hears_every_change(site: str, browser: BrowserP
                 doc = await _windows(client)
                 assert "Typed by the user" in json.dumps(doc)
 
-            marks = (old.notifications.count("tools_list_changed"), new.notifications.count("tools_list_changed"))
+            marks = (
+                old.notifications.count("tools_list_changed"),
+                new.notifications.count("tools_list_changed"),
+            )
             claimed = await old.client.call_tool(f"{win}__claim_welcome_bonus", {})
             assert not claimed.is_error
             await old.notifications.wait_for("tools_list_changed", after=marks[0])

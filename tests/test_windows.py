@@ -62,6 +62,15 @@ def test_ids_are_name_safe_and_never_reused() -> None:
 
 
 def test_window_json_has_exactly_the_seed_fields() -> None:
-    state = WindowState(id="tab-1", title="T", version=7, summary="S", blocks=[{"type": "text", "id": "b1", "text": "x"}])
-    assert state.to_json() == {"id": "tab-1", "title": "T", "modal": False, "ownerId": None, "version": 7,
-                               "summary": "S", "blocks": [{"type": "text", "id": "b1", "text": "x"}]}
+    state = WindowState(
+        id="tab-1", title="T", version=7, summary="S", blocks=[{"type": "text", "id": "b1", "text": "x"}]
+    )
+    assert state.to_json() == {
+        "id": "tab-1",
+        "title": "T",
+        "modal": False,
+        "ownerId": None,
+        "version": 7,
+        "summary": "S",
+        "blocks": [{"type": "text", "id": "b1", "text": "x"}],
+    }

@@ -20,7 +20,7 @@ __all__ = ["ToolSpec", "tool_specs", "RESULT_SCHEMA", "EXPECTED_VERSION", "APP_A
 
 EXPECTED_VERSION = {
     "type": "integer",
-    "description": "The window's version you based this call on; a different current version refuses the call.",
+    "description": "The window version you based this call on; if it changed since, the call is refused.",
 }
 RESULT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -46,7 +46,11 @@ class ToolSpec:
 
 
 def _obj(properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": dict(properties or {}), "additionalProperties": False}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": dict(properties or {}),
+        "additionalProperties": False,
+    }
     if required:
         schema["required"] = required
     return schema
@@ -55,42 +59,82 @@ def _obj(properties: dict[str, Any] | None = None, required: list[str] | None = 
 _URL = {"type": "string", "description": "An absolute http(s), file or about: URL."}
 # (title, description, input schema, annotations)
 TAB_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "focus": ("Focus tab", "Bring this tab to the front so the user sees what you work on.", _obj(),
-              {"readOnlyHint": False, "idempotentHint": True}),
-    "navigate": ("Navigate", "Load a URL in this tab.", _obj({"url": _URL}, ["url"]),
-                 {"destructiveHint": False, "openWorldHint": True}),
+    "focus": (
+        "Focus tab",
+        "Bring this tab to the front so the user sees what you work on.",
+        _obj(),
+        {"readOnlyHint": False, "idempotentHint": True},
+    ),
+    "navigate": (
+        "Navigate",
+        "Load a URL in this tab.",
+        _obj({"url": _URL}, ["url"]),
+        {"destructiveHint": False, "openWorldHint": True},
+    ),
     "back": ("Go back", "Go back one entry in this tab's history.", _obj(), {"destructiveHint": False}),
-    "forward": ("Go forward", "Go forward one entry in this tab's history.", _obj(), {"destructiveHint": False}),
-    "reload": ("Reload", "Reload this tab's page.", _obj(), {"destructiveHint": False, "idempotentHint": True}),
-    "close": ("Close tab", "Close this tab (the page is not asked to confirm).", _obj(),
-              {"destructiveHint": True}),
+    "forward": (
+        "Go forward",
+        "Go forward one entry in this tab's history.",
+        _obj(),
+        {"destructiveHint": False},
+    ),
+    "reload": (
+        "Reload",
+        "Reload this tab's page.",
+        _obj(),
+        {"destructiveHint": False, "idempotentHint": True},
+    ),
+    "close": (
+        "Close tab",
+        "Close this tab (the page is not asked to confirm).",
+        _obj(),
+        {"destructiveHint": True},
+    ),
     "read_content": (
         "Read full content",
-        "Return this tab's full semantic content, uncut: blocks in pages, or the rows/items of one table or list "
+        "Return this tab's full semantic content, uncut: blocks in pages, or the rows/items of one table "
+        "or list "
         "block (by blockId).",
-        _obj({
-            "blockId": {"type": "string", "description": "A table or list block to read in full."},
-            "offset": {"type": "integer", "minimum": 0, "default": 0},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-        }),
+        _obj(
+            {
+                "blockId": {"type": "string", "description": "A table or list block to read in full."},
+                "offset": {"type": "integer", "minimum": 0, "default": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+            }
+        ),
         {"readOnlyHint": True, "idempotentHint": True},
     ),
-    "screenshot": ("Screenshot", "Capture what this tab shows as a PNG image.", _obj(),
-                   {"readOnlyHint": True, "idempotentHint": True}),
+    "screenshot": (
+        "Screenshot",
+        "Capture what this tab shows as a PNG image.",
+        _obj(),
+        {"readOnlyHint": True, "idempotentHint": True},
+    ),
 }
 DIALOG_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "accept": ("Accept", "Press OK (for a prompt, answer with `text`).",
-               _obj({"text": {"type": "string", "description": "The answer to a prompt."}}),
-               {"destructiveHint": False}),
+    "accept": (
+        "Accept",
+        "Press OK (for a prompt, answer with `text`).",
+        _obj({"text": {"type": "string", "description": "The answer to a prompt."}}),
+        {"destructiveHint": False},
+    ),
     "dismiss": ("Dismiss", "Press Cancel (an alert is simply closed).", _obj(), {"destructiveHint": False}),
 }
 MODAL_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "close": ("Close dialog", "Close this in-page dialog without submitting it (like its Close button).", _obj(),
-              {"destructiveHint": False}),
+    "close": (
+        "Close dialog",
+        "Close this in-page dialog without submitting it (like its Close button).",
+        _obj(),
+        {"destructiveHint": False},
+    ),
 }
 APP_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "open_tab": ("Open a new tab", "Open a new browser tab; answers its window id in openedWindowIds.",
-                 _obj({"url": {**_URL, "default": "about:blank"}}), {"destructiveHint": False, "openWorldHint": True}),
+    "open_tab": (
+        "Open a new tab",
+        "Open a new browser tab; answers its window id in openedWindowIds.",
+        _obj({"url": {**_URL, "default": "about:blank"}}),
+        {"destructiveHint": False, "openWorldHint": True},
+    ),
 }
 
 
@@ -127,8 +171,9 @@ def _page_tool_spec(window_id: str, window_title: str, tool: PageTool) -> ToolSp
     )
 
 
-def _action_spec(window_id: str, window_title: str, action: str,
-                 entry: tuple[str, str, dict[str, Any], dict[str, Any]]) -> ToolSpec:
+def _action_spec(
+    window_id: str, window_title: str, action: str, entry: tuple[str, str, dict[str, Any], dict[str, Any]]
+) -> ToolSpec:
     title, description, schema, annotations = entry
     return ToolSpec(
         name=f"{window_id}__{action}",
@@ -147,24 +192,24 @@ def tool_specs(bridge: Bridge) -> list[ToolSpec]:
     for window_id in operable_ids(states):
         tab = bridge.tabs.get(window_id)
         if tab is not None:
-            for action, entry in TAB_ACTIONS.items():
-                specs.append(_action_spec(window_id, tab.window.title, action, entry))
-            for tool in sorted(tab.mirror.tools.values(), key=lambda t: t.handle):
-                specs.append(_page_tool_spec(window_id, tab.window.title, tool))
+            specs.extend(_action_spec(window_id, tab.window.title, a, e) for a, e in TAB_ACTIONS.items())
+            tools = sorted(tab.mirror.tools.values(), key=lambda t: t.handle)
+            specs.extend(_page_tool_spec(window_id, tab.window.title, t) for t in tools)
             continue
         dialog = bridge.dialogs.get(window_id)
         if dialog is not None:
-            for action, entry in DIALOG_ACTIONS.items():
-                specs.append(_action_spec(window_id, dialog.window.title, action, entry))
+            specs.extend(
+                _action_spec(window_id, dialog.window.title, a, e) for a, e in DIALOG_ACTIONS.items()
+            )
             continue
         modal = bridge.modals.get(window_id)
         owner = bridge.tabs.get(modal.tab_id) if modal is not None else None
         if modal is not None and owner is not None:
-            for action, entry in MODAL_ACTIONS.items():
-                specs.append(_action_spec(window_id, modal.window.title, action, entry))
-            for tool in sorted(owner.mirror.tools.values(), key=lambda t: t.handle):
-                if modal.owns(tool):
-                    specs.append(_page_tool_spec(window_id, modal.window.title, tool))
-    for action, (title, description, schema, annotations) in APP_ACTIONS.items():
-        specs.append(ToolSpec(f"app__{action}", title, description, copy.deepcopy(schema), annotations, RESULT_SCHEMA))
+            specs.extend(_action_spec(window_id, modal.window.title, a, e) for a, e in MODAL_ACTIONS.items())
+            tools = sorted((t for t in owner.mirror.tools.values() if modal.owns(t)), key=lambda t: t.handle)
+            specs.extend(_page_tool_spec(window_id, modal.window.title, t) for t in tools)
+    specs.extend(
+        ToolSpec(f"app__{action}", title, description, copy.deepcopy(schema), annotations, RESULT_SCHEMA)
+        for action, (title, description, schema, annotations) in APP_ACTIONS.items()
+    )
     return specs

@@ -45,22 +45,46 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve Chromium's tabs, dialogs and WebMCP page tools as MCP windows.",
     )
     parser.add_argument("urls", nargs="*", metavar="URL", help="pages to open at start")
-    parser.add_argument("--headless", action="store_true", help="run the browser without a window "
-                        "(the default when there is no display)")
-    parser.add_argument("--browser", metavar="PATH", help="browser executable (default: $WEBMCP_BRIDGE_BROWSER, "
-                        "/usr/bin/chromium, then chromium or google-chrome on PATH)")
-    parser.add_argument("--user-data-dir", metavar="DIR", help="keep the browser profile here "
-                        "(default: a temporary profile removed on exit)")
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="run the browser without a window (the default when there is no display)",
+    )
+    parser.add_argument(
+        "--browser",
+        metavar="PATH",
+        help="browser executable (default: $WEBMCP_BRIDGE_BROWSER, "
+        "/usr/bin/chromium, then chromium or google-chrome on PATH)",
+    )
+    parser.add_argument(
+        "--user-data-dir",
+        metavar="DIR",
+        help="keep the browser profile here (default: a temporary profile removed on exit)",
+    )
     parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--token", help="bearer token for --http (default: generated and printed to stderr)")
-    parser.add_argument("--cdp-url", metavar="URL", help="attach to a running browser (http://host:port or ws://…) "
-                        "instead of launching one")
-    parser.add_argument("--extension", action="store_true",
-                        help="relay through the Chrome extension in extension/ (not available yet)")
-    parser.add_argument("--tool-timeout", type=float, default=Timeouts().tool_call, metavar="SECONDS",
-                        help="how long a page tool may run before it is cancelled (default: %(default)s)")
-    parser.add_argument("--log-level", default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
-                        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr")
+    parser.add_argument(
+        "--cdp-url",
+        metavar="URL",
+        help="attach to a running browser (http://host:port or ws://…) instead of launching one",
+    )
+    parser.add_argument(
+        "--extension",
+        action="store_true",
+        help="relay through the Chrome extension in extension/ (not available yet)",
+    )
+    parser.add_argument(
+        "--tool-timeout",
+        type=float,
+        default=Timeouts().tool_call,
+        metavar="SECONDS",
+        help="how long a page tool may run before it is cancelled (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
+        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr",
+    )
     return parser
 
 
@@ -86,7 +110,9 @@ async def run(args: argparse.Namespace) -> None:
             browser = await launch_browser(options, timeouts)
             stack.push_async_callback(browser.close)
             ws_url = browser.ws_url
-            logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
+            logger.info(
+                "launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir
+            )
         await check_webmcp(ws_url, timeouts)
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:
@@ -104,9 +130,18 @@ async def run(args: argparse.Namespace) -> None:
                 host, _, port = args.http.rpartition(":")
                 token = args.token or secrets.token_urlsafe(24)
                 if not args.token:
-                    print(f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}", file=sys.stderr)
-                await serve_http(server, broadcaster, host=host or "127.0.0.1", port=int(port), token=token,
-                                 experimental=experimental)
+                    print(
+                        f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}",
+                        file=sys.stderr,
+                    )
+                await serve_http(
+                    server,
+                    broadcaster,
+                    host=host or "127.0.0.1",
+                    port=int(port),
+                    token=token,
+                    experimental=experimental,
+                )
             else:
                 logger.info("serving MCP on stdio")
                 await serve_stdio(server, broadcaster, experimental=experimental)
@@ -119,9 +154,11 @@ async def _open_start_pages(bridge: Bridge, urls: list[str], *, reuse_blank: boo
     pending = list(urls)
     if reuse_blank and pending:
         # The browser we launched starts with one blank tab: the first URL goes there.
-        with anyio.move_on_after(timeouts.launch):
-            while not bridge.tabs:
-                await anyio.sleep(0.02)
+        first_tab = anyio.Event()
+        bridge.on_change(lambda: first_tab.set() if bridge.tabs else None)
+        if not bridge.tabs:
+            with anyio.move_on_after(timeouts.launch):
+                await first_tab.wait()
         blank = next((t for t in bridge.tabs.values() if t.page.url in ("", "about:blank")), None)
         if blank is not None:
             await bridge.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
@@ -146,8 +183,11 @@ async def _stop_when_browser_goes(connection: Connection, scope: anyio.CancelSco
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     if args.extension:
         print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
         return 2

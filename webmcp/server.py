@@ -71,19 +71,29 @@ def _tool_result(answer: dict[str, Any]) -> types.CallToolResult:
     if image is not None:
         import base64
 
-        content.append(types.ImageContent(type="image", data=base64.b64encode(image).decode(), mime_type="image/png"))
+        content.append(
+            types.ImageContent(type="image", data=base64.b64encode(image).decode(), mime_type="image/png")
+        )
         answer.setdefault("result", {}).pop("data", None)
     return types.CallToolResult(content=content, structured_content=answer)
 
 
-def build_server(bridge: Bridge, broadcaster: Broadcaster, *, name: str = "webmcp-bridge",
-                 version: str = "0.1.0", extra_resources: Any = None) -> Server[Any]:
+def build_server(
+    bridge: Bridge,
+    broadcaster: Broadcaster,
+    *,
+    name: str = "webmcp-bridge",
+    version: str = "0.1.0",
+    extra_resources: Any = None,
+) -> Server[Any]:
     """The low-level MCP server over `bridge`."""
 
     async def on_list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_to_mcp_tool(s) for s in tool_specs(bridge)])
 
-    async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         try:
             answer = await call_tool(bridge, params.name, params.arguments)
         except ToolError as exc:
@@ -95,16 +105,22 @@ def build_server(bridge: Bridge, broadcaster: Broadcaster, *, name: str = "webmc
         return _tool_result(answer)
 
     async def on_list_resources(ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
-        resources = [types.Resource(
-            name="windows", title="Browser windows", uri=WINDOWS_URI, mime_type="application/json",
-            description="Every tab and dialog as a window, with the operable set (seed 001 app://windows).",
-        )]
+        resources = [
+            types.Resource(
+                name="windows",
+                title="Browser windows",
+                uri=WINDOWS_URI,
+                mime_type="application/json",
+                description="Every tab and dialog as a window, with the operable set (seed 001 app://windows).",
+            )
+        ]
         if extra_resources is not None:
             resources.extend(extra_resources.resources())
         return types.ListResourcesResult(resources=resources)
 
-    async def on_read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-                               ) -> types.ReadResourceResult:
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == WINDOWS_URI:
             text = json.dumps(bridge.windows_json(), ensure_ascii=False, separators=(",", ":"))
@@ -121,8 +137,10 @@ def build_server(bridge: Bridge, broadcaster: Broadcaster, *, name: str = "webmc
 
     kwargs: dict[str, Any] = {}
     if extra_resources is not None and extra_resources.templates():
-        async def on_list_resource_templates(ctx: ServerRequestContext[Any], params: Any
-                                             ) -> types.ListResourceTemplatesResult:
+
+        async def on_list_resource_templates(
+            ctx: ServerRequestContext[Any], params: Any
+        ) -> types.ListResourceTemplatesResult:
             return types.ListResourceTemplatesResult(resource_templates=extra_resources.templates())
 
         kwargs["on_list_resource_templates"] = on_list_resource_templates
@@ -170,5 +188,7 @@ async def run_notifier(bridge: Bridge, broadcaster: Broadcaster, *, min_interval
 
 
 def _tools_fingerprint(bridge: Bridge) -> str:
-    return json.dumps([(s.name, s.title, s.description, s.input_schema, s.annotations) for s in tool_specs(bridge)],
-                      sort_keys=True)
+    return json.dumps(
+        [(s.name, s.title, s.description, s.input_schema, s.annotations) for s in tool_specs(bridge)],
+        sort_keys=True,
+    )
