@@ -94,7 +94,7 @@ async def _change_to_notification(stage: Stage, runs: int) -> list[float]:
             samples.append((time.perf_counter() - start) * 1000)
         # Let the bridge go quiet before the next change (bounded).
         with anyio.move_on_after(0.3):
-            await stage.mcp.notifications.wait_for("resource_updated", after=seen + 1, timeout=0.3)
+            await stage.mcp.notifications.wait_for("resource_updated", after=seen + 1, timeout=5)
     return samples
 
 
@@ -106,7 +106,7 @@ async def _idle_reads(stage: Stage, runs: int) -> tuple[list[float], int]:
     await stage.wait_windows(lambda d: len(d["windows"]) >= 20 and all(w["blocks"] for w in d["windows"]), 60)
     with anyio.move_on_after(2):  # let the last refreshes land
         while True:
-            await stage.mcp.notifications.wait_for("resource_updated", timeout=1)
+            await stage.mcp.notifications.wait_for("resource_updated", timeout=5)
     samples: list[float] = []
     size = 0
     for _ in range(runs + 3):

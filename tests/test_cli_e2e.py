@@ -18,7 +18,7 @@ BRIDGE = [sys.executable, "-m", "cdp_bridge"]
 
 
 def _browsers_using(profile: Path) -> list[int]:
-    """Pids of live processes whose command line names `profile`."""
+    """Pids of live browser processes whose command line names `profile` (not the bridge's own)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -28,7 +28,7 @@ def _browsers_using(profile: Path) -> list[int]:
             state = (entry / "stat").read_text().split(") ", 1)[1][0]
         except OSError:
             continue
-        if str(profile).encode() in cmdline and state != "Z":
+        if str(profile).encode() in cmdline and b"cdp_bridge" not in cmdline and state != "Z":
             pids.append(int(entry.name))
     return pids
 

@@ -97,6 +97,15 @@ def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
 
 async def run(args: argparse.Namespace) -> None:
     """Run the bridge until the client leaves, the browser goes away, or a signal arrives."""
+    # Signals are caught from the first moment, so a Ctrl-C during launch still stops the
+    # browser cleanly (the exit stack below closes it, shielded).
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_stop_on_signal, tg.cancel_scope)
+        await _serve(args)
+        tg.cancel_scope.cancel()
+
+
+async def _serve(args: argparse.Namespace) -> None:
     timeouts = Timeouts(tool_call=args.tool_timeout)
     async with AsyncExitStack() as stack:
         if args.cdp_url:
@@ -124,7 +133,6 @@ async def run(args: argparse.Namespace) -> None:
             server = build_server(bridge, broadcaster, extra_resources=ui_context)
             experimental = declare(server)
             tg.start_soon(run_notifier, bridge, broadcaster)
-            tg.start_soon(_stop_on_signal, tg.cancel_scope)
             tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
             if args.http:
                 host, _, port = args.http.rpartition(":")
@@ -196,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except (BridgeError, OSError, BaseExceptionGroup) as exc:
+        if isinstance(exc, BaseExceptionGroup) and exc.subgroup(KeyboardInterrupt) is not None:
+            return 130
         cause = _first_known(exc)
         if cause is None:
             raise
