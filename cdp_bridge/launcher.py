@@ -26,10 +26,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
 
-from .errors import BrowserLaunchError, BrowserNotFound, CommandTimeout, ProtocolError, WebMCPUnavailable
+from .connection import Connection
+from .errors import BrowserLaunchError, BrowserNotFound, CDPError, ProtocolError, WebMCPUnavailable
 from .timeouts import Timeouts
 
 __all__ = ["BrowserProcess", "LaunchOptions", "check_webmcp", "find_browser", "launch_browser"]
@@ -41,13 +40,12 @@ _DEFAULT_PATHS = ("/usr/bin/chromium",)
 _PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 _POLL = 0.05
 _LOG_NAME = "chromium.log"
-_CLOSE_ERRORS = (CommandTimeout, ProtocolError, WebSocketException)
 # Port 0: Chromium picks a free port and writes it to <profile>/DevToolsActivePort. No
 # --remote-allow-origins: it only gates websocket clients that send an Origin header (websockets doesn't).
 _BASE_FLAGS = (
     "--remote-debugging-port=0 --no-first-run --no-default-browser-check --disable-background-networking "
-    "--disable-component-update --disable-sync --disable-default-apps --disable-popup-blocking --password-store=basic "
-    "--use-mock-keychain"
+    "--disable-component-update --disable-sync --disable-default-apps --disable-popup-blocking "
+    "--password-store=basic --use-mock-keychain"
 ).split()
 # `ModelContext` and `document.modelContext` are [SecureContext]: about:blank never has them, with or
 # without the feature. A local browser's own DevTools HTTP endpoint is on loopback, a secure origin;
@@ -183,30 +181,6 @@ def _log_tail(path: str, lines: int = 15) -> str:
         return "(no log)"
 
 
-class _MiniCDP:
-    """Just enough JSON-RPC over one websocket for launch checks and the polite close."""
-
-    def __init__(self, ws: ClientConnection, timeout: float) -> None:
-        self._ws, self._timeout, self._next = ws, timeout, 0
-
-    async def call(self, method: str, params: dict[str, Any] | None = None, session: str = "") -> Any:
-        """Send one command and return its result, skipping events; bounded by the timeout."""
-        self._next += 1
-        msg: dict[str, Any] = {"id": self._next, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        reply: dict[str, Any] = {}
-        with anyio.move_on_after(self._timeout):
-            await self._ws.send(json.dumps(msg))
-            while reply.get("id") != self._next:  # skip events and stray replies
-                reply = json.loads(await self._ws.recv())
-        if reply.get("id") != self._next:
-            raise CommandTimeout(method, self._timeout)
-        if error := reply.get("error"):
-            raise ProtocolError(method, error.get("code", 0), error.get("message", ""), error.get("data"))
-        return reply.get("result", {})
-
-
 class BrowserProcess:
     """A running Chromium; `close()` (or leaving `async with`) stops it and removes temp files."""
 
@@ -241,8 +215,8 @@ class BrowserProcess:
     async def _polite_close(self) -> None:
         # Any failure just means we escalate to signals; the browser may drop the socket unanswered.
         with anyio.move_on_after(self._timeouts.shutdown), contextlib.suppress(Exception):
-            async with connect(self.ws_url, max_size=None, open_timeout=None) as ws:
-                await _MiniCDP(ws, self._timeouts.shutdown).call("Browser.close")
+            async with Connection.connect(self.ws_url, self._timeouts) as connection:
+                await connection.browser.send("Browser.close", timeout=self._timeouts.shutdown)
 
     async def close(self) -> None:
         """Browser.close, then SIGTERM, then SIGKILL to the group (each bounded); reap; clean up."""
@@ -323,10 +297,9 @@ async def launch_browser(options: LaunchOptions, timeouts: Timeouts = Timeouts()
             raise BrowserLaunchError(f"{executable} {why}; its log ends:\n{tail}")
         browser.ws_url = ws_url
         if len(options.start_urls) > 1:
-            async with connect(ws_url, max_size=None, open_timeout=timeouts.command) as ws:
-                cdp = _MiniCDP(ws, timeouts.command)
+            async with Connection.connect(ws_url, timeouts) as connection:
                 for url in options.start_urls[1:]:
-                    await cdp.call("Target.createTarget", {"url": url})
+                    await connection.browser.send("Target.createTarget", {"url": url})
         return browser
     except BaseException:
         await browser.close()
@@ -344,27 +317,31 @@ async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  #
     """Raise WebMCPUnavailable unless a secure page in this browser has `document.modelContext`."""
     probe_url = _probe_url(ws_url)
     found: bool | None = None
-    async with connect(ws_url, max_size=None, open_timeout=timeouts.command) as ws:
-        cdp = _MiniCDP(ws, timeouts.command)
-        target = (await cdp.call("Target.createTarget", {"url": probe_url, "background": True}))["targetId"]
+    async with Connection.connect(ws_url, timeouts) as connection:
+        browser = connection.browser
+        target = (await browser.send("Target.createTarget", {"url": probe_url, "background": True}))[
+            "targetId"
+        ]
         try:
-            attached = await cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})
+            attached = await browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})
+            session = connection.session(attached["sessionId"], target)
             with anyio.move_on_after(timeouts.navigation):
                 while found is None:  # null until the probe page (not the first about:blank) runs
                     params = {"expression": _PROBE % json.dumps(probe_url), "returnByValue": True}
                     with contextlib.suppress(ProtocolError):  # context swapped mid-navigation
-                        reply = await cdp.call("Runtime.evaluate", params, attached["sessionId"])
+                        reply = await session.send("Runtime.evaluate", params)
                         found = reply.get("result", {}).get("value")
                     if found is None:
                         await anyio.sleep(_POLL)
         finally:
-            with anyio.CancelScope(shield=True), contextlib.suppress(*_CLOSE_ERRORS):
-                await cdp.call("Target.closeTarget", {"targetId": target})
-                # closeTarget answers before the tab is gone; a bridge attaching right after
-                # must not see the probe as a tab of the user's.
-                with anyio.move_on_after(timeouts.shutdown):
-                    while any(t["targetId"] == target for t in (await cdp.call("Target.getTargets"))["targetInfos"]):
-                        await anyio.sleep(_POLL)
+            # closeTarget answers before the tab is gone; a bridge attaching right after
+            # must not see the probe as a tab of the user's: wait for the detach.
+            with anyio.CancelScope(shield=True), contextlib.suppress(CDPError):
+                async with browser.expect(
+                    "Target.detachedFromTarget", lambda p: p.get("targetId") == target
+                ) as detached:
+                    await browser.send("Target.closeTarget", {"targetId": target})
+                    await detached.wait(timeouts.shutdown)
     if found is None:
         raise BrowserLaunchError(f"The WebMCP probe {probe_url} did not load in {timeouts.navigation:g} s.")
     if not found:

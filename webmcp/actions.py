@@ -191,6 +191,11 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
             if exc.code == -32602:
                 raise ToolError("action_not_available", f"The page no longer offers {tool.name!r}.") from exc
             raise ToolError("browser_error", f"The browser refused the call: {exc.message}") from exc
+        except CommandTimeout as exc:
+            raise ToolError(
+                "action_timeout", f"The page did not take the call to {tool.name} within "
+                f"{timeouts.command:g} s (it may be busy); nothing was started."
+            ) from exc
         except CDPError as exc:
             raise ToolError("call_interrupted", f"The tab went away before the call started: {exc}") from exc
         with anyio.move_on_after(timeouts.tool_call):

@@ -196,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # Websocket frame dumps would carry page content, form values included, into the log.
+    logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
     if args.extension:
         print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
         return 2
