@@ -134,9 +134,7 @@ async def attach_raw(connection: Connection, site: str) -> tuple[RawWebMCP, str]
             if page is not None:
                 break
             await anyio.sleep(0.05)
-    attached = await connection.browser.send(
-        "Target.attachToTarget", {"targetId": page["targetId"], "flatten": True}
-    )
+    attached = await connection.browser.send("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True})
     session = connection.session(attached["sessionId"], page["targetId"])
     tree = await session.send("Page.getFrameTree")
     raw = RawWebMCP(session, tree["frameTree"]["frame"]["id"])
@@ -161,9 +159,7 @@ async def bench(n: int, warmup: int, tool: str) -> None:
         ):
             version = await connection.browser.send("Browser.getVersion")
             command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, site + "/"]
-            params = StdioServerParameters(
-                command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT)
-            )
+            params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
             async with Client(params, mode="legacy", cache=None, read_timeout_seconds=CALL_TIMEOUT) as client:
                 name = ""
                 with anyio.fail_after(SETUP_TIMEOUT):
@@ -190,9 +186,7 @@ async def bench(n: int, warmup: int, tool: str) -> None:
                 bridge_answer = (await client.call_tool(name, args)).structured_content["result"]
                 raw_answer = (await raw.call(tool, args))["output"]
                 if bridge_answer != raw_answer:
-                    raise BenchError(
-                        f"the two paths disagree:\n bridge {bridge_answer}\n raw    {raw_answer}"
-                    )
+                    raise BenchError(f"the two paths disagree:\n bridge {bridge_answer}\n raw    {raw_answer}")
 
                 for _ in range(warmup):
                     await via_bridge()

@@ -61,9 +61,7 @@ async def _ax_count(ws_url: str, url: str) -> int:
     async with Connection.connect(ws_url) as conn:
         targets = (await conn.browser.send("Target.getTargets"))["targetInfos"]
         target = next(t for t in targets if t["type"] == "page" and t["url"] == url)
-        attached = await conn.browser.send(
-            "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
-        )
+        attached = await conn.browser.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
         session = conn.session(attached["sessionId"])
         nodes = (await session.send("Accessibility.getFullAXTree", timeout=120))["nodes"]
         await conn.browser.send("Target.detachFromTarget", {"sessionId": attached["sessionId"]})

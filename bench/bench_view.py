@@ -44,8 +44,13 @@ def _stats(samples: list[float]) -> tuple[float, float]:
 
 
 async def _state_size(stage: Stage) -> int:
-    doc = await stage.wait_windows(lambda d: (w := _find_tab(d, stage.site + "/big.html")) is not None
-                                   and any(b.get("total") == 3000 for b in w["blocks"]), timeout=60)
+    doc = await stage.wait_windows(
+        lambda d: (
+            (w := _find_tab(d, stage.site + "/big.html")) is not None
+            and any(b.get("total") == 3000 for b in w["blocks"])
+        ),
+        timeout=60,
+    )
     window = _find_tab(doc, stage.site + "/big.html")
     return len(json.dumps(window, ensure_ascii=False, separators=(",", ":")).encode())
 
@@ -125,8 +130,10 @@ async def main(runs: int) -> None:
             async with open_stage(site, process, "auto", start_path="/big.html?rows=3000") as stage:
                 size = await _state_size(stage)
                 build, raw = await _build_vs_ax(stage, runs)
-                nav = await stage.call(f"{_find_tab(await stage.windows(), site + '/big.html')['id']}__navigate",
-                                       {"url": site + "/ticket.html?id=101"})
+                nav = await stage.call(
+                    f"{_find_tab(await stage.windows(), site + '/big.html')['id']}__navigate",
+                    {"url": site + "/ticket.html?id=101"},
+                )
                 assert not nav.is_error
                 change = await _change_to_notification(stage, runs)
                 reads, doc_size = await _idle_reads(stage, runs)
@@ -136,13 +143,25 @@ async def main(runs: int) -> None:
     r_med, r_p90 = _stats(raw)
     rows = [
         ("window state of /big.html?rows=3000", f"{size / 1024:.1f} KB", "", "≤ 16 KB"),
-        (f"build view, /big.html?rows=3000 (runs={runs})", f"{b_med:.0f}", f"{b_p90:.0f}",
-         f"{b_med / r_med:.2f}× of getFullAXTree (≤ 1.3×)"),
+        (
+            f"build view, /big.html?rows=3000 (runs={runs})",
+            f"{b_med:.0f}",
+            f"{b_p90:.0f}",
+            f"{b_med / r_med:.2f}× of getFullAXTree (≤ 1.3×)",
+        ),
         (f"Accessibility.getFullAXTree alone (runs={runs})", f"{r_med:.0f}", f"{r_p90:.0f}", ""),
-        (f"read app://windows, 20 idle tabs, {doc_size / 1024:.0f} KB (runs={runs})",
-         f"{_stats(reads)[0]:.1f}", f"{_stats(reads)[1]:.1f}", "< 5 ms"),
-        (f"DOM change → resources/updated at the client (runs={runs})",
-         f"{_stats(change)[0]:.0f}", f"{_stats(change)[1]:.0f}", "< 150 ms"),
+        (
+            f"read app://windows, 20 idle tabs, {doc_size / 1024:.0f} KB (runs={runs})",
+            f"{_stats(reads)[0]:.1f}",
+            f"{_stats(reads)[1]:.1f}",
+            "< 5 ms",
+        ),
+        (
+            f"DOM change → resources/updated at the client (runs={runs})",
+            f"{_stats(change)[0]:.0f}",
+            f"{_stats(change)[1]:.0f}",
+            "< 150 ms",
+        ),
     ]
     print("| figure | median ms | p90 ms | note |\n|---|---:|---:|---|")
     for row in rows:

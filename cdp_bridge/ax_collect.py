@@ -48,8 +48,12 @@ class FrameNodes:
 
     def to_json(self) -> dict[str, Any]:
         """The recorded form (tests/data/ax/*.json)."""
-        return {"key": self.key, "owner": self.owner_backend_id, "secret_ids": sorted(self.secret_ids),
-                "nodes": self.nodes}
+        return {
+            "key": self.key,
+            "owner": self.owner_backend_id,
+            "secret_ids": sorted(self.secret_ids),
+            "nodes": self.nodes,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FrameNodes:
@@ -122,8 +126,9 @@ async def _collect_secrets(send: Send, result: PageNodes) -> None:
                 content = described["node"].get("contentDocument")
                 if content is None:
                     continue
-                pushed = await send("DOM.pushNodesByBackendIdsToFrontend",
-                                    {"backendNodeIds": [content["backendNodeId"]]})
+                pushed = await send(
+                    "DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [content["backendNodeId"]]}
+                )
                 roots.extend(n for n in pushed.get("nodeIds", ()) if n)
         for root in roots:
             found = await send("DOM.querySelectorAll", {"nodeId": root, "selector": SECRET_SELECTOR})
@@ -145,8 +150,10 @@ async def _read_secret(send: Send, node_id: int, result: PageNodes) -> None:
     object_id = resolved.get("object", {}).get("objectId")
     if not object_id:
         return
-    reply = await send("Runtime.callFunctionOn",
-                       {"objectId": object_id, "functionDeclaration": _VALUE_JS, "returnByValue": True})
+    reply = await send(
+        "Runtime.callFunctionOn",
+        {"objectId": object_id, "functionDeclaration": _VALUE_JS, "returnByValue": True},
+    )
     value = reply.get("result", {}).get("value")
     if isinstance(value, str) and value:
         result.secret_values.add(value)

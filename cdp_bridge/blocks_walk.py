@@ -14,72 +14,33 @@ own block list, not the page's.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .ax_collect import FrameNodes
+from .ax_nodes import (
+    _CHECKABLE,
+    _FIELD_ROLES,
+    _GROUP_ROLES,
+    _INLINE_ROLES,
+    _NOTICE_ROLES,
+    _SKIP_ROLES,
+    _TEXT_CONTAINERS,
+    MASK,
+    Node,
+    guess_mime,
+    hidden,
+    name_of,
+    prop,
+    related,
+    role_of,
+    severity,
+)
 
-__all__ = ["MASK", "Keyed", "RawModal", "walk_frames"]
-
-MASK = "••••••"
-
-Node = Mapping[str, Any]
 Keyed = tuple[tuple[Any, ...], dict[str, Any]]
 
-_FIELD_ROLES = frozenset({
-    "textbox", "searchbox", "combobox", "checkbox", "radio", "spinbutton", "slider", "switch",
-    "listbox", "textfield", "menuitemcheckbox", "menuitemradio", "progressbar", "meter",
-})
-_CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
-_NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
-# Wrappers Chromium marks ignored without hiding them; any other reason means not shown.
-# (activeModalDialog: the inert page behind a modal; the modal itself is among its children.)
-_PASS_THROUGH = frozenset({"uninteresting", "presentationalRole", "labelFor", "labelContainer", "activeModalDialog"})
-_SKIP_ROLES = frozenset({"InlineTextBox", "ListMarker", "MenuListPopup", "button", "menu", "menubar",
-                         "toolbar", "tooltip", "scrollbar", "caption"})
-_INLINE_ROLES = frozenset({"StaticText", "link", "code", "strong", "emphasis", "mark", "subscript",
-                           "superscript", "time", "abbr", "deletion", "insertion", "none", "LineBreak"})
-# Containers that own a run of fields; plain wrappers (a div per field) do not.
-# Inside these, a generic is a span: its text runs on with its neighbours'.
-_TEXT_CONTAINERS = frozenset({"paragraph", "listitem", "cell", "term", "definition", "blockquote", "caption"})
-_GROUP_ROLES = frozenset({"form", "group", "radiogroup", "search", "dialog", "alertdialog", "region", "main",
-                          "article", "complementary", "banner", "contentinfo", "RootWebArea", "section"})
-_SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
-
-
-def name_of(node: Node) -> str:
-    """The node's accessible name, whitespace-collapsed."""
-    return " ".join(str(node.get("name", {}).get("value", "") or "").split())
-
-
-def role_of(node: Node) -> str:
-    """The node's role string (`StaticText`, `heading`, …)."""
-    return str(node.get("role", {}).get("value", ""))
-
-
-def prop(node: Node, name: str) -> Any:
-    """The value of the AX property `name`, or None."""
-    for item in node.get("properties", ()):
-        if item.get("name") == name:
-            return item.get("value", {}).get("value")
-    return None
-
-
-def _related(node: Node, name: str) -> list[int]:
-    for item in node.get("properties", ()):
-        if item.get("name") == name:
-            return [int(r["backendDOMNodeId"]) for r in item.get("value", {}).get("relatedNodes", ())
-                    if "backendDOMNodeId" in r]
-    return []
-
-
-def hidden(node: Node) -> bool:
-    """Ignored for a reason that means the user does not see it (aria-hidden, display:none…)."""
-    if not node.get("ignored"):
-        return False
-    return any(r.get("name") not in _PASS_THROUGH for r in node.get("ignoredReasons", ()))
+__all__ = ["MASK", "Keyed", "RawModal", "walk_frames"]
 
 
 @dataclass
@@ -112,8 +73,15 @@ class _Sink:
 
 class _Walker:
     def __init__(self, frames: Sequence[FrameNodes], secret_ids: set[int]) -> None:
-        self.frames = [_Frame(f.key, {n["nodeId"]: n for n in f.nodes},
-                              next((n for n in f.nodes if not n.get("parentId")), None), f.secret_ids) for f in frames]
+        self.frames = [
+            _Frame(
+                f.key,
+                {n["nodeId"]: n for n in f.nodes},
+                next((n for n in f.nodes if not n.get("parentId")), None),
+                f.secret_ids,
+            )
+            for f in frames
+        ]
         self.by_owner = {f.owner_backend_id: i for i, f in enumerate(frames) if f.owner_backend_id is not None}
         self.placed: set[int] = set()
         self.secret_ids = secret_ids
@@ -125,7 +93,7 @@ class _Walker:
         self.error_targets: set[int] = set()
         for f in frames:
             for n in f.nodes:
-                self.error_targets.update(_related(n, "errormessage"))
+                self.error_targets.update(related(n, "errormessage"))
 
     # --- keys ----------------------------------------------------------------------
 
@@ -133,8 +101,10 @@ class _Walker:
         return (self.frame.key, node.get("backendDOMNodeId", node["nodeId"]), kind)
 
     def owner_key(self, kind: str, groups_only: bool) -> tuple[Any, ...]:
-        owner = next((c for c in reversed(self.containers) if not groups_only or c[2] in _GROUP_ROLES),
-                     self.containers[0] if self.containers else (self.frame.key, 0, ""))
+        owner = next(
+            (c for c in reversed(self.containers) if not groups_only or c[2] in _GROUP_ROLES),
+            self.containers[0] if self.containers else (self.frame.key, 0, ""),
+        )
         base = (owner[0], owner[1], kind)
         n = self.ordinals.get(base, 0)
         self.ordinals[base] = n + 1
@@ -207,18 +177,22 @@ class _Walker:
         elif role in _NOTICE_ROLES or (role == "alertdialog" and not prop(node, "modal")):
             text = self.text_of(node) or name_of(node)
             if text:
-                self.emit(self.key(node), {"type": "notice", "severity": _severity(role, text), "text": text})
+                self.emit(self.key(node), {"type": "notice", "severity": severity(role, text), "text": text})
         elif role in ("image", "img") and name_of(node):
             url = str(prop(node, "url") or "")
-            self.emit(self.key(node), {"type": "media", "mimeType": _guess_mime(url), "url": url, "alt": name_of(node)})
+            self.emit(
+                self.key(node),
+                {"type": "media", "mimeType": guess_mime(url), "url": url, "alt": name_of(node)},
+            )
         elif role in ("table", "grid", "treegrid"):
             self.emit(self.key(node), self.table(node))
         elif role in ("list", "directory", "feed"):
             items = [t for t in (self.text_of(i) for i in self.descend(node, {"listitem", "article"})) if t]
             if items:
                 self.emit(self.key(node), {"type": "list", "items": items})
-        elif role == "navigation" and (links := [t for t in (self.text_of(a) or name_of(a)
-                                                             for a in self.descend(node, {"link"})) if t]):
+        elif role == "navigation" and (
+            links := [t for t in (self.text_of(a) or name_of(a) for a in self.descend(node, {"link"})) if t]
+        ):
             self.emit(self.key(node), {"type": "list", "items": links})
         elif role in ("dialog", "alertdialog") and prop(node, "modal"):
             self.modal(node)
@@ -226,8 +200,9 @@ class _Walker:
             self.iframe(node)
         elif role == "DescriptionList" and (pairs := self.term_pairs(node)):
             self.emit(self.key(node), {"type": "fields", "items": pairs})
-        elif role in _INLINE_ROLES or (role == "generic" and self.containers
-                                       and self.containers[-1][2] in _TEXT_CONTAINERS):
+        elif role in _INLINE_ROLES or (
+            role == "generic" and self.containers and self.containers[-1][2] in _TEXT_CONTAINERS
+        ):
             for child in self.children(node):
                 self.walk(child)
         else:
@@ -259,7 +234,7 @@ class _Walker:
         item = self.field_item(node)
         s.fields.append(item)
         if item.get("invalid"):
-            messages = [self.text_by_backend(b) for b in _related(node, "errormessage")]
+            messages = [self.text_by_backend(b) for b in related(node, "errormessage")]
             message = " ".join(m for m in messages if m) or str(node.get("description", {}).get("value", "") or "")
             text = f"{item['label']}: {message}" if message else f"{item['label']} is not valid."
             s.after_fields.append((self.key(node, "invalid"), {"type": "notice", "severity": "error", "text": text}))
@@ -281,9 +256,16 @@ class _Walker:
                 for child in self.children(node):
                     self._collect_text(child, parts)
                 value = " ".join("".join(parts).split())
-        item: dict[str, Any] = {"label": name_of(node) or str(prop(node, "placeholder") or "") or role, "value": value}
+        item: dict[str, Any] = {
+            "label": name_of(node) or str(prop(node, "placeholder") or "") or role,
+            "value": value,
+        }
         backend = node.get("backendDOMNodeId")
-        if backend in self.secret_ids or backend in self.frame.secret_ids or (isinstance(value, str) and value and set(value) <= {"•", "●", "*"}):
+        if (
+            backend in self.secret_ids
+            or backend in self.frame.secret_ids
+            or (isinstance(value, str) and value and set(value) <= {"•", "●", "*"})
+        ):
             item["value"] = MASK if value not in ("", None) else ""
             item["sensitive"] = True
         if str(prop(node, "invalid") or "false") not in ("false", "None"):
@@ -296,8 +278,9 @@ class _Walker:
         columns: list[str] = []
         rows: list[list[str]] = []
         for row in self.descend(node, {"row"}):
-            cells = [c for c in self.children_flat(row) if role_of(c) in
-                     ("cell", "gridcell", "columnheader", "rowheader")]
+            cells = [
+                c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
+            ]
             texts = [name_of(c) or self.text_of(c) for c in cells]
             if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
                 columns = texts
@@ -401,21 +384,6 @@ class _Walker:
                 found.add(int(current["backendDOMNodeId"]))
             stack.extend(self.children(current))
         return found
-
-
-def _severity(role: str, text: str) -> str:
-    if role in ("alert", "alertdialog"):
-        return "error"
-    return "success" if _SUCCESS.search(text) else "info"
-
-
-def _guess_mime(url: str) -> str:
-    lowered = url.lower().split("?", 1)[0]
-    for ext, mime in ((".svg", "image/svg+xml"), (".png", "image/png"), (".gif", "image/gif"),
-                      (".webp", "image/webp"), (".jpg", "image/jpeg"), (".jpeg", "image/jpeg")):
-        if lowered.endswith(ext):
-            return mime
-    return "image/*"
 
 
 def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int]) -> tuple[list[Keyed], list[RawModal]]:

@@ -233,9 +233,7 @@ class Connection:
             if "error" in message:
                 err = message["error"]
                 pending.settle(
-                    error=ProtocolError(
-                        pending.method, err.get("code", 0), err.get("message", ""), err.get("data")
-                    )
+                    error=ProtocolError(pending.method, err.get("code", 0), err.get("message", ""), err.get("data"))
                 )
             else:
                 pending.settle(result=message.get("result", {}))

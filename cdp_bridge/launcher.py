@@ -80,8 +80,7 @@ def find_browser(explicit: str | None = None) -> str:
         if found and _usable(found):
             return found
     raise BrowserNotFound(
-        f"No Chromium found: install it with `apt-get install -y chromium`, or pass --browser PATH / "
-        f"set {ENV_BROWSER}."
+        f"No Chromium found: install it with `apt-get install -y chromium`, or pass --browser PATH / set {ENV_BROWSER}."
     )
 
 
@@ -319,9 +318,7 @@ async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  #
     found: bool | None = None
     async with Connection.connect(ws_url, timeouts) as connection:
         browser = connection.browser
-        target = (await browser.send("Target.createTarget", {"url": probe_url, "background": True}))[
-            "targetId"
-        ]
+        target = (await browser.send("Target.createTarget", {"url": probe_url, "background": True}))["targetId"]
         try:
             attached = await browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})
             session = connection.session(attached["sessionId"], target)

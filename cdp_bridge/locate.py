@@ -147,8 +147,7 @@ class Bounds:
     def to_json(self) -> dict[str, float]:
         """`{x, y, width, height}` rounded to 1/100 px."""
         return {
-            k: round(v, 2)
-            for k, v in (("x", self.x), ("y", self.y), ("width", self.width), ("height", self.height))
+            k: round(v, 2) for k, v in (("x", self.x), ("y", self.y), ("width", self.width), ("height", self.height))
         }
 
 
@@ -226,9 +225,7 @@ def viewport_origin(window: WindowInfo, inner_width: float, inner_height: float)
 
 async def _world(session: CDPSession, frame_id: str, limit: float) -> int:
     # The world is created once per document and reused for the same name afterwards.
-    reply = await session.send(
-        "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": UI_WORLD}, timeout=limit
-    )
+    reply = await session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": UI_WORLD}, timeout=limit)
     return int(reply["executionContextId"])
 
 
@@ -291,9 +288,7 @@ async def collect_pointing(
             timeout=limit,
         )
         if "exceptionDetails" in reply:
-            raise ProtocolError(
-                "Runtime.evaluate", 0, str(reply["exceptionDetails"].get("text", "script failed"))
-            )
+            raise ProtocolError("Runtime.evaluate", 0, str(reply["exceptionDetails"].get("text", "script failed")))
         props = await session.send(
             "Runtime.getProperties",
             {"objectId": reply["result"]["objectId"], "ownProperties": True},
@@ -402,9 +397,7 @@ async def locate_node(
         if not facts.get("shown"):
             return Location("hidden")
         try:
-            model = (
-                await session.send("DOM.getBoxModel", {"backendNodeId": backend_node_id}, timeout=limit)
-            )["model"]
+            model = (await session.send("DOM.getBoxModel", {"backendNodeId": backend_node_id}, timeout=limit))["model"]
         except ProtocolError:
             return Location("hidden")  # connected but without a box (display: contents, or no layout)
         inner_w, inner_h = await _inner_size(session, context, facts, limit)
@@ -422,9 +415,7 @@ async def locate_node(
     return Location("visible" if facts.get("inView") and in_main_view else "offscreen", bounds)
 
 
-async def _inner_size(
-    session: CDPSession, context: int, facts: dict[str, Any], limit: float
-) -> tuple[float, float]:
+async def _inner_size(session: CDPSession, context: int, facts: dict[str, Any], limit: float) -> tuple[float, float]:
     if facts.get("top"):
         return float(facts["innerWidth"]), float(facts["innerHeight"])
     reply = await session.send(

@@ -100,7 +100,12 @@ def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
     if block["type"] == "table" and len(block["rows"]) > limits.table_rows:
         return {**block, "rows": block["rows"][: limits.table_rows], "offset": 0, "total": len(block["rows"])}
     if block["type"] == "list" and len(block["items"]) > limits.list_items:
-        return {**block, "items": block["items"][: limits.list_items], "offset": 0, "total": len(block["items"])}
+        return {
+            **block,
+            "items": block["items"][: limits.list_items],
+            "offset": 0,
+            "total": len(block["items"]),
+        }
     if block["type"] == "text" and len(block["text"]) > limits.text_chars:
         return {**block, "text": block["text"][: limits.text_chars] + "…"}
     return block
@@ -127,8 +132,14 @@ def _fit(full: list[dict[str, Any]], ids: BlockIds, limits: Limits, scope: Any) 
         parts = [f"Showing {', '.join(cut_notes)}"] if cut_notes else []
         if left_out:
             parts.append(f"{left_out} more block{'s are' if left_out != 1 else ' is'} not shown")
-        blocks.append({"type": "notice", "id": ids.id_for((scope, "left-out")), "severity": "info",
-                       "text": "; ".join(parts) + ". The window's read_content tool returns everything."})
+        blocks.append(
+            {
+                "type": "notice",
+                "id": ids.id_for((scope, "left-out")),
+                "severity": "info",
+                "text": "; ".join(parts) + ". The window's read_content tool returns everything.",
+            }
+        )
     return blocks, left_out
 
 
@@ -192,7 +203,9 @@ def build_view(
         full_blocks=full,
         keys=[k for k, _ in keyed],
         modals=modals,
-        invalid_fields=[i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")],
+        invalid_fields=[
+            i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")
+        ],
     )
 
 

@@ -126,9 +126,7 @@ class BrowserTargets:
         session.on("Target.attachedToTarget", lambda p: self._on_attached(session, p))
         self._tg.start_soon(self._set_up, parent, session, info, params.get("waitingForDebugger", False))
 
-    async def _set_up(
-        self, parent: CDPSession, session: CDPSession, info: dict[str, Any], paused: bool
-    ) -> None:
+    async def _set_up(self, parent: CDPSession, session: CDPSession, info: dict[str, Any], paused: bool) -> None:
         target_id = info["targetId"]
         if info["type"] == "page":
             page = PageTarget(

@@ -24,8 +24,8 @@ class Timeouts:
     """After a dialog opens during a tool call, how long to wait for the call to finish anyway."""
     navigation: float = 15.0
     """Navigate/back/forward/reload until the new document is committed."""
-    snapshot: float = 5.0
-    """Building one tab's semantic view."""
+    snapshot: float = 15.0
+    """Building one tab's semantic view (Chromium alone needs 1.5-5 s for a 40,000-node AX tree)."""
     shutdown: float = 5.0
     """Closing the browser before it is killed."""
     notify: float = 2.0

@@ -88,9 +88,7 @@ def describe_block(block: dict[str, Any]) -> str:
         prefix = f"h{block['heading']} " if "heading" in block else ""
         return f"{prefix}\u201c{short(block.get('text', ''))}\u201d"
     if kind == "fields":
-        items = ", ".join(
-            f"{i.get('label')}={short(i.get('value', ''), 40)!s}" for i in block.get("items", [])[:3]
-        )
+        items = ", ".join(f"{i.get('label')}={short(i.get('value', ''), 40)!s}" for i in block.get("items", [])[:3])
         more = len(block.get("items", [])) - 3
         return items + (f", \u2026 (+{more})" if more > 0 else "")
     if kind == "table":
@@ -229,9 +227,7 @@ async def subscribe(stack: AsyncExitStack, client: Client, notes: Notifications)
     else:
         # A raw request: Client.subscribe_resource is deprecated in this SDK.
         request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=WINDOWS_URI))
-        await client.session.send_request(
-            request, types.EmptyResult, request_read_timeout_seconds=STEP_TIMEOUT
-        )
+        await client.session.send_request(request, types.EmptyResult, request_read_timeout_seconds=STEP_TIMEOUT)
 
 
 def bridge_command(site: str) -> list[str]:
@@ -267,10 +263,7 @@ def address(window: dict[str, Any]) -> str:
 
 async def session(agent: Agent, site: str) -> None:
     client = agent.client
-    print(
-        f"Connected: {client.server_info.name} {client.server_info.version}, "
-        f"MCP protocol {client.protocol_version}"
-    )
+    print(f"Connected: {client.server_info.name} {client.server_info.version}, MCP protocol {client.protocol_version}")
 
     # 1 -----------------------------------------------------------------------------------------
     header(1, "Read app://windows")
@@ -338,9 +331,7 @@ async def session(agent: Agent, site: str) -> None:
     result = await agent.call(f"{tab}__navigate", {"url": site + "/danger.html"})
     expect(not result.is_error, f"navigate failed: {result.structured_content}")
     purge = f"{tab}__purge_closed_tickets"
-    await agent.until(
-        "purge_closed_tickets on /danger.html", agent.tools, lambda ts: any(t.name == purge for t in ts)
-    )
+    await agent.until("purge_closed_tickets on /danger.html", agent.tools, lambda ts: any(t.name == purge for t in ts))
     result = await agent.call(purge)
     expect(not result.is_error, f"purge_closed_tickets failed: {result.structured_content}")
     opened = result.structured_content.get("openedWindowIds") or []
@@ -357,9 +348,7 @@ async def session(agent: Agent, site: str) -> None:
         print_window(window, max_blocks=3)
     modal = window_of(doc, dialog)
     assert modal is not None
-    expect(
-        modal["modal"] is True and modal["ownerId"] == tab, f"dialog window is not a modal of {tab}: {modal}"
-    )
+    expect(modal["modal"] is True and modal["ownerId"] == tab, f"dialog window is not a modal of {tab}: {modal}")
     say(f"operableWindowIds: {doc['operableWindowIds']}   ({tab} is blocked by {dialog})")
     names = [t.name for t in await agent.tools()]
     tab_left = [n for n in names if n.startswith(tab + "__")]
@@ -372,9 +361,7 @@ async def session(agent: Agent, site: str) -> None:
     expect(original is not None, "the accept answer carries no originalCall")
     outcome = original.get("result", original.get("error"))
     say(f"=> the original {original.get('tool')} call finished with: {json.dumps(outcome)}", 4)
-    names = await agent.until(
-        f"{tab}'s tools to return", agent.tools, lambda ts: any(t.name == purge for t in ts)
-    )
+    names = await agent.until(f"{tab}'s tools to return", agent.tools, lambda ts: any(t.name == purge for t in ts))
     doc = await agent.windows()
     say(
         f"after the dialog: operableWindowIds {doc['operableWindowIds']}, "
@@ -396,9 +383,7 @@ async def session(agent: Agent, site: str) -> None:
     doc = await agent.until(
         f"{new_tab}'s page",
         agent.windows,
-        lambda d: (
-            (w := window_of(d, new_tab)) is not None and address(w).startswith(url) and "#101" in w["summary"]
-        ),
+        lambda d: (w := window_of(d, new_tab)) is not None and address(w).startswith(url) and "#101" in w["summary"],
     )
     print()
     window = window_of(doc, new_tab)
@@ -422,9 +407,7 @@ async def run(mode: str) -> None:
         print(f"Sample site: {site}/")
         print(f"Bridge:      {' '.join(command)}")
         notes = Notifications()
-        params = StdioServerParameters(
-            command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT)
-        )
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
         with anyio.fail_after(TOTAL_TIMEOUT):
             async with AsyncExitStack() as stack:
                 # cache=None: a cached read could hide the state a notification announced.

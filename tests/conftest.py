@@ -58,5 +58,9 @@ async def stage(site: str, browser: BrowserProcess, mode: str) -> AsyncIterator[
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """`--update-goldens`: rewrite tests/golden/*.json from the recorded AX trees (review the diff)."""
-    parser.addoption("--update-goldens", action="store_true", default=False,
-                     help="regenerate the snapshot golden files instead of comparing with them")
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="regenerate the snapshot golden files instead of comparing with them",
+    )

@@ -28,7 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 Kind = Literal["resource_updated", "tools_list_changed"]
 WINDOWS_URI = "app://windows"
-CONNECT_TIMEOUT_S = 15.0
+CONNECT_TIMEOUT_S = 30.0
 
 
 class Notifications:
@@ -150,9 +150,7 @@ async def open_stdio_client(
     The child inherits this process's environment plus `env`.
     """
     recorder = Notifications()
-    params = StdioServerParameters(
-        command=command[0], args=command[1:], env={**os.environ, **(env or {})}, cwd=cwd
-    )
+    params = StdioServerParameters(command=command[0], args=command[1:], env={**os.environ, **(env or {})}, cwd=cwd)
     async with AsyncExitStack() as stack:
         # Bounded by read_timeout_seconds; a fail_after here would wrap the client's task group.
         client = await stack.enter_async_context(_client(params, mode, recorder))
@@ -186,9 +184,7 @@ async def open_http_client(
                 event_hooks={"response": [watch]},
             )
         )
-        client = await stack.enter_async_context(
-            _client(streamable_http_client(url, http_client=http), mode, recorder)
-        )
+        client = await stack.enter_async_context(_client(streamable_http_client(url, http_client=http), mode, recorder))
         handle = McpTestClient(client, recorder)
         await _subscribe(stack, handle, subscribe)
         if not handle.modern:

@@ -13,6 +13,7 @@ Then run `pytest tests/test_snapshot.py --update-goldens` and review the golden 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import os
 import sys
@@ -127,9 +128,14 @@ async def record(names: list[str]) -> None:
                     for frame in nodes.frames:
                         frame.nodes = [n for n in map(_slim, frame.nodes) if n is not None]
                     doc = {"url": path, "frames": [f.to_json() for f in nodes.frames]}
-                    (DATA / f"{name}.json").write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
-                    print(f"{name}: {sum(len(f.nodes) for f in nodes.frames)} nodes, "
-                          f"{len(nodes.frames)} frame(s), {len(nodes.secret_ids)} secret(s)")
+                    # Gzipped: the 3,000-row page alone is 6 MB of JSON.
+                    (DATA / f"{name}.json.gz").write_bytes(
+                        gzip.compress((json.dumps(doc, separators=(",", ":")) + "\n").encode(), mtime=0)
+                    )
+                    print(
+                        f"{name}: {sum(len(f.nodes) for f in nodes.frames)} nodes, "
+                        f"{len(nodes.frames)} frame(s), {len(nodes.secret_ids)} secret(s)"
+                    )
                     await page.close()
                 await browser.close()
     finally:

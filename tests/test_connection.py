@@ -126,12 +126,8 @@ async def test_all_waiters_fail_at_once_when_the_browser_goes_away() -> None:
 async def test_events_route_by_session_and_detach_fails_that_sessions_waiters() -> None:
     async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
         if message["method"] == "Go":
-            await ws.send(
-                json.dumps({"method": "Page.loadEventFired", "params": {"t": 1}, "sessionId": "S1"})
-            )
-            await ws.send(
-                json.dumps({"method": "Page.loadEventFired", "params": {"t": 2}, "sessionId": "S2"})
-            )
+            await ws.send(json.dumps({"method": "Page.loadEventFired", "params": {"t": 1}, "sessionId": "S1"}))
+            await ws.send(json.dumps({"method": "Page.loadEventFired", "params": {"t": 2}, "sessionId": "S2"}))
             await ws.send(json.dumps({"method": "Target.targetCreated", "params": {"t": 3}}))
             await reply(ws, message, result={})
         elif message["method"] == "Hang":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from stage import Stage, address_of
+from stage import Stage, address_of, user_navigates
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -18,9 +18,7 @@ def _window(doc: dict, window_id: str) -> dict:
 async def _home(stage: Stage) -> dict:
     """The home tab's window, once its page tools are all there."""
     await stage.wait_tools(
-        lambda names: (
-            any(n.endswith("__list_tickets") for n in names) and any(n.endswith("__search_kb") for n in names)
-        )
+        lambda names: any(n.endswith("__list_tickets") for n in names) and any(n.endswith("__search_kb") for n in names)
     )
     return await stage.tab_for("/")
 
@@ -28,9 +26,7 @@ async def _home(stage: Stage) -> dict:
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
 async def test_tab_is_published_as_a_window_with_its_page_content(stage: Stage) -> None:
     home = await _home(stage)
-    doc = await stage.wait_windows(
-        lambda d: any(b["type"] == "notice" for b in _window(d, home["id"])["blocks"])
-    )
+    doc = await stage.wait_windows(lambda d: any(b["type"] == "notice" for b in _window(d, home["id"])["blocks"]))
     window = _window(doc, home["id"])
     assert set(window) == WINDOW_KEYS
     assert window["id"] in doc["operableWindowIds"]
@@ -98,9 +94,7 @@ async def test_bad_input_is_refused_per_field_before_the_page_sees_it(stage: Sta
     assert missing.structured_content["fields"] == [{"field": "resolution", "error": "Required"}]
     bad_version = await stage.call(f"{win}__list_tickets", {"expectedVersion": "7"})
     assert bad_version.structured_content["code"] == "validation_failed"
-    assert await page.locator("#activity li").count() == before, (
-        "the page logged a call it should not have got"
-    )
+    assert await page.locator("#activity li").count() == before, "the page logged a call it should not have got"
 
 
 async def test_unknown_tools_and_windows_get_structured_errors(stage: Stage) -> None:
@@ -148,9 +142,7 @@ async def test_user_edit_raises_version_and_notifies(stage: Stage) -> None:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
-async def test_late_tool_and_self_removing_tool_send_tools_list_changed(
-    site: str, browser, mode: str
-) -> None:
+async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: str, browser, mode: str) -> None:
     from stage import open_stage
 
     async with open_stage(site, browser, mode, start_path="/?late=1200") as stage:
@@ -191,13 +183,9 @@ async def test_browser_actions_navigate_back_reload_focus(stage: Stage) -> None:
     win = window["id"]
     nav = await stage.call(f"{win}__navigate", {"url": stage.site + "/ticket.html?id=102"})
     assert not nav.is_error, nav.structured_content
-    doc = await stage.wait_windows(
-        lambda d: "Ticket #102" in _window(d, win)["title"] + _window(d, win)["summary"]
-    )
+    doc = await stage.wait_windows(lambda d: "Ticket #102" in _window(d, win)["title"] + _window(d, win)["summary"])
     assert address_of(_window(doc, win)).endswith("/ticket.html?id=102")
-    names = await stage.wait_tools(
-        lambda n: f"{win}__ticket_details" in n and f"{win}__list_tickets" not in n
-    )
+    names = await stage.wait_tools(lambda n: f"{win}__ticket_details" in n and f"{win}__list_tickets" not in n)
     assert f"{win}__get_ticket" not in names
     back = await stage.call(f"{win}__back")
     assert not back.is_error
@@ -230,13 +218,11 @@ async def test_tab_opened_by_the_page_and_by_the_user_appear_as_windows(stage: S
     result = await stage.call(f"{win}__open_ticket_in_new_tab", {"id": 105})
     assert not result.is_error
     (new_id,) = result.structured_content["openedWindowIds"]
-    doc = await stage.wait_windows(
-        lambda d: any(w["id"] == new_id and "105" in w["title"] for w in d["windows"])
-    )
+    doc = await stage.wait_windows(lambda d: any(w["id"] == new_id and "105" in w["title"] for w in d["windows"]))
     assert new_id != win
     context = stage.user.contexts[0]
     user_page = await context.new_page()
-    await user_page.goto(stage.site + "/login.html")
+    await user_navigates(user_page, stage.site + "/login.html")
     doc = await stage.wait_windows(lambda d: any("Agent sign-in" in w["title"] for w in d["windows"]))
     await user_page.close()
     await stage.wait_windows(lambda d: not any("Agent sign-in" in w["title"] for w in d["windows"]))
@@ -278,7 +264,7 @@ async def test_tab_that_navigates_or_closes_mid_call_ends_the_call_with_a_clear_
             "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
             timeout=10_000,
         )
-        await page.goto(stage.site + "/ticket.html?id=101")
+        await user_navigates(page, stage.site + "/ticket.html?id=101")
     (navigated,) = results
     assert navigated.is_error and navigated.structured_content["code"] == "call_interrupted"
     assert "navigated" in navigated.structured_content["message"]

@@ -206,9 +206,7 @@ async def test_without_feature_check_webmcp_raises() -> None:
 
 
 def test_probe_page_is_loopback_http_or_chrome_version() -> None:
-    assert (
-        launcher._probe_url("ws://127.0.0.1:9222/devtools/browser/x") == "http://127.0.0.1:9222/json/version"
-    )
+    assert launcher._probe_url("ws://127.0.0.1:9222/devtools/browser/x") == "http://127.0.0.1:9222/json/version"
     assert launcher._probe_url("ws://localhost:9/devtools/browser/x") == "http://localhost:9/json/version"
     assert launcher._probe_url("ws://10.0.0.5:9222/devtools/browser/x") == "chrome://version/"
 
@@ -278,9 +276,7 @@ async def test_browser_that_exits_early_reports_its_log(tmp_path: Path) -> None:
 
 @needs_browser
 @pytest.mark.anyio
-async def test_launch_timeout_is_bounded_and_cleans_up(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_launch_timeout_is_bounded_and_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = tmp_path / "silent-chrome"
     fake.write_text("#!/bin/sh\nexec sleep 60\n")
     fake.chmod(0o755)
@@ -296,9 +292,7 @@ async def test_launch_timeout_is_bounded_and_cleans_up(
 @pytest.mark.anyio
 async def test_load_extension_runs_its_service_worker(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text(
-        json.dumps(
-            {"manifest_version": 3, "name": "t", "version": "1", "background": {"service_worker": "sw.js"}}
-        )
+        json.dumps({"manifest_version": 3, "name": "t", "version": "1", "background": {"service_worker": "sw.js"}})
     )
     (tmp_path / "sw.js").write_text("self.loaded = true;\n")
     async with await launch_browser(LaunchOptions(headless=True, load_extension=str(tmp_path))) as proc:
@@ -328,9 +322,7 @@ _CHILD = textwrap.dedent(
 @needs_browser
 def test_sigkilled_bridge_leaves_no_orphan_browser() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-    )
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     try:
         assert child.stdout is not None
         info = json.loads(child.stdout.readline() or "{}")

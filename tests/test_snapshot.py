@@ -7,6 +7,7 @@ are written by `pytest tests/test_snapshot.py --update-goldens` and never edited
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,12 @@ from webmcp.summary import summarize_tab
 
 DATA = Path(__file__).parent / "data" / "ax"
 GOLDEN = Path(__file__).parent / "golden"
-PAGES = sorted(p.stem for p in DATA.glob("*.json"))
+PAGES = sorted(p.name.removesuffix(".json.gz") for p in DATA.glob("*.json.gz"))
 _RECORDED_SECRETS = ("not-the-real-pass", "4111111111111111", "123456")
 
 
 def _frames(name: str) -> list[FrameNodes]:
-    doc = json.loads((DATA / f"{name}.json").read_text())
+    doc = json.loads(gzip.decompress((DATA / f"{name}.json.gz").read_bytes()))
     return [FrameNodes.from_json(f) for f in doc["frames"]]
 
 
@@ -99,8 +100,19 @@ def test_big_table_and_list_are_cut_with_offset_total_and_a_notice() -> None:
 
 def test_nav_bar_is_a_list_of_link_texts_and_buttons_never_leak_into_prose() -> None:
     view = _view("home")
-    assert {"type": "list", "id": view.blocks[2]["id"], "items": ["Queue", "Ticket detail", "Agent sign-in",
-            "Queue settings", "Danger zone", "Reports", "Live monitor"]} in view.blocks
+    assert {
+        "type": "list",
+        "id": view.blocks[2]["id"],
+        "items": [
+            "Queue",
+            "Ticket detail",
+            "Agent sign-in",
+            "Queue settings",
+            "Danger zone",
+            "Reports",
+            "Live monitor",
+        ],
+    } in view.blocks
     prose = " ".join(b["text"] for b in view.blocks if b["type"] == "text")
     assert "Create ticket" not in prose and "Send" not in prose.split()
 
@@ -109,8 +121,9 @@ def test_iframe_blocks_sit_where_the_iframe_is() -> None:
     view = _view("home")
     texts = [b.get("text") for b in view.blocks]
     kb = texts.index("Knowledge base")
-    search = next(i for i, b in enumerate(view.blocks) if b["type"] == "fields"
-                  and b["items"][0]["label"] == "Search articles")
+    search = next(
+        i for i, b in enumerate(view.blocks) if b["type"] == "fields" and b["items"][0]["label"] == "Search articles"
+    )
     assert search == kb + 1 and search < texts.index("Recent activity")
 
 

@@ -52,23 +52,16 @@ class Toy:
         ) -> types.ReadResourceResult:
             text = json.dumps({"windows": self.windows})
             return types.ReadResourceResult(
-                contents=[
-                    types.TextResourceContents(uri=WINDOWS_URI, mime_type="application/json", text=text)
-                ]
+                contents=[types.TextResourceContents(uri=WINDOWS_URI, mime_type="application/json", text=text)]
             )
 
         async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
             schema = {"type": "object", "properties": {"title": {"type": "string"}}}
             tools = [types.Tool(name="add_window", input_schema=schema)]
-            tools += [
-                types.Tool(name=f"focus_{i}", input_schema={"type": "object"})
-                for i in range(len(self.windows))
-            ]
+            tools += [types.Tool(name=f"focus_{i}", input_schema={"type": "object"}) for i in range(len(self.windows))]
             return types.ListToolsResult(tools=tools)
 
-        async def call_tool(
-            ctx: ServerRequestContext, params: types.CallToolRequestParams
-        ) -> types.CallToolResult:
+        async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
             await self.add_window(str((params.arguments or {})["title"]))
             return types.CallToolResult(content=[types.TextContent(text="ok")])
 

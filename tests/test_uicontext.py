@@ -15,7 +15,7 @@ import anyio
 import jsonschema
 import pytest
 from mcp.shared.exceptions import MCPError
-from stage import WAIT, Stage, open_stage
+from stage import WAIT, Stage, open_stage, user_navigates
 
 from cdp_bridge.locate import FOCUS, HOVER, SECRET, Pointed, Pointing
 from webmcp.uicontext import EXTENSION_ID
@@ -95,7 +95,7 @@ def focus_end(answer: dict[str, Any]) -> dict[str, Any]:
 async def shown_page(stage: Stage, path: str) -> Any:
     """The start tab, sent to `path` by the user, once the bridge has it."""
     page = await stage.user_page("/")
-    await page.goto(stage.site + path)
+    await user_navigates(page, stage.site + path)
     await page.bring_to_front()
     await stage.tab_for(path.split("?")[0])
     return page
@@ -136,7 +136,7 @@ async def test_current_matches_the_schema_on_every_kind_of_page(stage: Stage) ->
     assert find(answer, role="Heading", title="Harbor Help Desk") is not None
     assert find(answer, role="Navigation", title="Main") is not None
     for path in ("/login.html", "/big.html?rows=3000", "/modal.html"):
-        await page.goto(stage.site + path)
+        await user_navigates(page, stage.site + path)
         await stage.tab_for(path.split("?")[0])
         await current(stage)
     await page.click("#open-editor")
@@ -247,7 +247,7 @@ async def test_scrolled_out_element_is_offscreen_and_a_removed_one_is_gone(stage
     await page.evaluate("document.querySelector('#orders tbody tr').remove()")
     assert await locate(stage, cell["id"]) == {"state": "gone"}
     heading = find(await current(stage), role="Heading")
-    await page.goto(stage.site + "/login.html")
+    await user_navigates(page, stage.site + "/login.html")
     await stage.tab_for("/login.html")
     assert await locate(stage, heading["id"]) == {"state": "gone"}, "a new document retires the old ids"
 

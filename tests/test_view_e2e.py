@@ -54,7 +54,8 @@ async def test_typed_secrets_never_leave_the_bridge(stage: Stage) -> None:
         by_label = {i["label"]: i for i in fields}
         return by_label.get("Username", {}).get("value") == "sam.okafor" and all(
             by_label.get(label, {}).get("value") == "\u2022" * 6 and by_label[label].get("sensitive")
-            for label in ("Password", "Card number", "One-time code"))
+            for label in ("Password", "Card number", "One-time code")
+        )
 
     doc = await stage.wait_windows(masked)
     await stage.wait_tools(lambda names: f"{win}__echo_form" in names)
@@ -62,8 +63,12 @@ async def test_typed_secrets_never_leave_the_bridge(stage: Stage) -> None:
     echo = await stage.call(f"{win}__echo_form")
     assert not echo.is_error, echo.structured_content
     assert echo.structured_content["result"]["card"] == "\u2022" * 6
-    for text in (json.dumps(doc, ensure_ascii=False), json.dumps(read.structured_content, ensure_ascii=False),
-                 json.dumps(echo.structured_content, ensure_ascii=False), echo.content[0].text):
+    for text in (
+        json.dumps(doc, ensure_ascii=False),
+        json.dumps(read.structured_content, ensure_ascii=False),
+        json.dumps(echo.structured_content, ensure_ascii=False),
+        echo.content[0].text,
+    ):
         for secret in SECRETS.values():
             assert secret not in text
 
@@ -96,9 +101,11 @@ async def test_big_table_fits_the_budget_and_reads_in_pages(stage: Stage) -> Non
 
 @pytest.mark.parametrize("mode", ["auto"])
 async def test_block_ids_stay_put_when_the_page_re_renders_its_table(stage: Stage) -> None:
-    doc = await stage.wait_windows(lambda d: any(
-        b["type"] == "table" and any(r[0] == "#101" for r in b["rows"])
-        for w in d["windows"] for b in w["blocks"]))
+    doc = await stage.wait_windows(
+        lambda d: any(
+            b["type"] == "table" and any(r[0] == "#101" for r in b["rows"]) for w in d["windows"] for b in w["blocks"]
+        )
+    )
     window = next(w for w in doc["windows"] if any(b["type"] == "table" for b in w["blocks"]))
     before = {b["id"]: b["type"] for b in window["blocks"]}
     table_id = next(b["id"] for b in window["blocks"] if b["type"] == "table")
@@ -125,12 +132,14 @@ async def test_version_holds_still_while_only_hidden_content_churns(stage: Stage
     # Hide what changes visibly: what is left churning 50x a second is the aria-hidden clock.
     await page.evaluate("""() => { for (const id of ['counter', 'waiting'])
         document.getElementById(id).setAttribute('aria-hidden', 'true'); }""")
-    doc = await stage.wait_windows(lambda d: "updates" in _blocks_text(_window(d, win))
-                                   and "Calls waiting:" not in _blocks_text(_window(d, win)))
+    doc = await stage.wait_windows(
+        lambda d: "updates" in _blocks_text(_window(d, win)) and "Calls waiting:" not in _blocks_text(_window(d, win))
+    )
     version = _window(doc, win)["version"]
     start = int(await page.evaluate("Number(document.getElementById('counter').textContent)"))
-    await page.wait_for_function(f"Number(document.getElementById('counter').textContent) > {start + 50}",
-                                 timeout=WAIT * 1000)
+    await page.wait_for_function(
+        f"Number(document.getElementById('counter').textContent) > {start + 50}", timeout=WAIT * 1000
+    )
     assert _window(await stage.windows(), win)["version"] == version
 
 
@@ -145,9 +154,12 @@ async def test_validation_error_shows_as_an_error_notice_naming_the_field(stage:
       subject.parentElement.append(msg);
       subject.setAttribute('aria-errormessage', 'subject-error'); subject.setAttribute('aria-invalid', 'true');
     }""")
-    doc = await stage.wait_windows(lambda d: any(
-        b["type"] == "notice" and b["severity"] == "error" and b["text"] == "Subject: Subject is required."
-        for b in _window(d, win)["blocks"]))
+    doc = await stage.wait_windows(
+        lambda d: any(
+            b["type"] == "notice" and b["severity"] == "error" and b["text"] == "Subject: Subject is required."
+            for b in _window(d, win)["blocks"]
+        )
+    )
     assert "needs attention" in _window(doc, win)["summary"]
 
 
@@ -157,7 +169,11 @@ async def test_open_modal_dialog_content_leaves_the_page_blocks(stage: Stage) ->
     page = await stage.user_page("/modal.html")
     await page.click("#open-editor")
     doc = await stage.wait_windows(lambda d: "dialog" in _window(d, win)["summary"])
-    assert "Queue name" not in _blocks_text(_window(doc, win))
+    page_text = _blocks_text(_window(doc, win))
+    assert "Edit queue settings" not in page_text, "the dialog's content is the dialog window's, not the page's"
+    assert "Queue name: Tier 1" in page_text, "the page behind the backdrop keeps showing what it showed"
+    (modal,) = [w for w in doc["windows"] if w["modal"]]
+    assert "Edit queue settings" in _blocks_text(modal) or "Edit queue settings" in modal["title"]
     await page.click("#close-editor")
     doc = await stage.wait_windows(lambda d: "dialog" not in _window(d, win)["summary"])
     assert "Queue settings" in _window(doc, win)["summary"]

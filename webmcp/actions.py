@@ -14,9 +14,8 @@ while a JavaScript dialog waits for an answer: a tool call that opens one return
 
 from __future__ import annotations
 
-import base64
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -25,7 +24,8 @@ import jsonschema
 
 from cdp_bridge.errors import CDPError, CommandTimeout, ProtocolError
 
-from .bridge import Bridge, safe_send
+from .bridge import Bridge
+from .browser_actions import browser_action, open_tab
 from .catalog import APP_ACTIONS, DIALOG_ACTIONS, MODAL_ACTIONS, TAB_ACTIONS
 from .errors import ToolError
 from .mirror import Invocation, Outcome, PageTool
@@ -36,8 +36,6 @@ from .windows import blocker_of
 __all__ = ["call_tool"]
 
 logger = logging.getLogger(__name__)
-
-_ALLOWED_SCHEMES = ("http://", "https://", "file://", "about:", "data:")
 
 
 def validate(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
@@ -60,8 +58,9 @@ def validate(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
             fields.extend({"field": name, "error": "Required"} for name in missing)
         elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
-            fields.extend({"field": k, "error": "Not a parameter of this tool"} for k in error.instance
-                          if k not in allowed)
+            fields.extend(
+                {"field": k, "error": "Not a parameter of this tool"} for k in error.instance if k not in allowed
+            )
         else:
             fields.append({"field": ".".join(str(p) for p in error.path) or "(input)", "error": error.message})
     raise ToolError("validation_failed", f"Input rejected: {len(fields)} field(s) are invalid", fields=fields)
@@ -72,24 +71,34 @@ async def call_tool(bridge: Bridge, name: str, arguments: dict[str, Any] | None)
     args = dict(arguments or {})
     window_id, sep, action = name.partition("__")
     if not sep or not action:
-        raise ToolError("action_not_available", f"{name!r} is not a window tool; tool names are {{windowId}}__{{action}}.")
+        raise ToolError(
+            "action_not_available", f"{name!r} is not a window tool; tool names are {{windowId}}__{{action}}."
+        )
     expected = args.pop("expectedVersion", None)
     if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
-        raise ToolError("validation_failed", "expectedVersion must be an integer",
-                        fields=[{"field": "expectedVersion", "error": "Must be an integer"}])
+        raise ToolError(
+            "validation_failed",
+            "expectedVersion must be an integer",
+            fields=[{"field": "expectedVersion", "error": "Must be an integer"}],
+        )
     if window_id == "app":
         if action not in APP_ACTIONS:
             raise ToolError("action_not_available", f"There is no app-level action {action!r}.")
         validate(APP_ACTIONS[action][2], args)
-        return await _open_tab(bridge, str(args.get("url", "about:blank")))
+        return await open_tab(bridge, str(args.get("url", "about:blank")))
     states = bridge.window_states()
     if not any(w.id == window_id for w in states):
-        raise ToolError("window_not_found", f"Window {window_id} does not exist (it closed, or never existed); "
-                        "re-read app://windows.")
+        raise ToolError(
+            "window_not_found",
+            f"Window {window_id} does not exist (it closed, or never existed); re-read app://windows.",
+        )
     blocker = blocker_of(states, window_id)
     if blocker is not None:
-        raise ToolError("blocked_by_modal", f"Window {window_id} is blocked by {blocker}; answer that window first.",
-                        blockingWindowId=blocker)
+        raise ToolError(
+            "blocked_by_modal",
+            f"Window {window_id} is blocked by {blocker}; answer that window first.",
+            blockingWindowId=blocker,
+        )
     dialog = bridge.dialogs.get(window_id)
     if dialog is not None:
         if action not in DIALOG_ACTIONS:
@@ -103,8 +112,11 @@ async def call_tool(bridge: Bridge, name: str, arguments: dict[str, Any] | None)
     tab = bridge.tabs[window_id]
     tool = tab.mirror.by_handle(action) if action not in TAB_ACTIONS else None
     if action not in TAB_ACTIONS and tool is None:
-        raise ToolError("action_not_available", f"Window {window_id} has no tool {action!r} now (the page may have "
-                        "removed it or navigated); re-read tools/list.")
+        raise ToolError(
+            "action_not_available",
+            f"Window {window_id} has no tool {action!r} now (the page may have "
+            "removed it or navigated); re-read tools/list.",
+        )
     validate(TAB_ACTIONS[action][2] if tool is None else tool.input_schema, args)
     async with _window_lock(tab.op_lock, window_id, bridge.timeouts.tool_call):
         if expected is not None:
@@ -115,7 +127,7 @@ async def call_tool(bridge: Bridge, name: str, arguments: dict[str, Any] | None)
             raise ToolError("window_not_found", f"Window {window_id} closed.")
         if tool is not None:
             return await _invoke_page_tool(bridge, tab, tool, args)
-        return await _browser_action(bridge, tab, action, args)
+        return await browser_action(bridge, tab, action, args)
 
 
 @asynccontextmanager
@@ -131,8 +143,9 @@ async def _window_lock(lock: anyio.Lock, window_id: str, timeout: float) -> Asyn
         lock.release()
 
 
-async def _modal_call(bridge: Bridge, modal: InPageModal, action: str, args: dict[str, Any],
-                      expected: int | None) -> dict[str, Any]:
+async def _modal_call(
+    bridge: Bridge, modal: InPageModal, action: str, args: dict[str, Any], expected: int | None
+) -> dict[str, Any]:
     tab = bridge.tabs.get(modal.tab_id)
     if tab is None:
         raise ToolError("window_not_found", f"Window {modal.window.id} closed with its tab.")
@@ -165,18 +178,24 @@ async def _close_in_page_dialog(bridge: Bridge, tab: Tab, modal: InPageModal) ->
     session = tab.page.session
     try:
         resolved = await session.send("DOM.resolveNode", {"backendNodeId": modal.backend_node_id})
-        await session.send("Runtime.callFunctionOn", {
-            "objectId": resolved["object"]["objectId"],
-            "functionDeclaration": "function () { if (this.open) this.close(); }",
-        })
+        await session.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": resolved["object"]["objectId"],
+                "functionDeclaration": "function () { if (this.open) this.close(); }",
+            },
+        )
     except CDPError as exc:
         raise ToolError("window_not_found", f"Dialog {modal.window.id} is gone: {exc}") from exc
 
 
 def _check_version(current: int, expected: int | None) -> None:
     if expected is not None and expected != current:
-        raise ToolError("stale_state", f"The window changed (version {current}, you expected {expected}); "
-                        "re-read app://windows before deciding.", currentVersion=current)
+        raise ToolError(
+            "stale_state",
+            f"The window changed (version {current}, you expected {expected}); re-read app://windows before deciding.",
+            currentVersion=current,
+        )
 
 
 async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict[str, Any]) -> dict[str, Any]:
@@ -193,13 +212,15 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
             raise ToolError("browser_error", f"The browser refused the call: {exc.message}") from exc
         except CommandTimeout as exc:
             raise ToolError(
-                "action_timeout", f"The page did not take the call to {tool.name} within "
-                f"{timeouts.command:g} s (it may be busy); nothing was started."
+                "action_timeout",
+                f"The page did not take the call to {tool.name} within "
+                f"{timeouts.command:g} s (it may be busy); nothing was started.",
             ) from exc
         except CDPError as exc:
             raise ToolError("call_interrupted", f"The tab went away before the call started: {exc}") from exc
         with anyio.move_on_after(timeouts.tool_call):
             async with anyio.create_task_group() as tg:
+
                 async def _settled() -> None:
                     assert invocation is not None
                     await invocation.done.wait()
@@ -224,8 +245,10 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
                 "openedWindowIds": [dialog.window.id],
             }
         await tab.mirror.cancel(invocation, timeouts.command)
-        raise ToolError("action_timeout", f"{tool.name} did not answer within {timeouts.tool_call:g} s; "
-                        "the call was cancelled.")
+        raise ToolError(
+            "action_timeout",
+            f"{tool.name} did not answer within {timeouts.tool_call:g} s; the call was cancelled.",
+        )
     finally:
         bridge.forget_dialog_event(tab, dialog_opened)
         if invocation is not None:
@@ -248,8 +271,9 @@ async def _follow_call(bridge: Bridge, tab: Tab, dialog: JsDialog, invocation: I
         dialog.call_done.set()
 
 
-async def _page_result(bridge: Bridge, tab: Tab, tool: PageTool, outcome: Outcome,
-                       opened_mark: tuple[int, int] | None = None) -> dict[str, Any]:
+async def _page_result(
+    bridge: Bridge, tab: Tab, tool: PageTool, outcome: Outcome, opened_mark: tuple[int, int] | None = None
+) -> dict[str, Any]:
     if outcome.status == "Completed":
         output = outcome.output
         # A page may echo what the user typed into a password or card field: mask it (issue 4).
@@ -264,8 +288,7 @@ async def _page_result(bridge: Bridge, tab: Tab, tool: PageTool, outcome: Outcom
         return answer
     if outcome.status == "Error":
         page_message = tab.mask(outcome.error_text)
-        raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}",
-                        pageMessage=page_message)
+        raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}", pageMessage=page_message)
     if outcome.status == "Canceled":
         raise ToolError("call_interrupted", f"The page cancelled the call to {tool.name}.")
     raise ToolError("call_interrupted", outcome.error_text or f"The call to {tool.name} was interrupted.")
@@ -283,7 +306,7 @@ async def _opened_by(bridge: Bridge, tab: Tab, mark: tuple[int, int]) -> list[st
     # (or never, when a popup blocker stops it: hence the short bound).
     with anyio.move_on_after(min(1.0, bridge.timeouts.command)):
         while len(mine()) < expected:
-            await anyio.sleep(0.01)
+            await bridge.target_created.wait()
     opened: list[str] = []
     for target_id in mine():
         page = await bridge.targets.wait_attached(target_id, bridge.timeouts.command)
@@ -313,195 +336,3 @@ async def _answer_dialog(bridge: Bridge, dialog: JsDialog, accept: bool, text: A
             answer["result"] = {"originalCall": {"tool": name, "pending": True}}
             answer["message"] += f" The call to {name} that opened it is still running."
     return answer
-
-
-async def _open_tab(bridge: Bridge, url: str) -> dict[str, Any]:
-    _check_url(url)
-    try:
-        page = await bridge.targets.create_page(url, bridge.timeouts.navigation)
-    except CDPError as exc:
-        raise ToolError("browser_error", f"The browser could not open a tab: {exc}") from exc
-    tab = bridge.tab_for_target(page.target_id) if page is not None else None
-    if tab is None:
-        raise ToolError("action_timeout", "The new tab did not come up in time.")
-    return {"message": f"Opened {tab.id} at {url}.", "openedWindowIds": [tab.id]}
-
-
-def _check_url(url: str) -> None:
-    if not url.startswith(_ALLOWED_SCHEMES):
-        raise ToolError("validation_failed", f"Not a URL the bridge opens: {url!r}",
-                        fields=[{"field": "url", "error": "Must start with http://, https://, file://, about: or data:"}])
-
-
-async def _browser_action(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any]) -> dict[str, Any]:
-    session = tab.page.session
-    timeouts = bridge.timeouts
-    try:
-        if action == "focus":
-            await bridge.connection.browser.send("Target.activateTarget", {"targetId": tab.page.target_id})
-            await safe_send(session, "Page.bringToFront", {}, timeouts.command)
-            return {"message": f"{tab.id} is in front."}
-        if action == "close":
-            return await _close_tab(bridge, tab)
-        if action == "screenshot":
-            shot = await session.send("Page.captureScreenshot", {"format": "png"}, timeout=timeouts.navigation)
-            return {"message": f"Screenshot of {tab.id}.", "result": {"mimeType": "image/png", "data": shot["data"]},
-                    "_image": base64.b64decode(shot["data"])}
-        if action == "read_content":
-            return _read_content(tab, args)
-        return await _navigation(bridge, tab, action, args)
-    except CDPError as exc:
-        raise ToolError("browser_error", f"The browser refused {action} on {tab.id}: {exc}", detail=str(exc)) from exc
-
-
-async def _unless_dialog(bridge: Bridge, tab: Tab, work: Callable[[], Awaitable[Any]], timeout: float
-                         ) -> tuple[bool, Any]:
-    """Run `work` until it ends, a JavaScript dialog opens on `tab`, or `timeout` passes.
-
-    Returns (finished, value). A dialog (beforeunload before a navigation or close, an
-    alert during a page's load) stops the wait: the page now waits for the agent.
-    """
-    dialog_opened = bridge.dialog_opened_event(tab)
-    outcome: dict[str, Any] = {}
-    try:
-        with anyio.move_on_after(timeout):
-            async with anyio.create_task_group() as tg:
-                async def _work() -> None:
-                    # Kept and raised below: from inside the task group it would come out wrapped
-                    # in an ExceptionGroup that no caller's `except ToolError` would catch.
-                    try:
-                        outcome["value"] = await work()
-                    except Exception as exc:  # noqa: BLE001 - re-raised as is after the group
-                        outcome["error"] = exc
-                    tg.cancel_scope.cancel()
-
-                async def _dialog() -> None:
-                    await dialog_opened.wait()
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(_work)
-                tg.start_soon(_dialog)
-    finally:
-        bridge.forget_dialog_event(tab, dialog_opened)
-    if "error" in outcome:
-        raise outcome["error"]
-    return "value" in outcome, outcome.get("value")
-
-
-def _dialog_answer(tab: Tab, what: str) -> dict[str, Any] | None:
-    dialog = tab.dialog
-    if dialog is None:
-        return None
-    return {"message": f"{what}: the page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; "
-            "answer it with its accept or dismiss tool.", "openedWindowIds": [dialog.window.id]}
-
-
-async def _close_tab(bridge: Bridge, tab: Tab) -> dict[str, Any]:
-    # Page.close runs the page's beforeunload handler, as a user's close would. Chromium may
-    # also answer a close with success yet keep a tab that is mid-navigation: only the
-    # target's destruction counts, with Target.closeTarget as the second try.
-    await safe_send(tab.page.session, "Page.close", {}, bridge.timeouts.command)
-    finished, _ = await _unless_dialog(bridge, tab, tab.gone.wait, 2)
-    if not finished and (answer := _dialog_answer(tab, f"{tab.id} did not close yet")) is not None:
-        return answer
-    if not tab.gone.is_set():
-        await bridge.connection.browser.send("Target.closeTarget", {"targetId": tab.page.target_id})
-        with anyio.move_on_after(bridge.timeouts.navigation):
-            await tab.gone.wait()
-    if not tab.gone.is_set():
-        raise ToolError("browser_error", f"{tab.id} did not close; the page may be blocking it.")
-    return {"message": f"Closed {tab.id}."}
-
-
-async def _navigation(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any]) -> dict[str, Any]:
-    session = tab.page.session
-    timeouts = bridge.timeouts
-    async with session.expect("Page.loadEventFired") as loaded:
-
-        async def start() -> dict[str, Any] | None:
-            if action == "navigate":
-                url = str(args["url"])
-                _check_url(url)
-                reply = await session.send("Page.navigate", {"url": url}, timeout=timeouts.navigation)
-                if reply.get("errorText"):
-                    raise ToolError("browser_error", f"Could not load {url}: {reply['errorText']}",
-                                    detail=reply["errorText"])
-                if not reply.get("loaderId"):
-                    return {"message": f"{tab.id} moved to {url} within the page."}
-            elif action == "reload":
-                await session.send("Page.reload", {}, timeout=timeouts.navigation)
-            else:
-                history = await session.send("Page.getNavigationHistory")
-                index = history["currentIndex"] + (-1 if action == "back" else 1)
-                entries = history["entries"]
-                if not 0 <= index < len(entries):
-                    raise ToolError("action_not_available", f"{tab.id} has no "
-                                    f"{'previous' if action == 'back' else 'next'} page in its history.")
-                await session.send("Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]},
-                                   timeout=timeouts.navigation)
-            return None
-
-        finished, early = await _unless_dialog(bridge, tab, start, timeouts.navigation)
-        if finished and early is not None:
-            return dict(early)
-        if not finished:
-            return _dialog_answer(tab, f"{action} waits") or {
-                "message": f"{tab.id} is still loading after {timeouts.navigation:g} s."}
-        async def until_loaded() -> bool:
-            try:
-                await loaded.wait(timeouts.navigation)
-            except CommandTimeout:
-                return False
-            return True
-
-        finished, was_loaded = await _unless_dialog(bridge, tab, until_loaded, timeouts.navigation)
-        if not finished:
-            answer = _dialog_answer(tab, f"{action} is under way")
-            if answer is not None:
-                return answer
-        elif not was_loaded:
-            return {"message": f"{tab.id} is still loading after {timeouts.navigation:g} s."}
-    tab.mark_dirty()
-    await tab.refresh()
-    return {"message": f"{tab.id} now shows {tab.page.url or 'the page'} (version {tab.window.version})."}
-
-
-_READ_ROWS = 100
-
-
-def _read_content(tab: Tab, args: dict[str, Any]) -> dict[str, Any]:
-    """The window's full content (seed 001 §9): blocks in pages, or one table's rows / list's items.
-
-    In block pages a table or list longer than 100 rows is cut (`offset`/`total`) so a
-    page stays readable; its rows come in pages with `blockId`. Blocks of an open in-page
-    modal are readable by `blockId` too. Values are already masked in the view.
-    """
-    offset = max(0, int(args.get("offset", 0)))
-    limit = min(1000, max(1, int(args.get("limit", 100))))
-    view = tab.view
-    full = view.full_blocks if view is not None else []
-    block_id = args.get("blockId")
-    if block_id is not None:
-        modal_blocks = [b for m in view.modals for b in m.full_blocks] if view is not None else []
-        block = next((b for b in [*full, *modal_blocks] if b["id"] == block_id), None)
-        if block is None or block["type"] not in ("table", "list"):
-            raise ToolError("validation_failed", f"{block_id!r} is not a table or list block of {tab.id}; "
-                            "read app://windows for the current block ids.",
-                            fields=[{"field": "blockId", "error": "No such table or list block"}])
-        key = "rows" if block["type"] == "table" else "items"
-        part = {k: v for k, v in block.items() if k != key}
-        part[key] = block[key][offset: offset + limit]
-        part.update(offset=offset, total=len(block[key]), version=tab.window.version)
-        end = offset + len(part[key])
-        return {"message": f"{key.capitalize()} {offset}\u2013{end} of {len(block[key])} of {block_id}.",
-                "result": part}
-    page = [_cut_rows(b) for b in full[offset: offset + limit]]
-    return {"message": f"Blocks {offset}\u2013{offset + len(page)} of {len(full)}.",
-            "result": {"blocks": page, "offset": offset, "total": len(full), "version": tab.window.version}}
-
-
-def _cut_rows(block: dict[str, Any]) -> dict[str, Any]:
-    key = {"table": "rows", "list": "items"}.get(block["type"])
-    if key is None or len(block[key]) <= _READ_ROWS:
-        return block
-    return {**block, key: block[key][:_READ_ROWS], "offset": 0, "total": len(block[key])}

@@ -51,6 +51,8 @@ class Bridge:
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self.dialog_waiters: dict[str, anyio.Event] = {}
         """Tab window id → event set when a dialog opens there (a tool call waits on it)."""
+        self.target_created = anyio.Event()
+        """Set (and replaced) each time the browser announces a new page target."""
         self.opened_seq = 0
         self.opened_log: list[tuple[int, str, str]] = []
         """(sequence number, opener target id, new target id) of the latest pages opened by pages."""
@@ -136,6 +138,8 @@ class Bridge:
     def _on_target_created(self, params: dict[str, Any]) -> None:
         info = params.get("targetInfo", {})
         opener = info.get("openerId")
+        created, self.target_created = self.target_created, anyio.Event()
+        created.set()
         if info.get("type") == "page" and opener:
             self.opened_seq += 1
             self.opened_log.append((self.opened_seq, opener, info["targetId"]))
@@ -225,8 +229,12 @@ class Bridge:
         for key, seen in found.items():
             modal = mine.get(key)
             if modal is None:
-                window = WindowState(id=self._ids.mint("dlg"), title=seen.title or "Dialog", modal=True,
-                                     owner_id=top_of_tab(self.window_states(), tab.id))
+                window = WindowState(
+                    id=self._ids.mint("dlg"),
+                    title=seen.title or "Dialog",
+                    modal=True,
+                    owner_id=top_of_tab(self.window_states(), tab.id),
+                )
                 backend = key[1] if isinstance(key, tuple) and isinstance(key[1], int) else None
                 modal = InPageModal(window, tab.id, key, backend, frozenset(seen.backend_ids))
                 self.modals[window.id] = modal
@@ -235,8 +243,11 @@ class Bridge:
             modal.backend_ids = frozenset(seen.backend_ids)
             tools = sum(1 for t in tab.mirror.tools.values() if modal.owns(t))
             summary = modal_summary(seen.title, seen.blocks, tools)
-            if (seen.title or "Dialog", summary, seen.blocks) != (modal.window.title, modal.window.summary,
-                                                                     modal.window.blocks):
+            if (seen.title or "Dialog", summary, seen.blocks) != (
+                modal.window.title,
+                modal.window.summary,
+                modal.window.blocks,
+            ):
                 modal.window.title = seen.title or "Dialog"
                 modal.window.summary = summary
                 modal.window.blocks = list(seen.blocks)

@@ -198,9 +198,7 @@ def tool_specs(bridge: Bridge) -> list[ToolSpec]:
             continue
         dialog = bridge.dialogs.get(window_id)
         if dialog is not None:
-            specs.extend(
-                _action_spec(window_id, dialog.window.title, a, e) for a, e in DIALOG_ACTIONS.items()
-            )
+            specs.extend(_action_spec(window_id, dialog.window.title, a, e) for a, e in DIALOG_ACTIONS.items())
             continue
         modal = bridge.modals.get(window_id)
         owner = bridge.tabs.get(modal.tab_id) if modal is not None else None

@@ -119,9 +119,7 @@ async def _serve(args: argparse.Namespace) -> None:
             browser = await launch_browser(options, timeouts)
             stack.push_async_callback(browser.close)
             ws_url = browser.ws_url
-            logger.info(
-                "launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir
-            )
+            logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
         await check_webmcp(ws_url, timeouts)
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:

@@ -136,18 +136,14 @@ class ToolMirror:
                 annotations=dict(raw.get("annotations") or {}),
                 backend_node_id=raw.get("backendNodeId"),
             )
-        logger.debug(
-            "tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())]
-        )
+        logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
 
     def _removed(self, session: CDPSession, params: dict[str, Any]) -> None:
         for raw in params.get("tools", ()):
             key = (session.session_id, str(raw.get("frameId", "")), str(raw.get("name", "")))
             self.tools.pop(key, None)
-        logger.debug(
-            "tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())]
-        )
+        logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
 
     def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:

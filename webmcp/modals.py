@@ -62,9 +62,7 @@ def dialog_blocks(kind: str, message: str, default_prompt: str) -> list[dict[str
     """The content of a JavaScript dialog window: its message, and a prompt's answer field."""
     blocks: list[dict[str, Any]] = [{"type": "text", "id": "message", "text": message}]
     if kind == "prompt":
-        blocks.append(
-            {"type": "fields", "id": "answer", "items": [{"label": "Answer", "value": default_prompt}]}
-        )
+        blocks.append({"type": "fields", "id": "answer", "items": [{"label": "Answer", "value": default_prompt}]})
     return blocks
 
 
@@ -77,7 +75,5 @@ def modal_summary(title: str, blocks: Sequence[dict[str, Any]], tool_count: int)
         parts.append(f"it needs attention: \u201c{errors[0][:120]}\u201d")
     if fields:
         parts.append(f"{fields} form field{'s' if fields != 1 else ''}")
-    parts.append(
-        f"{tool_count} page tool{'s' if tool_count != 1 else ''}" if tool_count else "close it to go on"
-    )
+    parts.append(f"{tool_count} page tool{'s' if tool_count != 1 else ''}" if tool_count else "close it to go on")
     return "; ".join(parts) + "."

@@ -71,9 +71,7 @@ def _tool_result(answer: dict[str, Any]) -> types.CallToolResult:
     if image is not None:
         import base64
 
-        content.append(
-            types.ImageContent(type="image", data=base64.b64encode(image).decode(), mime_type="image/png")
-        )
+        content.append(types.ImageContent(type="image", data=base64.b64encode(image).decode(), mime_type="image/png"))
         answer.setdefault("result", {}).pop("data", None)
     return types.CallToolResult(content=content, structured_content=answer)
 
@@ -91,9 +89,7 @@ def build_server(
     async def on_list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_to_mcp_tool(s) for s in tool_specs(bridge)])
 
-    async def on_call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             answer = await call_tool(bridge, params.name, params.arguments)
         except ToolError as exc:

@@ -44,9 +44,9 @@ def summarize_tab(title: str, url: str, view: View | None, tool_count: int, load
         return f"Loading {_place(url)}." if loading else f"Shows {_place(url)} with nothing readable yet."
     subject = view.headings[0] if view.headings else title
     parts = [f"Shows {_quote(subject)}" if subject else f"Shows {_place(url)}"]
-    attention: list[str] = []
-    for modal in view.modals:
-        attention.append(f"the dialog {_quote(modal.title)} is open" if modal.title else "a dialog is open")
+    attention: list[str] = [
+        f"the dialog {_quote(modal.title)} is open" if modal.title else "a dialog is open" for modal in view.modals
+    ]
     errors = [n["text"] for n in view.notices if n.get("severity") == "error"]
     if errors:
         more = f" (and {_plural(len(errors) - 1, 'more error')})" if len(errors) > 1 else ""

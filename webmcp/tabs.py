@@ -15,9 +15,9 @@ from typing import Any
 
 import anyio
 
+from cdp_bridge.ax_collect import SECRET_SELECTOR, FrameNodes, collect_page
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from cdp_bridge.ax_collect import SECRET_SELECTOR, FrameNodes, collect_page
 from cdp_bridge.snapshot import BlockIds, View, build_view, mask_secrets
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
@@ -31,7 +31,18 @@ __all__ = ["Tab", "JsDialog", "BROWSER_ACTIONS", "install_observer", "SECRET_SEL
 logger = logging.getLogger(__name__)
 
 BROWSER_ACTIONS = frozenset(
-    {"focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot", "accept", "dismiss"}
+    {
+        "focus",
+        "navigate",
+        "back",
+        "forward",
+        "reload",
+        "close",
+        "read_content",
+        "screenshot",
+        "accept",
+        "dismiss",
+    }
 )
 WORLD = "webmcp_bridge"
 BINDING = "__webmcpBridgeDirty"
@@ -57,7 +68,8 @@ async def install_observer(session: CDPSession) -> None:
     await session.send("Runtime.enable")
     await session.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
     await session.send(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True}
+        "Page.addScriptToEvaluateOnNewDocument",
+        {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True},
     )
     await session.send("WebMCP.enable")
 
@@ -93,6 +105,7 @@ class Tab:
         self._doc_seq = 0
         self.ids = BlockIds()
         self.view: View | None = None
+        self._page_blocks: list[dict[str, Any]] = []
         self._secret_values: frozenset[str] = frozenset()
         self.loading = True
         self.closed = False
@@ -166,8 +179,11 @@ class Tab:
             await self._dirty.wait()
             if self.closed:
                 return
+            started = anyio.current_time()
             await self.refresh()
-            await anyio.sleep(_REFRESH_MIN_INTERVAL)
+            # A huge page's AX tree takes seconds and holds its renderer meanwhile: pausing as
+            # long as the build took leaves the page (and its tool calls) at least half the time.
+            await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
 
     async def refresh(self) -> None:
         """Rebuild the view now (if anything changed since the last build)."""
@@ -230,9 +246,14 @@ class Tab:
             self._on_change()
         summary = summarize_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
         self.view = view
+        # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
+        # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
+        if not view.modals:
+            self._page_blocks = view.blocks
+        page_blocks = self._page_blocks if view.modals else view.blocks
         # Like a browser's address bar: the agent always knows where the tab is.
-        blocks = [{"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]},
-                  *view.blocks]
+        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
+        blocks = [address, *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
             self.window.blocks = blocks

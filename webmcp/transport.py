@@ -103,9 +103,7 @@ class Broadcaster:
 
     async def tools_list_changed(self) -> None:
         """Send `notifications/tools/list_changed` to every session and listener."""
-        await self._fan_out(
-            list(self._peers.values()), lambda s: s.send_tool_list_changed(), ToolsListChanged()
-        )
+        await self._fan_out(list(self._peers.values()), lambda s: s.send_tool_list_changed(), ToolsListChanged())
 
     async def resources_list_changed(self) -> None:
         """Send `notifications/resources/list_changed` to every session and listener."""
@@ -171,9 +169,7 @@ class Broadcaster:
         self._peer_for(ctx)
         return await call_next(ctx)
 
-    async def _on_subscribe(
-        self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams
-    ) -> EmptyResult:
+    async def _on_subscribe(self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams) -> EmptyResult:
         peer = self._peer_for(ctx)
         if peer is not None:
             peer.subscriptions.add(str(params.uri))

@@ -145,9 +145,7 @@ class UIContext:
         tab = next(iter(self.bridge.tabs.values()), None)
         if not self._app_name and tab is not None and tab.dialog is None:
             try:
-                brands = await browser_brands(
-                    tab.page.session, tab.page.target_id, self.bridge.timeouts.command
-                )
+                brands = await browser_brands(tab.page.session, tab.page.target_id, self.bridge.timeouts.command)
             except CDPError:
                 brands = []
             self._app_name = _brand_name(brands) if brands else ""
@@ -272,9 +270,7 @@ class UIContext:
             return Location("gone")
         b = reply["bounds"]
         state = "hidden" if b.get("windowState") == "minimized" else "visible"
-        return Location(
-            state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0))
-        )
+        return Location(state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)))
 
     async def _locate_app(self, limit: float) -> Location:
         windows: list[WindowInfo] = []
