@@ -80,6 +80,9 @@ async def _unless_dialog(
     Returns (finished, value). A dialog (beforeunload before a navigation or close, an
     alert during a page's load) stops the wait: the page now waits for the agent.
     """
+    if tab.dialog is not None:
+        # One opened between two phases of an action (say, an alert as the new page loads).
+        return False, None
     dialog_opened = bridge.dialog_opened_event(tab)
     outcome: dict[str, Any] = {}
     try:
