@@ -200,7 +200,6 @@ def _check_version(current: int, expected: int | None) -> None:
 
 async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict[str, Any]) -> dict[str, Any]:
     timeouts = bridge.timeouts
-    dialog_opened = bridge.dialog_opened_event(tab)
     invocation: Invocation | None = None
     opened_mark = (bridge.opened_seq, tab.window_opens)
     try:
@@ -218,23 +217,12 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
             ) from exc
         except CDPError as exc:
             raise ToolError("call_interrupted", f"The tab went away before the call started: {exc}") from exc
-        with anyio.move_on_after(timeouts.tool_call):
-            async with anyio.create_task_group() as tg:
-
-                async def _settled() -> None:
-                    assert invocation is not None
-                    await invocation.done.wait()
-                    tg.cancel_scope.cancel()
-
-                async def _dialog() -> None:
-                    await dialog_opened.wait()
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(_settled)
-                tg.start_soon(_dialog)
+        # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
+        # already, and unless_dialog returns at once.
+        await bridge.unless_dialog(tab, invocation.done.wait, timeouts.tool_call)
         if invocation.outcome is not None:
             return await _page_result(bridge, tab, tool, invocation.outcome, opened_mark)
-        if tab.dialog is not None and dialog_opened.is_set():
+        if tab.dialog is not None:
             dialog = tab.dialog
             dialog.opened_by_call = invocation
             bridge.spawn(_follow_call, bridge, tab, dialog, invocation)
@@ -250,7 +238,6 @@ async def _invoke_page_tool(bridge: Bridge, tab: Tab, tool: PageTool, args: dict
             f"{tool.name} did not answer within {timeouts.tool_call:g} s; the call was cancelled.",
         )
     finally:
-        bridge.forget_dialog_event(tab, dialog_opened)
         if invocation is not None:
             tab.mirror.finish(invocation)
 

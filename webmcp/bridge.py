@@ -10,7 +10,7 @@ this" (`call`, in `webmcp.actions`). Whenever anything it publishes changes it s
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -266,6 +266,42 @@ class Bridge:
         """Stop reporting dialogs of `tab` to `event`."""
         if self.dialog_waiters.get(tab.id) is event:
             self.dialog_waiters.pop(tab.id, None)
+
+    async def unless_dialog(self, tab: Tab, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
+        """Run `work` until it ends, a JavaScript dialog opens on `tab`, or `timeout` passes.
+
+        Returns (finished, value). A dialog (beforeunload before a navigation or close, an
+        alert during a page's load) stops the wait: the page now waits for the agent.
+        """
+        if tab.dialog is not None:
+            # One opened between two phases of an action (say, an alert as the new page loads).
+            return False, None
+        dialog_opened = self.dialog_opened_event(tab)
+        outcome: dict[str, Any] = {}
+        try:
+            with anyio.move_on_after(timeout):
+                async with anyio.create_task_group() as tg:
+
+                    async def _work() -> None:
+                        # Kept and raised below: from inside the task group it would come out wrapped
+                        # in an ExceptionGroup that no caller's `except ToolError` would catch.
+                        try:
+                            outcome["value"] = await work()
+                        except Exception as exc:  # noqa: BLE001 - re-raised as is after the group
+                            outcome["error"] = exc
+                        tg.cancel_scope.cancel()
+
+                    async def _dialog() -> None:
+                        await dialog_opened.wait()
+                        tg.cancel_scope.cancel()
+
+                    tg.start_soon(_work)
+                    tg.start_soon(_dialog)
+        finally:
+            self.forget_dialog_event(tab, dialog_opened)
+        if "error" in outcome:
+            raise outcome["error"]
+        return "value" in outcome, outcome.get("value")
 
     def spawn(self, func: Callable[..., Any], *args: Any) -> None:
         """Run `func(*args)` in the bridge's task group (it outlives the calling request)."""

@@ -8,7 +8,6 @@ it, because the page now waits for the agent.
 from __future__ import annotations
 
 import base64
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -72,45 +71,6 @@ async def browser_action(bridge: Bridge, tab: Tab, action: str, args: dict[str, 
         raise ToolError("browser_error", f"The browser refused {action} on {tab.id}: {exc}", detail=str(exc)) from exc
 
 
-async def _unless_dialog(
-    bridge: Bridge, tab: Tab, work: Callable[[], Awaitable[Any]], timeout: float
-) -> tuple[bool, Any]:
-    """Run `work` until it ends, a JavaScript dialog opens on `tab`, or `timeout` passes.
-
-    Returns (finished, value). A dialog (beforeunload before a navigation or close, an
-    alert during a page's load) stops the wait: the page now waits for the agent.
-    """
-    if tab.dialog is not None:
-        # One opened between two phases of an action (say, an alert as the new page loads).
-        return False, None
-    dialog_opened = bridge.dialog_opened_event(tab)
-    outcome: dict[str, Any] = {}
-    try:
-        with anyio.move_on_after(timeout):
-            async with anyio.create_task_group() as tg:
-
-                async def _work() -> None:
-                    # Kept and raised below: from inside the task group it would come out wrapped
-                    # in an ExceptionGroup that no caller's `except ToolError` would catch.
-                    try:
-                        outcome["value"] = await work()
-                    except Exception as exc:  # noqa: BLE001 - re-raised as is after the group
-                        outcome["error"] = exc
-                    tg.cancel_scope.cancel()
-
-                async def _dialog() -> None:
-                    await dialog_opened.wait()
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(_work)
-                tg.start_soon(_dialog)
-    finally:
-        bridge.forget_dialog_event(tab, dialog_opened)
-    if "error" in outcome:
-        raise outcome["error"]
-    return "value" in outcome, outcome.get("value")
-
-
 def _dialog_answer(tab: Tab, what: str) -> dict[str, Any] | None:
     dialog = tab.dialog
     if dialog is None:
@@ -127,7 +87,7 @@ async def _close_tab(bridge: Bridge, tab: Tab) -> dict[str, Any]:
     # also answer a close with success yet keep a tab that is mid-navigation: only the
     # target's destruction counts, with Target.closeTarget as the second try.
     await safe_send(tab.page.session, "Page.close", {}, bridge.timeouts.command)
-    finished, _ = await _unless_dialog(bridge, tab, tab.gone.wait, 2)
+    finished, _ = await bridge.unless_dialog(tab, tab.gone.wait, 2)
     if not finished and (answer := _dialog_answer(tab, f"{tab.id} did not close yet")) is not None:
         return answer
     if not tab.gone.is_set():
@@ -175,7 +135,7 @@ async def _navigation(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any
                 )
             return None
 
-        finished, early = await _unless_dialog(bridge, tab, start, timeouts.navigation)
+        finished, early = await bridge.unless_dialog(tab, start, timeouts.navigation)
         if finished and early is not None:
             return dict(early)
         if not finished:
@@ -190,7 +150,7 @@ async def _navigation(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any
                 return False
             return True
 
-        finished, was_loaded = await _unless_dialog(bridge, tab, until_loaded, timeouts.navigation)
+        finished, was_loaded = await bridge.unless_dialog(tab, until_loaded, timeouts.navigation)
         if not finished:
             answer = _dialog_answer(tab, f"{action} is under way")
             if answer is not None:
