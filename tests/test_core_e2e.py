@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import anyio
 import pytest
 from stage import Stage, address_of, user_navigates
@@ -312,3 +314,32 @@ async def test_out_of_process_iframe_tools_and_content_belong_to_their_tab(stage
     assert "Refunding a duplicate card charge" in found.structured_content["result"]["titles"]
     doc = await stage.wait_windows(lambda d: "Search articles" in str(_window(d, win)["blocks"]))
     assert "Partner portal" in _window(doc, win)["title"]
+
+
+async def test_attaching_to_a_page_already_loaded_finds_its_iframe_tools_too(site: str, browser) -> None:
+    # The user's browser shows the page before the bridge attaches: WebMCP.enable replays
+    # only main-frame tools, so the iframe's search_kb must be recovered another way.
+    from mcp_harness import open_stdio_client
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        user = await pw.chromium.connect_over_cdp(browser.ws_url)
+        page = await user.contexts[0].new_page()
+        await page.evaluate("url => { location.href = url; }", site + "/?late=never")
+        await page.wait_for_url(site + "/?late=never", wait_until="load")
+        await page.frame_locator("iframe").locator("#kb-query").wait_for()
+        command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url]
+        async with open_stdio_client(command, mode="auto") as mcp:
+            with anyio.fail_after(15):
+                while True:
+                    names = [t.name for t in (await mcp.client.list_tools()).tools]
+                    if any(n.endswith("__search_kb") for n in names) and any(
+                        n.endswith("__list_tickets") for n in names
+                    ):
+                        break
+                    await mcp.notifications.wait_for("tools_list_changed", timeout=15)
+            tool = next(n for n in names if n.endswith("__search_kb"))
+            found = await mcp.client.call_tool(tool, {"query": "refund"})
+            assert not found.is_error, found.structured_content
+            assert "Refunding a duplicate card charge" in found.structured_content["result"]["titles"]
+        await user.close()

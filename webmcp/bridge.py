@@ -134,6 +134,9 @@ class Bridge:
         session.on("Page.javascriptDialogOpening", lambda p: self._dialog_opened(tab, session, p))
         session.on("Page.javascriptDialogClosed", lambda p: self._dialog_closed(tab, session, p))
         await install_observer(session)
+        if session is page.session and page.url not in ("", "about:blank"):
+            # A page that was already loaded when the bridge attached (--cdp-url).
+            await tab.mirror.recover_child_frames(session)
 
     def _on_target_created(self, params: dict[str, Any]) -> None:
         info = params.get("targetInfo", {})

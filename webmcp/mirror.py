@@ -28,6 +28,15 @@ logger = logging.getLogger(__name__)
 
 _SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _EARLY_KEEP = 256
+_PROBE_WORLD = "webmcp_bridge_tools"
+_GET_TOOLS_JS = """(async () => {
+  const mc = document.modelContext;
+  if (!mc || typeof mc.getTools !== "function") return [];
+  const tools = await mc.getTools();
+  return tools.filter((t) => t.window === window).map((t) => ({
+    name: String(t.name), description: String(t.description || ""), inputSchema: t.inputSchema || undefined,
+  }));
+})()"""
 
 
 @dataclass
@@ -138,6 +147,45 @@ class ToolMirror:
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
+
+    async def recover_child_frames(self, session: CDPSession) -> None:
+        """Read the tools of child frames that registered before `WebMCP.enable`.
+
+        Chromium's enable replays only the main frame's tools, so on a page that was loaded
+        before the bridge attached (`--cdp-url`), a same-process iframe's tools would stay
+        unknown until it registered again. The page API's getTools() still lists them; each
+        frame's own are those whose `window` is that frame's. Annotations are not exposed
+        there, so recovered tools carry none.
+        """
+        tree = await session.send("Page.getFrameTree")
+        pending = list(tree["frameTree"].get("childFrames", ()))
+        while pending:
+            node = pending.pop(0)
+            pending.extend(node.get("childFrames", ()))
+            frame_id = str(node["frame"]["id"])
+            try:
+                world = await session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _PROBE_WORLD})
+                reply = await session.send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": _GET_TOOLS_JS,
+                        "contextId": world["executionContextId"],
+                        "awaitPromise": True,
+                        "returnByValue": True,
+                    },
+                )
+            except CDPError as exc:
+                logger.debug("could not read the tools of frame %s: %s", frame_id[:8], exc)
+                continue
+            found = reply.get("result", {}).get("value") or []
+            known = {(key[0], key[1], key[2]) for key in self.tools}
+            fresh = [
+                {**tool, "frameId": frame_id}
+                for tool in found
+                if isinstance(tool, dict) and (session.session_id, frame_id, tool.get("name")) not in known
+            ]
+            if fresh:
+                self._added(session, {"tools": fresh})
 
     def _removed(self, session: CDPSession, params: dict[str, Any]) -> None:
         for raw in params.get("tools", ()):
