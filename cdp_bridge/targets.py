@@ -40,6 +40,8 @@ class PageTarget:
     frame_sessions: dict[str, CDPSession] = field(default_factory=dict)
     """Out-of-process iframes: frame (= target) id → its own session."""
     closed: bool = False
+    crashed: bool = False
+    """The renderer died (the page target is gone with it)."""
 
     def sessions(self) -> list[CDPSession]:
         """The page's own session first, then those of its out-of-process iframes."""
@@ -80,7 +82,7 @@ class BrowserTargets:
         browser.on("Target.attachedToTarget", lambda p: self._on_attached(browser, p))
         browser.on("Target.targetInfoChanged", self._on_info_changed)
         browser.on("Target.targetDestroyed", self._on_destroyed)
-        browser.on("Target.targetCrashed", self._on_destroyed)
+        browser.on("Target.targetCrashed", self._on_crashed)
         self._conn.on_session_closed(self._on_session_closed)
         await browser.send("Target.setDiscoverTargets", {"discover": True})
         await browser.send(
@@ -194,6 +196,12 @@ class BrowserTargets:
             page.url = info.get("url", "")
             page.title = info.get("title", "")
             self._observer.page_changed(page)
+
+    def _on_crashed(self, params: dict[str, Any]) -> None:
+        page = self.pages.get(params["targetId"])
+        if page is not None:
+            page.crashed = True
+        self._on_destroyed(params)
 
     def _on_destroyed(self, params: dict[str, Any]) -> None:
         target_id = params["targetId"]

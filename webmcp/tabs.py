@@ -265,4 +265,5 @@ class Tab:
         self.closed = True
         self.gone.set()
         self._dirty.set()
-        self.mirror.interrupt_all("The tab closed while the tool was running.")
+        what = "crashed" if self.page.crashed else "closed"
+        self.mirror.interrupt_all(f"The tab {what} while the tool was running.")
