@@ -112,10 +112,6 @@ class Bridge:
         """The tab published as `window_id`."""
         return self.tabs.get(window_id)
 
-    def owner_tab(self, dialog: JsDialog) -> Tab | None:
-        """The tab a dialog belongs to."""
-        return self.tabs.get(dialog.window.owner_id or "")
-
     def tab_for_target(self, target_id: str) -> Tab | None:
         """The tab of a page target id."""
         return self._tab_by_target.get(target_id)

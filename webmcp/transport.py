@@ -30,7 +30,6 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
-    ResourcesListChanged,
     ResourceUpdated,
     ServerEvent,
     ToolsListChanged,
@@ -104,11 +103,6 @@ class Broadcaster:
     async def tools_list_changed(self) -> None:
         """Send `notifications/tools/list_changed` to every session and listener."""
         await self._fan_out(list(self._peers.values()), lambda s: s.send_tool_list_changed(), ToolsListChanged())
-
-    async def resources_list_changed(self) -> None:
-        """Send `notifications/resources/list_changed` to every session and listener."""
-        peers = list(self._peers.values())
-        await self._fan_out(peers, lambda s: s.send_resource_list_changed(), ResourcesListChanged())
 
     def close_listeners(self) -> None:
         """End every open `subscriptions/listen` stream gracefully (used at shutdown)."""
