@@ -245,6 +245,14 @@ async def document_key(session: CDPSession, limit: float) -> str:
     return str(frame.get("loaderId") or frame["id"])
 
 
+async def _value(session: CDPSession, context: int, expression: str, limit: float) -> Any:
+    """The JSON value of `expression` evaluated in our isolated world `context`."""
+    reply = await session.send(
+        "Runtime.evaluate", {"expression": expression, "contextId": context, "returnByValue": True}, timeout=limit
+    )
+    return reply.get("result", {}).get("value")
+
+
 async def browser_brands(session: CDPSession, frame_id: str, limit: float) -> list[str]:
     """`navigator.userAgentData.brands` as the page sees them (Chromium lists only "Chromium").
 
@@ -252,16 +260,10 @@ async def browser_brands(session: CDPSession, frame_id: str, limit: float) -> li
         CDPError: the page went away.
     """
     context = await _world(session, frame_id, limit)
-    reply = await session.send(
-        "Runtime.evaluate",
-        {
-            "expression": "(navigator.userAgentData ? navigator.userAgentData.brands : []).map((b) => b.brand)",
-            "contextId": context,
-            "returnByValue": True,
-        },
-        timeout=limit,
+    brands = await _value(
+        session, context, "(navigator.userAgentData ? navigator.userAgentData.brands : []).map((b) => b.brand)", limit
     )
-    return [str(b) for b in reply.get("result", {}).get("value") or []]
+    return [str(b) for b in brands or []]
 
 
 async def collect_pointing(
@@ -418,12 +420,7 @@ async def locate_node(
 async def _inner_size(session: CDPSession, context: int, facts: dict[str, Any], limit: float) -> tuple[float, float]:
     if facts.get("top"):
         return float(facts["innerWidth"]), float(facts["innerHeight"])
-    reply = await session.send(
-        "Runtime.evaluate",
-        {"expression": "[innerWidth, innerHeight]", "contextId": context, "returnByValue": True},
-        timeout=limit,
-    )
-    width, height = reply["result"]["value"]
+    width, height = await _value(session, context, "[innerWidth, innerHeight]", limit)
     return float(width), float(height)
 
 
@@ -434,16 +431,9 @@ async def locate_viewport(session: CDPSession, frame_id: str, window: WindowInfo
         CDPError: the page went away.
     """
     context = await _world(session, frame_id, limit)
-    reply = await session.send(
-        "Runtime.evaluate",
-        {
-            "expression": "[innerWidth, innerHeight, document.visibilityState === 'visible']",
-            "contextId": context,
-            "returnByValue": True,
-        },
-        timeout=limit,
+    width, height, shown = await _value(
+        session, context, "[innerWidth, innerHeight, document.visibilityState === 'visible']", limit
     )
-    width, height, shown = reply["result"]["value"]
     ox, oy = viewport_origin(window, float(width), float(height))
     state: Literal["visible", "hidden"] = "visible" if shown and window.state != "minimized" else "hidden"
     return Location(state, Bounds(ox, oy, float(width), float(height)))
