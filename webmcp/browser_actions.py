@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from cdp_bridge.errors import CDPError, CommandTimeout
+from cdp_bridge.errors import CDPError
 
 from .bridge import Bridge, safe_send
 from .errors import ToolError
@@ -99,10 +99,51 @@ async def _close_tab(bridge: Bridge, tab: Tab) -> dict[str, Any]:
     return {"message": f"Closed {tab.id}."}
 
 
+class _LoadWatch:
+    """Main-frame commits and load events of one tab, in the order the browser sent them.
+
+    A navigation's own load is the first load after *its* commit: a load event still due
+    from the page being left (say, a slow iframe) must not count as the new page's.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+        self.changed = anyio.Event()
+
+    def _add(self, kind: str, loader_id: str = "") -> None:
+        self.events.append((kind, loader_id))
+        changed, self.changed = self.changed, anyio.Event()
+        changed.set()
+
+    def committed(self, params: dict[str, Any]) -> None:
+        frame = params.get("frame", {})
+        if not frame.get("parentId"):
+            self._add("commit", str(frame.get("loaderId", "")))
+
+    def loaded(self, _params: dict[str, Any]) -> None:
+        self._add("load")
+
+    def _done(self, loader_id: str | None) -> bool:
+        seen_commit = False
+        for kind, loader in self.events:
+            if kind == "commit" and (loader_id is None or loader == loader_id):
+                seen_commit = True
+            elif kind == "load" and seen_commit:
+                return True
+        return False
+
+    async def wait(self, loader_id: str | None) -> None:
+        """Until the load that follows the commit of `loader_id` (any commit when None)."""
+        while not self._done(loader_id):
+            await self.changed.wait()
+
+
 async def _navigation(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any]) -> dict[str, Any]:
     session = tab.page.session
     timeouts = bridge.timeouts
-    async with session.expect("Page.loadEventFired") as loaded:
+    watch = _LoadWatch()
+    unsubscribe = [session.on("Page.frameNavigated", watch.committed), session.on("Page.loadEventFired", watch.loaded)]
+    try:
 
         async def start() -> dict[str, Any] | None:
             if action == "navigate":
@@ -117,46 +158,38 @@ async def _navigation(bridge: Bridge, tab: Tab, action: str, args: dict[str, Any
                     )
                 if not reply.get("loaderId"):
                     return {"message": f"{tab.id} moved to {url} within the page."}
-            elif action == "reload":
+                return {"loaderId": str(reply["loaderId"])}
+            if action == "reload":
                 await session.send("Page.reload", {}, timeout=timeouts.navigation)
-            else:
-                history = await session.send("Page.getNavigationHistory")
-                index = history["currentIndex"] + (-1 if action == "back" else 1)
-                entries = history["entries"]
-                if not 0 <= index < len(entries):
-                    raise ToolError(
-                        "action_not_available",
-                        f"{tab.id} has no {'previous' if action == 'back' else 'next'} page in its history.",
-                    )
-                await session.send(
-                    "Page.navigateToHistoryEntry",
-                    {"entryId": entries[index]["id"]},
-                    timeout=timeouts.navigation,
+                return {}
+            history = await session.send("Page.getNavigationHistory")
+            index = history["currentIndex"] + (-1 if action == "back" else 1)
+            entries = history["entries"]
+            if not 0 <= index < len(entries):
+                raise ToolError(
+                    "action_not_available",
+                    f"{tab.id} has no {'previous' if action == 'back' else 'next'} page in its history.",
                 )
-            return None
+            await session.send(
+                "Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]}, timeout=timeouts.navigation
+            )
+            return {}
 
-        finished, early = await bridge.unless_dialog(tab, start, timeouts.navigation)
-        if finished and early is not None:
-            return dict(early)
+        finished, started = await bridge.unless_dialog(tab, start, timeouts.navigation)
         if not finished:
             return _dialog_answer(tab, f"{action} waits") or {
                 "message": f"{tab.id} is still loading after {timeouts.navigation:g} s."
             }
-
-        async def until_loaded() -> bool:
-            try:
-                await loaded.wait(timeouts.navigation)
-            except CommandTimeout:
-                return False
-            return True
-
-        finished, was_loaded = await bridge.unless_dialog(tab, until_loaded, timeouts.navigation)
+        if "message" in started:
+            return dict(started)
+        finished, _ = await bridge.unless_dialog(tab, lambda: watch.wait(started.get("loaderId")), timeouts.navigation)
         if not finished:
-            answer = _dialog_answer(tab, f"{action} is under way")
-            if answer is not None:
-                return answer
-        elif not was_loaded:
-            return {"message": f"{tab.id} is still loading after {timeouts.navigation:g} s."}
+            return _dialog_answer(tab, f"{action} is under way") or {
+                "message": f"{tab.id} is still loading after {timeouts.navigation:g} s."
+            }
+    finally:
+        for off in unsubscribe:
+            off()
     tab.mark_dirty()
     await tab.refresh()
     return {"message": f"{tab.id} now shows {tab.page.url or 'the page'} (version {tab.window.version})."}
