@@ -125,6 +125,15 @@ async def user_navigates(page: Page, url: str) -> None:
     await page.wait_for_url(url, wait_until="load")
 
 
+async def tool_started(page: Page, tool: str) -> None:
+    """Wait until the sample site's activity log shows that the page began running `tool`."""
+    await page.wait_for_function(
+        "name => [...document.querySelectorAll('#activity li')].some(li => li.textContent.includes(name))",
+        arg=tool,
+        timeout=10_000,
+    )
+
+
 def _same_page(url: str, wanted: str) -> bool:
     """`url` shows the page `wanted` names: same path, and the query if `wanted` has one."""
     if "?" in wanted:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from stage import Stage, open_stage
+from stage import Stage, open_stage, tool_started
 
 from cdp_bridge.launcher import BrowserProcess
 
@@ -57,10 +57,7 @@ async def test_a_crashed_tab_ends_its_call_and_leaves_the_bridge_serving(stage: 
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(slow)
-        await page.wait_for_function(
-            "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
-            timeout=10_000,
-        )
+        await tool_started(page, "slow_report")
         # The renderer dies before it can answer, so the command never returns: bound it.
         with anyio.move_on_after(5):
             await session.send("Page.crash")

@@ -7,6 +7,7 @@ sent by one notifier task after the state they announce is readable (§6, §8.3)
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from typing import Any
@@ -69,8 +70,6 @@ def _tool_result(answer: dict[str, Any]) -> types.CallToolResult:
     image = answer.pop("_image", None)
     content: list[Any] = [types.TextContent(type="text", text=answer.get("message") or "Done.")]
     if image is not None:
-        import base64
-
         content.append(types.ImageContent(type="image", data=base64.b64encode(image).decode(), mime_type="image/png"))
         answer.setdefault("result", {}).pop("data", None)
     return types.CallToolResult(content=content, structured_content=answer)
