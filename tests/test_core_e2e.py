@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import sys
 
 import anyio
 import pytest
-from stage import Stage, address_of, user_navigates
+from stage import Stage, address_of, tool_started, user_navigates
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -262,10 +263,7 @@ async def test_tab_that_navigates_or_closes_mid_call_ends_the_call_with_a_clear_
             results.append(await stage.call(f"{win}__slow_report", {"seconds": 20}))
 
         tg.start_soon(call)
-        await page.wait_for_function(
-            "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
-            timeout=10_000,
-        )
+        await tool_started(page, "slow_report")
         await user_navigates(page, stage.site + "/ticket.html?id=101")
     (navigated,) = results
     assert navigated.is_error and navigated.structured_content["code"] == "call_interrupted"
@@ -282,10 +280,7 @@ async def test_tab_that_navigates_or_closes_mid_call_ends_the_call_with_a_clear_
             results.append(await stage.call(f"{other}__slow_report", {"seconds": 20}))
 
         tg.start_soon(call_other)
-        await other_page.wait_for_function(
-            "[...document.querySelectorAll('#activity li')].some(li => /slow_report/.test(li.textContent))",
-            timeout=10_000,
-        )
+        await tool_started(other_page, "slow_report")
         await other_page.close()
     (closed,) = results
     assert closed.is_error and closed.structured_content["code"] == "call_interrupted"
@@ -343,3 +338,13 @@ async def test_attaching_to_a_page_already_loaded_finds_its_iframe_tools_too(sit
             assert not found.is_error, found.structured_content
             assert "Refunding a duplicate card charge" in found.structured_content["result"]["titles"]
         await user.close()
+
+
+async def test_screenshot_returns_a_png_image_content(stage: Stage) -> None:
+    win = (await _home(stage))["id"]
+    shot = await stage.call(f"{win}__screenshot")
+    assert not shot.is_error, shot.structured_content
+    images = [c for c in shot.content if c.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == "image/png"
+    assert base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.structured_content["result"] == {"mimeType": "image/png"}, "the bytes travel once, as image content"
