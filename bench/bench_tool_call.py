@@ -6,7 +6,7 @@
 
 One headless Chromium (WebMCP on) is shared by both paths, on the same page and the same tool:
 
-* bridge: MCP client -> `python -m cdp_bridge --cdp-url <ws> <site>/` over stdio -> Chromium
+* bridge: MCP client -> `python -m webmcp --cdp-url <ws> <site>/` over stdio -> Chromium
   -> page -> back (`tools/call {tab}__list_tickets`);
 * raw:    this process's own CDP connection attached to the same page target:
   `WebMCP.invokeTool` + waiting for the matching `WebMCP.toolResponded`.
@@ -158,7 +158,7 @@ async def bench(n: int, warmup: int, tool: str) -> None:
             Connection.connect(browser.ws_url) as connection,
         ):
             version = await connection.browser.send("Browser.getVersion")
-            command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, site + "/"]
+            command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, site + "/"]
             params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
             async with Client(params, mode="legacy", cache=None, read_timeout_seconds=CALL_TIMEOUT) as client:
                 name = ""

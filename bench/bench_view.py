@@ -32,10 +32,11 @@ for extra in (ROOT, ROOT / "tests"):
 from playwright.async_api import Error as PlaywrightError  # noqa: E402
 from stage import Stage, _find_tab, open_stage, run_site  # noqa: E402
 
-from cdp_bridge.ax_collect import collect_page  # noqa: E402
+from cdp_bridge.ax import collect_page  # noqa: E402
 from cdp_bridge.errors import ProtocolError  # noqa: E402
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
-from cdp_bridge.snapshot import BlockIds, build_view  # noqa: E402
+from webmcp.view.build import BlockIds, build_view  # noqa: E402
+from webmcp.view.masking import SECRET_SELECTOR
 
 
 def _stats(samples: list[float]) -> tuple[float, float]:
@@ -77,7 +78,7 @@ async def _build_vs_ax(stage: Stage, runs: int) -> tuple[list[float], list[float
             if kind == "raw":
                 await send("Accessibility.getFullAXTree", {"frameId": frame_id})
             else:
-                nodes = await collect_page(send, "bench")
+                nodes = await collect_page(send, "bench", secret_selector=SECRET_SELECTOR)
                 build_view(nodes.frames, ids, secret_values=nodes.secret_values)
             elapsed = (time.perf_counter() - start) * 1000
             if i >= 2:  # warm-up

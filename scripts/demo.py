@@ -237,7 +237,7 @@ def bridge_command(site: str) -> list[str]:
         exe = str(script)
     else:
         exe = shutil.which("webmcp-bridge") or ""
-    base = [exe] if exe else [sys.executable, "-m", "cdp_bridge"]
+    base = [exe] if exe else [sys.executable, "-m", "webmcp"]
     return [*base, "--headless", site + "/"]
 
 

@@ -27,9 +27,10 @@ from playwright.async_api import Error as PlaywrightError  # noqa: E402
 from playwright.async_api import Page, async_playwright  # noqa: E402
 from stage import run_site  # noqa: E402
 
-from cdp_bridge.ax_collect import collect_page  # noqa: E402
+from cdp_bridge.ax import collect_page  # noqa: E402
 from cdp_bridge.errors import ProtocolError  # noqa: E402
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
+from webmcp.view.masking import SECRET_SELECTOR
 
 DATA = Path(__file__).parent / "data" / "ax"
 WAIT_MS = 10_000
@@ -124,7 +125,7 @@ async def record(names: list[str]) -> None:
                         except PlaywrightError as exc:
                             raise ProtocolError(method, -1, str(exc)) from exc
 
-                    nodes = await collect_page(send, "doc")
+                    nodes = await collect_page(send, "doc", secret_selector=SECRET_SELECTOR)
                     for frame in nodes.frames:
                         frame.nodes = [n for n in map(_slim, frame.nodes) if n is not None]
                     doc = {"url": path, "frames": [f.to_json() for f in nodes.frames]}

@@ -164,7 +164,7 @@ async def open_stage(
     command = [
         sys.executable,
         "-m",
-        "cdp_bridge",
+        "webmcp",
         "--cdp-url",
         browser.ws_url,
         *extra_args,

@@ -14,7 +14,7 @@ from mcp_harness import open_stdio_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-BRIDGE = [sys.executable, "-m", "cdp_bridge"]
+BRIDGE = [sys.executable, "-m", "webmcp"]
 
 
 def _browsers_using(profile: Path) -> list[int]:
@@ -28,7 +28,7 @@ def _browsers_using(profile: Path) -> list[int]:
             state = (entry / "stat").read_text().split(") ", 1)[1][0]
         except OSError:
             continue
-        if str(profile).encode() in cmdline and b"cdp_bridge" not in cmdline and state != "Z":
+        if str(profile).encode() in cmdline and b"-m\x00webmcp" not in cmdline and state != "Z":
             pids.append(int(entry.name))
     return pids
 

@@ -323,7 +323,7 @@ async def test_attaching_to_a_page_already_loaded_finds_its_iframe_tools_too(sit
         await page.evaluate("url => { location.href = url; }", site + "/?late=never")
         await page.wait_for_url(site + "/?late=never", wait_until="load")
         await page.frame_locator("iframe").locator("#kb-query").wait_for()
-        command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url]
+        command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url]
         async with open_stdio_client(command, mode="auto") as mcp:
             with anyio.fail_after(15):
                 while True:

@@ -36,7 +36,7 @@ async def test_every_http_client_hears_every_change(site: str, browser: BrowserP
         [
             sys.executable,
             "-m",
-            "cdp_bridge",
+            "webmcp",
             "--cdp-url",
             browser.ws_url,
             "--http",

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from cdp_bridge.snapshot import MASK, BlockIds, FrameNodes, Limits, View, build_view, mask_secrets
-from webmcp.summary import summarize_tab
+from webmcp.view.build import BlockIds, FrameNodes, Limits, View, build_view
+from webmcp.view.masking import MASK, mask_secrets
+from webmcp.view.summary import summarize_tab
 
 DATA = Path(__file__).parent / "data" / "ax"
 GOLDEN = Path(__file__).parent / "golden"

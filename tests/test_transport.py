@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the toy subproce
 
 from mcp_harness import WINDOWS_URI, McpTestClient, open_http_client, open_stdio_client  # noqa: E402
 
-from webmcp.transport import Broadcaster, serve_http, serve_stdio  # noqa: E402
+from webmcp.server.transport import Broadcaster, serve_http, serve_stdio  # noqa: E402
 
 THIS_FILE = Path(__file__).resolve()
 TOKEN = "s3cret-token"
@@ -256,7 +256,7 @@ class _BrokenSession:
 
 @pytest.mark.anyio
 async def test_stuck_or_broken_session_never_blocks_the_caller() -> None:
-    from webmcp.transport import _Peer  # the registry is private; fake two bad connections
+    from webmcp.server.transport import _Peer  # the registry is private; fake two bad connections
 
     broadcaster = Broadcaster(send_timeout=0.2)
     stuck, broken = _Peer(_StuckSession()), _Peer(_BrokenSession())  # type: ignore[arg-type]

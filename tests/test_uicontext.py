@@ -17,10 +17,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from stage import WAIT, Stage, open_stage, user_navigates
 
-from cdp_bridge.locate import FOCUS, HOVER, SECRET, Pointed, Pointing
-from webmcp.uicontext import EXTENSION_ID
-from webmcp.uicontext_ids import IdMinter, doc_digest
-from webmcp.uicontext_tree import TabFacts, assemble, pascal_role
+from webmcp.uicontext.ids import IdMinter, doc_digest
+from webmcp.uicontext.locate import FOCUS, HOVER, SECRET, Pointed, Pointing
+from webmcp.uicontext.provider import EXTENSION_ID
+from webmcp.uicontext.tree import TabFacts, assemble, pascal_role
 
 SCHEMA = json.loads(resources.files("webmcp").joinpath("schema/current-0.2.0.json").read_text())
 

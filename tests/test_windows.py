@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from webmcp.modals import top_of_tab
-from webmcp.windows import IdMint, WindowState, blocker_of, operable_ids
+from webmcp.desktop.windows import IdMint, WindowState, blocker_of, operable_ids, top_of_chain
 
 
 def _w(window_id: str, modal: bool = False, owner: str | None = None) -> WindowState:
@@ -50,8 +49,8 @@ def test_no_windows_means_nothing_operable() -> None:
 
 def test_a_new_modal_is_owned_by_the_top_of_its_tabs_chain() -> None:
     windows = [_w("tab-1"), _w("dlg-1", True, "tab-1"), _w("tab-2")]
-    assert top_of_tab(windows, "tab-1") == "dlg-1"
-    assert top_of_tab(windows, "tab-2") == "tab-2"
+    assert top_of_chain(windows, "tab-1") == "dlg-1"
+    assert top_of_chain(windows, "tab-2") == "tab-2"
 
 
 def test_ids_are_name_safe_and_never_reused() -> None:

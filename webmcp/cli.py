@@ -27,11 +27,10 @@ from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
 from cdp_bridge.timeouts import Timeouts
-
-from .bridge import Bridge
-from .server import build_server, run_notifier
-from .transport import Broadcaster, serve_http, serve_stdio
-from .uicontext import UIContext, declare
+from webmcp.desktop.registry import Bridge
+from webmcp.server.app import build_server, run_notifier
+from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
+from webmcp.uicontext.provider import UIContext, declare
 
 __all__ = ["main", "build_parser"]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["WindowState", "IdMint", "operable_ids", "blocker_of"]
+__all__ = ["IdMint", "WindowState", "blocker_of", "operable_ids", "top_of_chain"]
 
 
 @dataclass
@@ -57,16 +57,17 @@ def _modal_children(windows: Sequence[WindowState], owner: str) -> list[WindowSt
     return [w for w in windows if w.modal and w.owner_id == owner]
 
 
-def _top_of_chain(windows: Sequence[WindowState], start: WindowState) -> WindowState:
-    current = start
-    seen = {current.id}
+def top_of_chain(windows: Sequence[WindowState], window_id: str) -> str:
+    """The id of the newest window in the modal chain that starts at `window_id` (itself if none)."""
+    current = window_id
+    seen = {current}
     while True:
-        children = _modal_children(windows, current.id)
+        children = _modal_children(windows, current)
         # Windows are kept in opening order: the newest modal is the one on top.
         if not children or children[-1].id in seen:
             return current
-        current = children[-1]
-        seen.add(current.id)
+        current = children[-1].id
+        seen.add(current)
 
 
 def operable_ids(windows: Sequence[WindowState]) -> list[str]:
@@ -77,7 +78,7 @@ def operable_ids(windows: Sequence[WindowState]) -> list[str]:
     """
     app_modals = [w for w in windows if w.modal and w.owner_id is None]
     if app_modals:
-        return [_top_of_chain(windows, app_modals[-1]).id]
+        return [top_of_chain(windows, app_modals[-1].id)]
     return [w.id for w in windows if not _modal_children(windows, w.id)]
 
 
@@ -92,4 +93,4 @@ def blocker_of(windows: Sequence[WindowState], window_id: str) -> str | None:
     app_modals = [w for w in windows if w.modal and w.owner_id is None]
     if app_modals:
         return operable[0] if operable else app_modals[-1].id
-    return _top_of_chain(windows, target).id
+    return top_of_chain(windows, target.id)

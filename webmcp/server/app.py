@@ -17,11 +17,11 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from .actions import call_tool
-from .bridge import Bridge
-from .catalog import ToolSpec, tool_specs
-from .errors import ToolError
-from .transport import Broadcaster
+from webmcp.desktop.registry import Bridge
+from webmcp.errors import ToolError
+from webmcp.server.transport import Broadcaster
+from webmcp.tools.dispatch import call_tool
+from webmcp.tools.records import ToolSpec, tool_specs
 
 __all__ = ["INSTRUCTIONS", "WINDOWS_URI", "build_server", "run_notifier"]
 

@@ -13,10 +13,9 @@ from typing import Any
 import anyio
 
 from cdp_bridge.errors import CDPError
-
-from .bridge import Bridge, safe_send
-from .errors import ToolError
-from .tabs import Tab
+from webmcp.desktop.registry import Bridge, safe_send
+from webmcp.desktop.tab import Tab
+from webmcp.errors import ToolError
 
 __all__ = ["browser_action", "check_url", "open_tab"]
 

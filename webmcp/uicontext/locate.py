@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 import anyio
 
-from .connection import CDPSession
-from .errors import CDPError, ProtocolError
+from cdp_bridge.connection import CDPSession
+from cdp_bridge.errors import CDPError, ProtocolError
 
 __all__ = [
     "Bounds",

@@ -10,23 +10,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
-from cdp_bridge.ax_collect import SECRET_SELECTOR, FrameNodes, collect_page
+from cdp_bridge.ax import FrameNodes, collect_page
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from cdp_bridge.snapshot import BlockIds, View, build_view, mask_secrets
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.mirror import ToolMirror
+from webmcp.desktop.windows import WindowState
+from webmcp.view.build import BlockIds, View, build_view
+from webmcp.view.masking import SECRET_SELECTOR, mask_secrets
+from webmcp.view.summary import summarize_tab
 
-from .mirror import Invocation, ToolMirror
-from .summary import summarize_tab
-from .windows import WindowState
-
-__all__ = ["Tab", "JsDialog", "BROWSER_ACTIONS", "install_observer", "SECRET_SELECTOR"]
+__all__ = ["BROWSER_ACTIONS", "Tab", "install_observer"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,21 +72,6 @@ async def install_observer(session: CDPSession) -> None:
         {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True},
     )
     await session.send("WebMCP.enable")
-
-
-@dataclass
-class JsDialog:
-    """An open alert/confirm/prompt/beforeunload, as a modal window owned by its tab."""
-
-    window: WindowState
-    kind: str
-    message: str
-    default_prompt: str
-    session: CDPSession
-    tab_id: str
-    opened_by_call: Invocation | None = None
-    call_done: anyio.Event = field(default_factory=anyio.Event)
-    call_outcome: dict[str, Any] | None = None
 
 
 class Tab:
@@ -215,12 +200,12 @@ class Tab:
         """
         session = self.page.session
         prefix = str(self._doc_seq)
-        main = await collect_page(session.send, prefix)
+        main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR)
         frames: list[FrameNodes] = list(main.frames)
         values = set(main.secret_values)
         for target_id, frame_session in list(self.page.frame_sessions.items()):
             try:
-                sub = await collect_page(frame_session.send, prefix, oopif=True)
+                sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True)
                 owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
             except CDPError:
                 continue  # Mid-navigation or gone; its next change retries.

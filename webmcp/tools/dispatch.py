@@ -23,15 +23,14 @@ import anyio
 import jsonschema
 
 from cdp_bridge.errors import CDPError, CommandTimeout, ProtocolError
-
-from .bridge import Bridge
-from .browser_actions import browser_action, open_tab
-from .catalog import APP_ACTIONS, DIALOG_ACTIONS, MODAL_ACTIONS, TAB_ACTIONS
-from .errors import ToolError
-from .mirror import Invocation, Outcome, PageTool
-from .modals import InPageModal
-from .tabs import JsDialog, Tab
-from .windows import blocker_of
+from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.mirror import Invocation, Outcome, PageTool
+from webmcp.desktop.navigation import browser_action, open_tab
+from webmcp.desktop.registry import Bridge
+from webmcp.desktop.tab import Tab
+from webmcp.desktop.windows import blocker_of
+from webmcp.errors import ToolError
+from webmcp.tools.records import APP_ACTIONS, DIALOG_ACTIONS, MODAL_ACTIONS, TAB_ACTIONS
 
 __all__ = ["call_tool"]
 

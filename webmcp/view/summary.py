@@ -1,4 +1,4 @@
-"""A tab window's `summary`: one true sentence about what the page shows now (seed 001 §4.3).
+"""The words of a window: a tab's one-sentence `summary`, and the content of dialog windows.
 
 Made only from the view (main heading, what needs attention, how many fields) and the
 tool count: never empty, never an id, a URL-encoded blob or another machine code. What
@@ -8,11 +8,13 @@ marked invalid.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
-from cdp_bridge.snapshot import View
+from webmcp.view.build import View
 
-__all__ = ["summarize_tab"]
+__all__ = ["dialog_blocks", "dialog_summary", "modal_summary", "summarize_tab"]
 
 _QUOTE_MAX = 100
 
@@ -65,4 +67,37 @@ def summarize_tab(title: str, url: str, view: View | None, tool_count: int, load
     if loading:
         parts.append("still loading")
     parts.append(_plural(tool_count, "page tool") if tool_count else "no page tools")
+    return "; ".join(parts) + "."
+
+
+def dialog_summary(kind: str, message: str) -> str:
+    """One sentence for a JavaScript dialog window."""
+    text = message.strip().replace("\n", " ")[:160] or "(no message)"
+    if kind == "prompt":
+        return f"The page asks for input: \u201c{text}\u201d \u2014 accept with text, or dismiss."
+    if kind == "confirm":
+        return f"The page asks to confirm: \u201c{text}\u201d \u2014 accept or dismiss."
+    if kind == "beforeunload":
+        return "The page warns that changes may be lost if you leave \u2014 accept to leave, dismiss to stay."
+    return f"The page shows an alert: \u201c{text}\u201d \u2014 accept to close it."
+
+
+def dialog_blocks(kind: str, message: str, default_prompt: str) -> list[dict[str, Any]]:
+    """The content of a JavaScript dialog window: its message, and a prompt's answer field."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "id": "message", "text": message}]
+    if kind == "prompt":
+        blocks.append({"type": "fields", "id": "answer", "items": [{"label": "Answer", "value": default_prompt}]})
+    return blocks
+
+
+def modal_summary(title: str, blocks: Sequence[dict[str, Any]], tool_count: int) -> str:
+    """One sentence for an in-page modal dialog window."""
+    fields = sum(len(b.get("items", ())) for b in blocks if b.get("type") == "fields")
+    errors = [b["text"] for b in blocks if b.get("type") == "notice" and b.get("severity") == "error"]
+    parts = [f"A dialog \u201c{title or 'untitled'}\u201d is open over the page"]
+    if errors:
+        parts.append(f"it needs attention: \u201c{errors[0][:120]}\u201d")
+    if fields:
+        parts.append(f"{fields} form field{'s' if fields != 1 else ''}")
+    parts.append(f"{tool_count} page tool{'s' if tool_count != 1 else ''}" if tool_count else "close it to go on")
     return "; ".join(parts) + "."

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cdp_bridge.locate import FOCUS, HOVER, SECRET, SELECTED, Pointed, Pointing, WindowInfo
-from cdp_bridge.snapshot import MASK
+from webmcp.uicontext.locate import FOCUS, HOVER, SECRET, SELECTED, Pointed, Pointing, WindowInfo
+from webmcp.view.masking import MASK
 
 __all__ = ["TabFacts", "assemble", "pascal_role", "document_children"]
 

@@ -1,6 +1,6 @@
-"""Gathering what `build_view` needs from one page session: frames, their AX trees, secrets.
+"""Raw accessibility reads of one page session: frames, their AX trees, chosen input values.
 
-This is the only I/O half of the snapshot; `snapshot.build_view` is the pure half. It
+This is the I/O half of a tab's view (the pure half is `webmcp.view`). It
 takes a bare `send(method, params)` coroutine so the bridge (a `CDPSession`) and the
 recorder of test fixtures (`tests/record_ax.py`, a Playwright CDP session) share it and
 the recorded trees are exactly what the bridge sees.
@@ -10,7 +10,7 @@ backend node id of the `<iframe>` element that owns it (`DOM.getFrameOwner`), so
 frame's blocks can be placed where the iframe sits. Secret inputs are found with a DOM
 query per document (the AX tree cannot tell a card number field from any other textbox),
 and their current values are read once, kept in memory only, so a page tool that echoes
-them can be masked (`snapshot.mask_secrets`).
+them can be masked by the caller.
 """
 
 from __future__ import annotations
@@ -21,15 +21,10 @@ from typing import Any
 
 from .errors import CDPError
 
-__all__ = ["SECRET_SELECTOR", "FrameNodes", "PageNodes", "Send", "collect_page"]
+__all__ = ["FrameNodes", "PageNodes", "Send", "collect_page"]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
-SECRET_SELECTOR = (
-    'input[type=password], input[autocomplete~="cc-number"], input[autocomplete~="cc-csc"], '
-    'input[autocomplete~="one-time-code"], input[autocomplete~="current-password"], '
-    'input[autocomplete~="new-password"], input[autocomplete~="cc-exp"]'
-)
 _VALUE_JS = "function() { return typeof this.value === 'string' ? this.value : ''; }"
 _GROUP = "webmcp-bridge-secrets"
 
@@ -70,12 +65,14 @@ class PageNodes:
     secret_values: set[str] = field(default_factory=set)
 
 
-async def collect_page(send: Send, key_prefix: str, *, oopif: bool = False) -> PageNodes:
+async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oopif: bool = False) -> PageNodes:
     """Frames, AX trees and secret inputs of the session behind `send`.
 
     `key_prefix` makes frame keys unique per document generation (the caller bumps it on
     navigation, so a new document never reuses an old key). With `oopif`, the session is
-    an out-of-process iframe: its frame tree's root is the iframe itself.
+    an out-of-process iframe: its frame tree's root is the iframe itself. Inputs matching
+    the CSS `secret_selector` have their backend ids and current values read (the caller
+    decides what is secret; the values stay in memory for masking).
 
     Raises:
         CDPError: the main frame's tree could not be read (the page is gone or navigating).
@@ -98,7 +95,7 @@ async def collect_page(send: Send, key_prefix: str, *, oopif: bool = False) -> P
         key = f"{key_prefix}:{frame.get('loaderId') or frame['id']}"
         result.frames.append(FrameNodes(key, list(reply.get("nodes", [])), owner))
         pending.extend((child, False) for child in node.get("childFrames", ()))
-    await _collect_secrets(send, result)
+    await _collect_secrets(send, result, secret_selector)
     for frame in result.frames:
         frame.secret_ids = result.secret_ids
     return result
@@ -113,7 +110,7 @@ async def _frame_owner(send: Send, frame_id: str) -> int | None:
     return int(backend) if backend is not None else None
 
 
-async def _collect_secrets(send: Send, result: PageNodes) -> None:
+async def _collect_secrets(send: Send, result: PageNodes, selector: str) -> None:
     """Backend ids and values of secret inputs in the session's documents (frames included)."""
     try:
         doc = await send("DOM.getDocument", {"depth": 0})
@@ -131,7 +128,7 @@ async def _collect_secrets(send: Send, result: PageNodes) -> None:
                 )
                 roots.extend(n for n in pushed.get("nodeIds", ()) if n)
         for root in roots:
-            found = await send("DOM.querySelectorAll", {"nodeId": root, "selector": SECRET_SELECTOR})
+            found = await send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
             for node_id in found.get("nodeIds", ()):
                 await _read_secret(send, node_id, result)
     except CDPError:

@@ -20,10 +20,10 @@ from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
-
-from .modals import InPageModal, dialog_blocks, dialog_summary, modal_summary, top_of_tab
-from .tabs import JsDialog, Tab, install_observer
-from .windows import IdMint, WindowState, operable_ids
+from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.tab import Tab, install_observer
+from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
+from webmcp.view.summary import dialog_blocks, dialog_summary, modal_summary
 
 __all__ = ["Bridge"]
 
@@ -187,7 +187,7 @@ class Bridge:
             id=self._ids.mint("dlg"),
             title=f"{_DIALOG_TITLES.get(kind, 'Dialog')} \u2014 {tab.window.title}",
             modal=True,
-            owner_id=top_of_tab(self.window_states(), tab.id),
+            owner_id=top_of_chain(self.window_states(), tab.id),
         )
         dialog = JsDialog(window, kind, message, str(params.get("defaultPrompt", "")), session, tab.id)
         window.summary = dialog_summary(kind, message)
@@ -232,7 +232,7 @@ class Bridge:
                     id=self._ids.mint("dlg"),
                     title=seen.title or "Dialog",
                     modal=True,
-                    owner_id=top_of_tab(self.window_states(), tab.id),
+                    owner_id=top_of_chain(self.window_states(), tab.id),
                 )
                 backend = key[1] if isinstance(key, tuple) and isinstance(key[1], int) else None
                 modal = InPageModal(window, tab.id, key, backend, frozenset(seen.backend_ids))

@@ -28,7 +28,10 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from cdp_bridge.errors import CDPError
-from cdp_bridge.locate import (
+from webmcp.desktop.registry import Bridge
+from webmcp.desktop.tab import Tab
+from webmcp.uicontext.ids import IdMinter, doc_digest, tab_number
+from webmcp.uicontext.locate import (
     Bounds,
     Location,
     Pointing,
@@ -40,11 +43,8 @@ from cdp_bridge.locate import (
     locate_viewport,
     window_for_target,
 )
-
-from .bridge import Bridge
-from .tabs import SECRET_SELECTOR, Tab
-from .uicontext_ids import IdMinter, doc_digest, tab_number
-from .uicontext_tree import TabFacts, assemble
+from webmcp.uicontext.tree import TabFacts, assemble
+from webmcp.view.masking import SECRET_SELECTOR
 
 __all__ = ["EXTENSION_ID", "PROTOCOL", "UIContext", "declare"]
 

@@ -12,9 +12,9 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from .bridge import Bridge
-from .mirror import PageTool
-from .windows import operable_ids
+from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.registry import Bridge
+from webmcp.desktop.windows import operable_ids
 
 __all__ = ["ToolSpec", "tool_specs", "RESULT_SCHEMA", "EXPECTED_VERSION", "APP_ACTIONS", "action_schema"]
 

@@ -1,13 +1,13 @@
 """Accessibility trees → a tab's semantic view (seed 001 §4.4, §4.5, §9). Pure functions, no I/O.
 
-`build_view` takes the frames gathered by `ax_collect.collect_page` (AX nodes per frame,
-plus the backend ids of secret inputs), walks them in reading order (`blocks_walk`) and
+`build_view` takes the frames gathered by `cdp_bridge.ax.collect_page` (AX nodes per frame,
+plus the backend ids of secret inputs), walks them in reading order (`walk`) and
 returns a `View`: the full block list, the cut-down list that fits a window's budget,
 the open modal dialogs, and the facts a summary is made from.
 
 Secret inputs (passwords, and fields whose autocomplete marks them as card data or
 one-time codes) come out `sensitive` with the value masked here, before anything leaves
-the bridge; `mask_secrets` does the same for any other value that echoes the page.
+the bridge; `masking.mask_secrets` does the same for any other value that echoes the page.
 
 Block ids come from a `BlockIds` table the caller keeps per window: an id stays with the
 element that owns the block while it lives, and a number is never handed out twice.
@@ -20,10 +20,11 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ax_collect import FrameNodes
-from .blocks_walk import MASK, Keyed, walk_frames
+from cdp_bridge.ax import FrameNodes
+from webmcp.view.masking import mask_secrets
+from webmcp.view.walk import Keyed, walk_frames
 
-__all__ = ["MASK", "BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view", "mask_secrets"]
+__all__ = ["BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,28 +208,3 @@ def build_view(
             i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")
         ],
     )
-
-
-def mask_secrets(value: Any, secrets: Collection[str]) -> Any:
-    """`value` (any JSON value) with every occurrence of a secret string replaced by `MASK`.
-
-    Used on whatever a page hands back (tool output, error messages), since a page may
-    echo what the user typed into a password or card field.
-    """
-    needles = sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True)
-    if not needles:
-        return value
-    return _mask(value, needles)
-
-
-def _mask(value: Any, needles: list[str]) -> Any:
-    if isinstance(value, str):
-        for needle in needles:
-            if needle in value:
-                value = value.replace(needle, MASK)
-        return value
-    if isinstance(value, dict):
-        return {_mask(k, needles): _mask(v, needles) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_mask(v, needles) for v in value]
-    return value
