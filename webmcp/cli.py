@@ -1,8 +1,8 @@
-"""`webmcp-bridge`: launch (or attach to) Chromium and serve it over MCP.
+"""`webmcp-desktop`: launch (or attach to) Chromium and serve it over MCP.
 
-    webmcp-bridge [URL ...]                serve MCP on stdio, launching Chromium
-    webmcp-bridge --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
-    webmcp-bridge --cdp-url http://127.0.0.1:9222   attach to a running browser
+    webmcp-desktop [URL ...]                serve MCP on stdio, launching Chromium
+    webmcp-desktop --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
+    webmcp-desktop --cdp-url http://127.0.0.1:9222   attach to a running browser
 
 Logs go to stderr (stdout belongs to the MCP stdio transport). The browser this command
 starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
@@ -27,7 +27,7 @@ from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.registry import Bridge
+from webmcp.desktop.registry import Desktop
 from webmcp.server.app import build_server, run_notifier
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
 from webmcp.uicontext.provider import UIContext, declare
@@ -40,7 +40,7 @@ logger = logging.getLogger("webmcp_bridge")
 def build_parser() -> argparse.ArgumentParser:
     """The command line, as documented in the README."""
     parser = argparse.ArgumentParser(
-        prog="webmcp-bridge",
+        prog="webmcp-desktop",
         description="Serve Chromium's tabs, dialogs and WebMCP page tools as MCP windows.",
     )
     parser.add_argument("urls", nargs="*", metavar="URL", help="pages to open at start")
@@ -95,7 +95,7 @@ def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
 
 
 async def run(args: argparse.Namespace) -> None:
-    """Run the bridge until the client leaves, the browser goes away, or a signal arrives."""
+    """Run the desktop until the client leaves, the browser goes away, or a signal arrives."""
     # Signals are caught from the first moment, so a Ctrl-C during launch still stops the
     # browser cleanly (the exit stack below closes it, shielded).
     async with anyio.create_task_group() as tg:
@@ -122,21 +122,21 @@ async def _serve(args: argparse.Namespace) -> None:
         await check_webmcp(ws_url, timeouts)
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:
-            bridge = Bridge(connection, tg, timeouts)
-            await bridge.start()
-            await _open_start_pages(bridge, args.urls, reuse_blank=not args.cdp_url)
+            desktop = Desktop(connection, tg, timeouts)
+            await desktop.start()
+            await _open_start_pages(desktop, args.urls, reuse_blank=not args.cdp_url)
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
-            ui_context = UIContext(bridge)
-            server = build_server(bridge, broadcaster, extra_resources=ui_context)
+            ui_context = UIContext(desktop)
+            server = build_server(desktop, broadcaster, extra_resources=ui_context)
             experimental = declare(server)
-            tg.start_soon(run_notifier, bridge, broadcaster)
+            tg.start_soon(run_notifier, desktop, broadcaster)
             tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
             if args.http:
                 host, _, port = args.http.rpartition(":")
                 token = args.token or secrets.token_urlsafe(24)
                 if not args.token:
                     print(
-                        f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}",
+                        f"webmcp-desktop: MCP at http://{host}:{port}/mcp  bearer token: {token}",
                         file=sys.stderr,
                     )
                 await serve_http(
@@ -153,22 +153,22 @@ async def _serve(args: argparse.Namespace) -> None:
             tg.cancel_scope.cancel()
 
 
-async def _open_start_pages(bridge: Bridge, urls: list[str], *, reuse_blank: bool) -> None:
-    """Open the command line's URLs once the bridge listens (so no tool registration is missed)."""
-    timeouts = bridge.timeouts
+async def _open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
+    """Open the command line's URLs once the desktop listens (so no tool registration is missed)."""
+    timeouts = desktop.timeouts
     pending = list(urls)
     if reuse_blank and pending:
         # The browser we launched starts with one blank tab: the first URL goes there.
         first_tab = anyio.Event()
-        bridge.on_change(lambda: first_tab.set() if bridge.tabs else None)
-        if not bridge.tabs:
+        desktop.on_change(lambda: first_tab.set() if desktop.tabs else None)
+        if not desktop.tabs:
             with anyio.move_on_after(timeouts.launch):
                 await first_tab.wait()
-        blank = next((t for t in bridge.tabs.values() if t.page.url in ("", "about:blank")), None)
+        blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
         if blank is not None:
-            await bridge.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
+            await desktop.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
     for url in pending:
-        await bridge.targets.create_page(url, timeouts.navigation)
+        await desktop.targets.create_page(url, timeouts.navigation)
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     # Websocket frame dumps would carry page content, form values included, into the log.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
     if args.extension:
-        print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
+        print("webmcp-desktop: --extension is not available yet; run without it.", file=sys.stderr)
         return 2
     try:
         anyio.run(run, args)
@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         cause = _first_known(exc)
         if cause is None:
             raise
-        print(f"webmcp-bridge: {cause}", file=sys.stderr)
+        print(f"webmcp-desktop: {cause}", file=sys.stderr)
         return 1
     return 0
 

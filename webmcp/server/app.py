@@ -17,11 +17,12 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from webmcp.desktop.registry import Bridge
+from webmcp.desktop.registry import Desktop
 from webmcp.errors import ToolError
 from webmcp.server.transport import Broadcaster
+from webmcp.tools.catalog import ToolSpec, tool_specs
 from webmcp.tools.dispatch import call_tool
-from webmcp.tools.records import ToolSpec, tool_specs
+from webmcp.tools.records import Answer
 
 __all__ = ["INSTRUCTIONS", "WINDOWS_URI", "build_server", "run_notifier"]
 
@@ -66,31 +67,32 @@ def _to_mcp_tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-def _tool_result(answer: dict[str, Any]) -> types.CallToolResult:
-    image = answer.pop("_image", None)
-    content: list[Any] = [types.TextContent(type="text", text=answer.get("message") or "Done.")]
-    if image is not None:
-        content.append(types.ImageContent(type="image", data=base64.b64encode(image).decode(), mime_type="image/png"))
-        answer.setdefault("result", {}).pop("data", None)
-    return types.CallToolResult(content=content, structured_content=answer)
+def _tool_result(answer: Answer) -> types.CallToolResult:
+    structured = answer.result.wire()
+    content: list[Any] = [types.TextContent(type="text", text=answer.result.message or "Done.")]
+    if answer.image_png is not None:
+        content.append(
+            types.ImageContent(type="image", data=base64.b64encode(answer.image_png).decode(), mime_type="image/png")
+        )
+    return types.CallToolResult(content=content, structured_content=structured)
 
 
 def build_server(
-    bridge: Bridge,
+    desktop: Desktop,
     broadcaster: Broadcaster,
     *,
     name: str = "webmcp-bridge",
     version: str = "0.1.0",
     extra_resources: Any = None,
 ) -> Server[Any]:
-    """The low-level MCP server over `bridge`."""
+    """The low-level MCP server over `desktop`."""
 
     async def on_list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_to_mcp_tool(s) for s in tool_specs(bridge)])
+        return types.ListToolsResult(tools=[_to_mcp_tool(s) for s in tool_specs(desktop)])
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            answer = await call_tool(bridge, params.name, params.arguments)
+            answer = await call_tool(desktop, params.name, params.arguments)
         except ToolError as exc:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=exc.message)],
@@ -118,7 +120,7 @@ def build_server(
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == WINDOWS_URI:
-            text = json.dumps(bridge.windows_json(), ensure_ascii=False, separators=(",", ":"))
+            text = json.dumps(desktop.windows_document(), ensure_ascii=False, separators=(",", ":"))
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
             )
@@ -155,7 +157,7 @@ def build_server(
     return server
 
 
-async def run_notifier(bridge: Bridge, broadcaster: Broadcaster, *, min_interval: float = 0.03) -> None:
+async def run_notifier(desktop: Desktop, broadcaster: Broadcaster, *, min_interval: float = 0.03) -> None:
     """Announce every change: `resources/updated` always, `tools/list_changed` when the tool set moved.
 
     Changes are coalesced: however fast the browser changes, clients hear at most one
@@ -166,12 +168,12 @@ async def run_notifier(bridge: Bridge, broadcaster: Broadcaster, *, min_interval
     def mark() -> None:
         changed.set()
 
-    bridge.on_change(mark)
-    last_tools = _tools_fingerprint(bridge)
+    desktop.on_change(mark)
+    last_tools = _tools_fingerprint(desktop)
     while True:
         await changed.wait()
         changed = anyio.Event()
-        tools_now = _tools_fingerprint(bridge)
+        tools_now = _tools_fingerprint(desktop)
         try:
             await broadcaster.resource_updated(WINDOWS_URI)
             if tools_now != last_tools:
@@ -182,8 +184,8 @@ async def run_notifier(bridge: Bridge, broadcaster: Broadcaster, *, min_interval
         await anyio.sleep(min_interval)
 
 
-def _tools_fingerprint(bridge: Bridge) -> str:
+def _tools_fingerprint(desktop: Desktop) -> str:
     return json.dumps(
-        [(s.name, s.title, s.description, s.input_schema, s.annotations) for s in tool_specs(bridge)],
+        [(s.name, s.title, s.description, s.input_schema, s.annotations) for s in tool_specs(desktop)],
         sort_keys=True,
     )
