@@ -1,8 +1,8 @@
-"""`webmcp-desktop`: launch (or attach to) Chromium and serve it over MCP.
+"""`webmcp-bridge`: launch (or attach to) Chromium and serve it over MCP.
 
-    webmcp-desktop [URL ...]                serve MCP on stdio, launching Chromium
-    webmcp-desktop --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
-    webmcp-desktop --cdp-url http://127.0.0.1:9222   attach to a running browser
+    webmcp-bridge [URL ...]                serve MCP on stdio, launching Chromium
+    webmcp-bridge --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
+    webmcp-bridge --cdp-url http://127.0.0.1:9222   attach to a running browser
 
 Logs go to stderr (stdout belongs to the MCP stdio transport). The browser this command
 starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
@@ -28,7 +28,7 @@ from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.registry import Desktop
-from webmcp.server.app import build_server, run_notifier
+from webmcp.server.app import build_server, package_version, run_notifier
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
 from webmcp.uicontext.provider import UIContext, declare
 
@@ -40,7 +40,7 @@ logger = logging.getLogger("webmcp_bridge")
 def build_parser() -> argparse.ArgumentParser:
     """The command line, as documented in the README."""
     parser = argparse.ArgumentParser(
-        prog="webmcp-desktop",
+        prog="webmcp-bridge",
         description="Serve Chromium's tabs, dialogs and WebMCP page tools as MCP windows.",
     )
     parser.add_argument("urls", nargs="*", metavar="URL", help="pages to open at start")
@@ -60,18 +60,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep the browser profile here (default: a temporary profile removed on exit)",
     )
-    parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp instead of stdio")
-    parser.add_argument("--token", help="bearer token for --http (default: generated and printed to stderr)")
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=host_port,
+        help="serve Streamable HTTP at /mcp instead of stdio (e.g. 127.0.0.1:8765 or [::1]:8765)",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("WEBMCP_BRIDGE_TOKEN"),
+        help="bearer token for --http (default: $WEBMCP_BRIDGE_TOKEN, else one is generated and printed to "
+        "stderr; prefer the variable: a token on the command line shows in `ps`)",
+    )
     parser.add_argument(
         "--cdp-url",
         metavar="URL",
         help="attach to a running browser (http://host:port or ws://…) instead of launching one",
     )
-    parser.add_argument(
-        "--extension",
-        action="store_true",
-        help="relay through the Chrome extension in extension/ (not available yet)",
-    )
+    parser.add_argument("--extension", action="store_true", help=argparse.SUPPRESS)  # not available yet
     parser.add_argument(
         "--tool-timeout",
         type=float,
@@ -82,9 +88,39 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level",
         default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
-        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr",
+        type=log_level,
+        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr (also $WEBMCP_BRIDGE_LOG)",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     return parser
+
+
+def host_port(value: str) -> tuple[str, int]:
+    """`HOST:PORT` or `[IPv6]:PORT` for --http.
+
+    Raises:
+        argparse.ArgumentTypeError: with a sentence that says what is expected.
+    """
+    host, sep, port = value.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not HOST:PORT; give e.g. 127.0.0.1:8765, localhost:8765 or [::1]:8765"
+        )
+    return host, int(port)
+
+
+def log_level(value: str) -> str:
+    """A logging level name, any case.
+
+    Raises:
+        argparse.ArgumentTypeError: for anything but DEBUG, INFO, WARNING or ERROR.
+    """
+    level = value.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a log level; use DEBUG, INFO, WARNING or ERROR")
+    return level
 
 
 def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
@@ -95,7 +131,7 @@ def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
 
 
 async def run(args: argparse.Namespace) -> None:
-    """Run the desktop until the client leaves, the browser goes away, or a signal arrives."""
+    """Run the bridge until the client leaves, the browser goes away, or a signal arrives."""
     # Signals are caught from the first moment, so a Ctrl-C during launch still stops the
     # browser cleanly (the exit stack below closes it, shielded).
     async with anyio.create_task_group() as tg:
@@ -132,18 +168,16 @@ async def _serve(args: argparse.Namespace) -> None:
             tg.start_soon(run_notifier, desktop, broadcaster)
             tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
             if args.http:
-                host, _, port = args.http.rpartition(":")
+                host, port = args.http
                 token = args.token or secrets.token_urlsafe(24)
+                shown = f"[{host}]" if ":" in host else host
                 if not args.token:
-                    print(
-                        f"webmcp-desktop: MCP at http://{host}:{port}/mcp  bearer token: {token}",
-                        file=sys.stderr,
-                    )
+                    print(f"webmcp-bridge: MCP at http://{shown}:{port}/mcp  bearer token: {token}", file=sys.stderr)
                 await serve_http(
                     server,
                     broadcaster,
-                    host=host or "127.0.0.1",
-                    port=int(port),
+                    host=host,
+                    port=port,
                     token=token,
                     experimental=experimental,
                 )
@@ -154,7 +188,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
 
 async def _open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
-    """Open the command line's URLs once the desktop listens (so no tool registration is missed)."""
+    """Open the command line's URLs once the bridge listens (so no tool registration is missed)."""
     timeouts = desktop.timeouts
     pending = list(urls)
     if reuse_blank and pending:
@@ -189,14 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=args.log_level.upper(),
+        level=args.log_level,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     # Websocket frame dumps would carry page content, form values included, into the log.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
     if args.extension:
-        print("webmcp-desktop: --extension is not available yet; run without it.", file=sys.stderr)
+        print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
         return 2
     try:
         anyio.run(run, args)
@@ -208,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         cause = _first_known(exc)
         if cause is None:
             raise
-        print(f"webmcp-desktop: {cause}", file=sys.stderr)
+        print(f"webmcp-bridge: {cause}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,7 +1,7 @@
 """Tool errors an agent can act on, and the one place where browser errors become them.
 
     ToolError(code, message, **extra)  → CallToolResult(isError=True, structuredContent={code, message, …})
-      code (`models.ErrorCode`, a closed set; docs/protocols.md §1.7.4 and §4.6):
+      code (`models.ErrorCode`, a closed set; GUI bridge §7.4 (docs/protocols.md#gui-7.4) and §4.6):
         stale_state            expectedVersion ≠ the window's version (+ currentVersion)
         validation_failed      input does not match the tool's inputSchema (+ fields[])
         blocked_by_modal       the window has a dialog over it (+ blockingWindowId)

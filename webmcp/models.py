@@ -1,8 +1,8 @@
 """Wire models: what the bridge publishes, as pydantic models with their JSON Schemas.
 
-These are the contract of docs/protocols.md: the `app://windows` document (§1.4.2), its
-seven block types (§1.4.4), a tool's success result and error (§1.5.4, §1.7.4), and the
-UI-context answers (§2.4–§2.6). The tools' `outputSchema` and the shipped
+These are the contract of docs/protocols.md: the `app://windows` document (GUI bridge
+§4.2), its seven block types (§4.4), a tool's success result and error (§5.4, §7.4), and
+the UI-context answers (UI context §4, §6). The tools' `outputSchema` and the shipped
 `webmcp/schema/current-0.2.0.json` are generated from them (`python -m webmcp.models`
 rewrites the file; a test checks it matches).
 
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 __all__ = [
     "Block",
@@ -27,6 +27,7 @@ __all__ = [
     "CurrentAnswer",
     "ErrorCode",
     "Location",
+    "LocationState",
     "ToolErrorBody",
     "ToolResult",
     "Window",
@@ -37,14 +38,14 @@ __all__ = [
 ]
 
 ErrorCode = Literal[
-    # The GUI bridge protocol's own codes (docs/protocols.md §1.7.4).
+    # The GUI bridge protocol's own codes (GUI bridge §7.4 (docs/protocols.md#gui-7.4)).
     "stale_state",
     "validation_failed",
     "blocked_by_modal",
     "window_not_found",
     "action_not_available",
     "action_timeout",
-    # Codes this bridge adds (docs/protocols.md §4.6).
+    # Codes this bridge adds (docs/protocols.md#map-errors).
     "page_error",
     "call_interrupted",
     "browser_error",
@@ -56,7 +57,7 @@ class _Wire(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
 
-# --- blocks (§1.4.4) ---------------------------------------------------------------------
+# --- blocks (GUI bridge §4.4) -----------------------------------------------------------------
 
 
 class _BlockBase(_Wire):
@@ -122,7 +123,7 @@ Block = Annotated[
 ]
 
 
-# --- windows (§1.4.2) --------------------------------------------------------------------
+# --- windows (GUI bridge §4.2) ----------------------------------------------------------------
 
 _NAME_SAFE = r"^[A-Za-z0-9_-]+$"
 
@@ -144,7 +145,7 @@ class WindowsDocument(_Wire):
     windows: list[Window]
 
 
-# --- tool results (§1.5.4, §1.7.4) -------------------------------------------------------
+# --- tool results (GUI bridge §5.4, §7.4) ---------------------------------------------------
 
 
 class ToolResult(_Wire):
@@ -208,7 +209,7 @@ def tool_output_schema() -> dict[str, Any]:
     return schema
 
 
-# --- UI context (§2) ---------------------------------------------------------------------
+# --- UI context (docs/protocols.md#uic) -----------------------------------------------------------------
 
 _ROLE = r"^[A-Z][A-Za-z0-9]*$"
 State = Literal["selected", "focused", "hovered", "checked", "expanded"]
@@ -240,22 +241,22 @@ class ContentElement(_Element):
 
 
 class DocumentElement(_Element):
-    role: Literal["Document"]  # type: ignore[assignment]
+    role: Literal["Document"]
     children: list[ContentElement] | None = None
 
 
 class TabElement(_Element):
-    role: Literal["Tab"]  # type: ignore[assignment]
+    role: Literal["Tab"]
     children: list[DocumentElement] | None = Field(default=None, max_length=1)
 
 
 class WindowElement(_Element):
-    role: Literal["Window"]  # type: ignore[assignment]
+    role: Literal["Window"]
     children: list[TabElement] | None = None
 
 
 class ApplicationElement(_Element):
-    role: Literal["Application"]  # type: ignore[assignment]
+    role: Literal["Application"]
     children: list[WindowElement] | None = None
 
 
@@ -268,17 +269,39 @@ class CurrentAnswer(_Wire):
 
 
 class Bounds(_Wire):
+    """A rectangle in screen coordinates, CSS pixels at 1:1 zoom."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     x: float
     y: float
     width: float
     height: float
 
+    def __init__(self, x: float, y: float, width: float, height: float) -> None:
+        super().__init__(**{"x": x, "y": y, "width": width, "height": height})
+
+    @field_serializer("x", "y", "width", "height")
+    def _rounded(self, value: float) -> float:
+        return round(value, 2)  # 1/100 px is finer than any screen
+
+
+LocationState = Literal["visible", "offscreen", "hidden", "gone"]
+
 
 class Location(_Wire):
-    """The answer of `locate` (UI context §2.6)."""
+    """The answer of `locate` (UI context §2.6): `{state, bounds?}`."""
 
-    state: Literal["visible", "offscreen", "hidden", "gone"]
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: LocationState
     bounds: Bounds | None = None
+
+    def __init__(self, state: LocationState, bounds: Bounds | None = None) -> None:
+        super().__init__(**{"state": state, "bounds": bounds})
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
 
 
 def current_schema() -> dict[str, Any]:

@@ -11,7 +11,7 @@ readable. Window operations live on the window objects; what they need from the 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import anyio
@@ -92,7 +92,7 @@ class Desktop:
         return self.tabs.get(window_id) or self.dialogs.get(window_id) or self.modals.get(window_id)
 
     def windows_document(self) -> dict[str, Any]:
-        """The `app://windows` document (docs/protocols.md §1.4.2).
+        """The `app://windows` document (GUI bridge §4.2 (docs/protocols.md#gui-4.2)).
 
         Each window's JSON object is reused while the window is unchanged (same version,
         title, owner and blocks list), so re-reading many idle tabs costs next to nothing.
@@ -210,8 +210,10 @@ class Desktop:
                 self._forget(modal.window.id)
                 changed = True
         for key, seen in found.items():
-            modal = mine.get(key)
-            if modal is None:
+            known = mine.get(key)
+            if known is not None:
+                modal = known
+            else:
                 window = WindowState(
                     id=self._ids.mint("dlg"),
                     title=seen.title or "Dialog",
@@ -310,6 +312,6 @@ class Desktop:
         page = await self.targets.create_page(url, self.timeouts.navigation)
         return self.tab_for_target(page.target_id) if page is not None else None
 
-    def spawn(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+    def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Run `func(*args)` in the desktop's task group (it outlives the calling request)."""
         self._tg.start_soon(func, *args)

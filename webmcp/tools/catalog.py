@@ -3,7 +3,7 @@
 A `ToolSpec` is everything `tools/list` says of one tool. Browser actions come from
 `records`; page tools take their schema from WebMCP, with `expectedVersion` added, and
 their annotations mapped (`readOnly` → `readOnlyHint`, `consequential` →
-`destructiveHint`; docs/protocols.md §4.5).
+`destructiveHint`; docs/protocols.md#map-page-tools).
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ class ListedDesktop(Protocol):
 
 def action_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` with the optional `expectedVersion` every window tool accepts."""
-    out = copy.deepcopy(schema) if schema else {"type": "object", "properties": {}}
+    out: dict[str, Any] = copy.deepcopy(schema) if schema else {"type": "object", "properties": {}}
     out.setdefault("type", "object")
-    out.setdefault("properties", {})
-    out["properties"]["expectedVersion"] = EXPECTED_VERSION
+    properties: dict[str, Any] = out.setdefault("properties", {})
+    properties["expectedVersion"] = EXPECTED_VERSION
     return out
 
 

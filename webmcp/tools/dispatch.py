@@ -1,7 +1,7 @@
 """Carrying out a tool call: the checks in order, then the handler, one at a time per window.
 
 Order of checks, each failing with a structured `ToolError` and no effect
-(docs/protocols.md §1.7): the window exists (`window_not_found`), it is operable
+(GUI bridge §7 (docs/protocols.md#gui-7)): the window exists (`window_not_found`), it is operable
 (`blocked_by_modal`), the action exists (`action_not_available`), the input matches the
 schema (`validation_failed`), and, under the window's lock and against the page as it is
 now, `expectedVersion` is current (`stale_state`). CDP failures become tool errors here,
@@ -49,7 +49,8 @@ class WindowPort(Protocol):
 
 
 class _Timeouts(Protocol):
-    tool_call: float
+    @property
+    def tool_call(self) -> float: ...
 
 
 class DesktopPort(Protocol):

@@ -1,8 +1,8 @@
-"""The UI-context extension (seed 000, PROTOCOLS.md §C) as MCP resources.
+"""The UI-context extension (UI context 0.2.0, docs/protocols.md#uic) as MCP resources.
 
 `UIContext` is the `extra_resources` provider of `build_server`:
 
-    ui://current        what the user has open and points at (`current`, seed 000 §4.1)
+    ui://current        what the user has open and points at (`current`, UI context §4.1)
     ui://locate/{id}    where an element is on screen (`locate`, §4.2), a resource template
     ui://descriptor     the browser's name, bundle id and version, and the operations (§8)
 
@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
+from webmcp.models import LocationState
 from webmcp.uicontext.ids import IdMinter, doc_digest, tab_number
 from webmcp.uicontext.locate import (
     Bounds,
@@ -140,7 +141,7 @@ class UIContext:
     # --- operations ---------------------------------------------------------------
 
     async def descriptor(self) -> dict[str, Any]:
-        """`{protocol, name, bundleId, version, operations}` (seed 000 §8)."""
+        """`{protocol, name, bundleId, version, operations}` (UI context §8 (docs/protocols.md#uic-8))."""
         version = await self._browser_version()
         tab = next(iter(self.desktop.tabs.values()), None)
         if not self._app_name and tab is not None and tab.dialog is None:
@@ -159,7 +160,7 @@ class UIContext:
         }
 
     async def current(self) -> dict[str, Any]:
-        """`{protocol, instance, root}` (seed 000 §4.1), read from the browser now."""
+        """`{protocol, instance, root}` (UI context §4.1 (docs/protocols.md#uic-4.1)), read from the browser now."""
         tabs = list(self.desktop.tabs.values())
         self._note_tabs()
         facts: list[TabFacts | None] = [None] * len(tabs)
@@ -212,7 +213,7 @@ class UIContext:
         return pointing, doc_digest(keys[0])
 
     async def locate(self, element_id: str) -> dict[str, Any]:
-        """`{state, bounds?}` for an id this run issued (seed 000 §4.2).
+        """`{state, bounds?}` for an id this run issued (UI context §4.2 (docs/protocols.md#uic-4.2)).
 
         Raises:
             MCPError: the id was never issued by this run (forged, from another run, or unknown).
@@ -269,7 +270,7 @@ class UIContext:
         except CDPError:
             return Location("gone")
         b = reply["bounds"]
-        state = "hidden" if b.get("windowState") == "minimized" else "visible"
+        state: LocationState = "hidden" if b.get("windowState") == "minimized" else "visible"
         return Location(state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)))
 
     async def _locate_app(self, limit: float) -> Location:
