@@ -12,13 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import anyio
 from anyio.abc import TaskGroup
 
 from .connection import CDPSession, Connection
 from .errors import CDPError
+from .protocol import AttachedToTarget, TargetInfo
 
 __all__ = ["BrowserTargets", "PageTarget", "TargetObserver", "SessionSetup"]
 
@@ -79,7 +80,7 @@ class BrowserTargets:
     async def start(self) -> None:
         """Subscribe to target events, then auto-attach to every page, present and future."""
         browser = self._conn.browser
-        browser.on("Target.attachedToTarget", lambda p: self._on_attached(browser, p))
+        browser.on("Target.attachedToTarget", lambda p: self._on_attached(browser, cast(AttachedToTarget, p)))
         browser.on("Target.targetInfoChanged", self._on_info_changed)
         browser.on("Target.targetDestroyed", self._on_destroyed)
         browser.on("Target.targetCrashed", self._on_crashed)
@@ -122,13 +123,13 @@ class BrowserTargets:
         """Start loading `url` in `page` (does not wait for the load)."""
         return await page.session.send("Page.navigate", {"url": url}, timeout=timeout)
 
-    def _on_attached(self, parent: CDPSession, params: dict[str, Any]) -> None:
+    def _on_attached(self, parent: CDPSession, params: AttachedToTarget) -> None:
         info = params["targetInfo"]
         session = self._conn.session(params["sessionId"], info["targetId"])
-        session.on("Target.attachedToTarget", lambda p: self._on_attached(session, p))
+        session.on("Target.attachedToTarget", lambda p: self._on_attached(session, cast(AttachedToTarget, p)))
         self._tg.start_soon(self._set_up, parent, session, info, params.get("waitingForDebugger", False))
 
-    async def _set_up(self, parent: CDPSession, session: CDPSession, info: dict[str, Any], paused: bool) -> None:
+    async def _set_up(self, parent: CDPSession, session: CDPSession, info: TargetInfo, paused: bool) -> None:
         target_id = info["targetId"]
         if info["type"] == "page":
             page = PageTarget(

@@ -15,12 +15,13 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
+from cdp_bridge.protocol import WebMCPToolResponded
 
 __all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
 
@@ -86,7 +87,7 @@ class Invocation:
             self.done.set()
 
 
-def _error_message(params: dict[str, Any]) -> str:
+def _error_message(params: WebMCPToolResponded) -> str:
     exception = params.get("exception") or {}
     description = str(exception.get("description") or "")
     # The description carries the JS stack after the first line; the agent needs the message.
@@ -104,14 +105,14 @@ class ToolMirror:
         self._handles: dict[tuple[str | None, str, str], str] = {}
         self._counter = 0
         self._pending: dict[str, Invocation] = {}
-        self._early: dict[str, dict[str, Any]] = {}
+        self._early: dict[str, WebMCPToolResponded] = {}
         self.in_flight: set[Invocation] = set()
 
     def watch(self, session: CDPSession) -> None:
         """Follow the WebMCP events of `session` (the page's or an OOPIF's)."""
         session.on("WebMCP.toolsAdded", lambda p: self._added(session, p))
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
-        session.on("WebMCP.toolResponded", self._responded)
+        session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
 
     def by_handle(self, handle: str) -> PageTool | None:
         """The live tool published as `handle`, if any."""
@@ -203,7 +204,7 @@ class ToolMirror:
         if gone:
             self._on_change()
 
-    def _responded(self, params: dict[str, Any]) -> None:
+    def _responded(self, params: WebMCPToolResponded) -> None:
         invocation_id = str(params.get("invocationId", ""))
         outcome = Outcome(
             status=str(params.get("status", "Error")),

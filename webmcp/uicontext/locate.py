@@ -26,8 +26,10 @@ from typing import Any, Literal
 
 import anyio
 
+from cdp_bridge import reads
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
+from cdp_bridge.protocol import WindowBounds
 from webmcp.models import Bounds, Location
 
 __all__ = [
@@ -38,7 +40,6 @@ __all__ = [
     "WindowInfo",
     "browser_brands",
     "collect_pointing",
-    "document_key",
     "locate_node",
     "locate_viewport",
     "window_for_target",
@@ -144,6 +145,11 @@ class WindowInfo:
     bounds: Bounds
     state: str
 
+    @classmethod
+    def of(cls, raw: WindowBounds) -> WindowInfo:
+        """From the raw CDP read (`cdp_bridge.reads`)."""
+        return cls(raw["windowId"], Bounds(raw["left"], raw["top"], raw["width"], raw["height"]), raw["windowState"])
+
 
 @dataclass(slots=True)
 class Pointed:
@@ -174,16 +180,8 @@ class Pointing:
 
 async def window_for_target(browser: CDPSession, target_id: str, limit: float) -> WindowInfo | None:
     """The window of `target_id`, or None when the browser cannot say (the target closed)."""
-    try:
-        reply = await browser.send("Browser.getWindowForTarget", {"targetId": target_id}, timeout=limit)
-    except CDPError:
-        return None
-    b = reply.get("bounds", {})
-    return WindowInfo(
-        int(reply["windowId"]),
-        Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)),
-        str(b.get("windowState", "normal")),
-    )
+    raw = await reads.window_for_target(browser, target_id, limit)
+    return WindowInfo.of(raw) if raw is not None else None
 
 
 def viewport_origin(window: WindowInfo, inner_width: float, inner_height: float) -> tuple[float, float]:
@@ -206,13 +204,6 @@ async def _release(session: CDPSession, limit: float) -> None:
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, timeout=limit)
     except CDPError:
         pass  # the document is gone, and its objects with it
-
-
-async def document_key(session: CDPSession, limit: float) -> str:
-    """The main frame's loader id: it changes with every document the tab loads."""
-    tree = await session.send("Page.getFrameTree", timeout=limit)
-    frame = tree["frameTree"]["frame"]
-    return str(frame.get("loaderId") or frame["id"])
 
 
 async def _value(session: CDPSession, context: int, expression: str, limit: float) -> Any:

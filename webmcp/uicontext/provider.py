@@ -28,9 +28,9 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from cdp_bridge.errors import CDPError
+from cdp_bridge.reads import document_key, window_bounds
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
-from webmcp.models import LocationState
 from webmcp.uicontext.ids import IdMinter, doc_digest, tab_number
 from webmcp.uicontext.locate import (
     Bounds,
@@ -39,7 +39,6 @@ from webmcp.uicontext.locate import (
     WindowInfo,
     browser_brands,
     collect_pointing,
-    document_key,
     locate_node,
     locate_viewport,
     window_for_target,
@@ -263,15 +262,11 @@ class UIContext:
     async def _locate_window(self, window_id: int, limit: float) -> Location:
         if window_id not in self._seen_windows:
             raise _unknown(f"win-{window_id}")
-        try:
-            reply = await self.desktop.connection.browser.send(
-                "Browser.getWindowBounds", {"windowId": window_id}, timeout=limit
-            )
-        except CDPError:
+        raw = await window_bounds(self.desktop.browser, window_id, limit)
+        if raw is None:
             return Location("gone")
-        b = reply["bounds"]
-        state: LocationState = "hidden" if b.get("windowState") == "minimized" else "visible"
-        return Location(state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)))
+        window = WindowInfo.of(raw)
+        return Location("hidden" if window.state == "minimized" else "visible", window.bounds)
 
     async def _locate_app(self, limit: float) -> Location:
         windows: list[WindowInfo] = []
