@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import sys
 
 import anyio
@@ -72,7 +73,10 @@ async def test_page_tool_call_returns_the_pages_answer_in_result(stage: Stage) -
     result = await stage.call(f"{win}__get_ticket", {"id": 101})
     assert not result.is_error
     assert result.structured_content["result"]["subject"] == "Cannot reset my password"
-    assert result.content[0].text
+    # A host that shows the model only `content` still gives it the page's answer, as JSON.
+    message, _, data = result.content[0].text.partition("\n")
+    assert message == result.structured_content["message"]
+    assert json.loads(data) == result.structured_content
     text = await stage.call(f"{win}__add_note", {"id": 101, "text": "Called the customer"})
     assert text.structured_content["result"] == {"value": "Note added to ticket #101"}
     frame = await stage.call(f"{win}__search_kb", {"query": "refund"})
@@ -96,6 +100,8 @@ async def test_bad_input_is_refused_per_field_before_the_page_sees_it(stage: Sta
     assert wrong_type.structured_content["fields"][0]["field"] == "id"
     missing = await stage.call(f"{win}__close_ticket", {"id": 101})
     assert missing.structured_content["fields"] == [{"field": "resolution", "error": "Required"}]
+    # ... and which fields were wrong, in JSON (null, not None).
+    assert json.loads(missing.content[0].text.partition("\n")[2])["fields"] == missing.structured_content["fields"]
     bad_version = await stage.call(f"{win}__list_tickets", {"expectedVersion": "7"})
     assert bad_version.structured_content["code"] == "validation_failed"
     assert await page.locator("#activity li").count() == before, "the page logged a call it should not have got"

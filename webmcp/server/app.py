@@ -78,9 +78,30 @@ def _to_mcp_tool(spec: ToolSpec) -> types.Tool:
     )
 
 
+CONTENT_TEXT_LIMIT = 16_000
+"""Characters of serialised structuredContent copied into a result's text content."""
+
+
+def content_text(message: str, structured: dict[str, Any]) -> str:
+    """The one text block of a result: the message, then the structured content as JSON.
+
+    Many hosts give the model only `content`; so that the model still sees what the page
+    answered and which fields were wrong, the text carries `structuredContent` too, cut at
+    `CONTENT_TEXT_LIMIT` characters with a note (the whole of it stays in structuredContent).
+    """
+    data = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    if len(data) > CONTENT_TEXT_LIMIT:
+        data = (
+            data[:CONTENT_TEXT_LIMIT]
+            + f"… [cut at {CONTENT_TEXT_LIMIT} of {len(data)} characters; the whole result is in structuredContent]"
+        )
+    return f"{message}\n{data}"
+
+
 def _tool_result(answer: Answer) -> types.CallToolResult:
     structured = answer.result.wire()
-    content: list[Any] = [types.TextContent(type="text", text=answer.result.message or "Done.")]
+    text = content_text(answer.result.message or "Done.", structured)
+    content: list[Any] = [types.TextContent(type="text", text=text)]
     if answer.image_png is not None:
         content.append(
             types.ImageContent(type="image", data=base64.b64encode(answer.image_png).decode(), mime_type="image/png")
@@ -106,7 +127,7 @@ def build_server(
             answer = await call_tool(desktop, params.name, params.arguments)
         except ToolError as exc:
             return types.CallToolResult(
-                content=[types.TextContent(type="text", text=exc.message)],
+                content=[types.TextContent(type="text", text=content_text(exc.message, exc.to_dict()))],
                 structured_content=exc.to_dict(),
                 is_error=True,
             )
