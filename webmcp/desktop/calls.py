@@ -14,7 +14,7 @@ import anyio
 
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialogs import JsDialog
-from webmcp.desktop.mirror import Invocation, Outcome, PageTool
+from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 
@@ -36,6 +36,7 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
     timeouts = tab.timeouts
     invocation: Invocation | None = None
     opened_mark = (tab.desktop.opened_mark(), tab.window_opens)
+    modals_before = {m.window.id for m in tab.desktop.modals_of(tab)}
     try:
         try:
             invocation = await tab.mirror.start(tool, arguments, timeouts.command)
@@ -43,9 +44,23 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
             raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
         # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
         # already, and unless_dialog returns at once.
-        await tab.desktop.unless_dialog(tab, invocation.done.wait, timeouts.tool_call)
+        try:
+            await tab.desktop.unless_dialog(tab, invocation.done.wait, timeouts.tool_call)
+        except anyio.get_cancelled_exc_class():
+            # The client gave up (notifications/cancelled, or its transport closed): tell the page.
+            await tab.mirror.cancel(invocation, timeouts.command)
+            raise
         if invocation.outcome is not None:
-            return await _page_result(tab, tool, invocation.outcome, opened_mark)
+            # A tool that sets `location` answers before the new page commits: the call is over
+            # once that page shows (bounded), so the agent's next step meets the new page.
+            await tab.navigation_settled(timeouts.navigation)
+            answer = await _page_result(tab, tool, invocation, opened_mark)
+            # Read after write: the state the call caused is readable when it returns.
+            await tab.catch_up(timeouts.snapshot)
+            opened = [m.window.id for m in tab.desktop.modals_of(tab) if m.window.id not in modals_before]
+            if opened:
+                answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
+            return answer
         if tab.dialog is not None:
             dialog = tab.dialog
             dialog.opened_by_call = invocation
@@ -57,6 +72,13 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
                 opened_window_ids=[dialog.window.id],
             )
         await tab.mirror.cancel(invocation, timeouts.command)
+        if invocation.navigated_to is not None:
+            raise ToolError(
+                "action_timeout",
+                f"{tool.name} did not answer within {timeouts.tool_call:g} s, and the tab moved to "
+                f"{invocation.navigated_to} meanwhile: whether it took effect is unknown; read the window.",
+                outcome="unknown",
+            )
         raise ToolError(
             "action_timeout",
             f"{tool.name} did not answer within {timeouts.tool_call:g} s; the call was cancelled.",
@@ -74,7 +96,7 @@ async def _follow_call(tab: Tab, dialog: JsDialog, invocation: Invocation) -> No
         if invocation.outcome is None:
             return
         try:
-            dialog.call_outcome = (await _page_result(tab, invocation.tool, invocation.outcome)).wire()
+            dialog.call_outcome = (await _page_result(tab, invocation.tool, invocation)).wire()
         except ToolError as exc:
             dialog.call_outcome = {"error": exc.to_dict()}
     finally:
@@ -83,8 +105,10 @@ async def _follow_call(tab: Tab, dialog: JsDialog, invocation: Invocation) -> No
 
 
 async def _page_result(
-    tab: Tab, tool: PageTool, outcome: Outcome, opened_mark: tuple[int, int] | None = None
+    tab: Tab, tool: PageTool, invocation: Invocation, opened_mark: tuple[int, int] | None = None
 ) -> ToolResult:
+    outcome = invocation.outcome
+    assert outcome is not None
     if outcome.status == "Completed":
         output = outcome.output
         # A page may echo what the user typed into a password or card field: mask it.
@@ -98,6 +122,8 @@ async def _page_result(
             if expected > 0:
                 opened = await tab.desktop.opened_since(tab, seq_mark, expected, _OPENED_WAIT)
                 answer.opened_window_ids = opened or None
+        if invocation.navigated_to is not None:
+            answer.message = f"{answer.message} The tab now shows {invocation.navigated_to}."
         if tool.annotations.get("untrustedContent"):
             answer.untrusted_content = True
             answer.message = (
@@ -109,4 +135,9 @@ async def _page_result(
         raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}", pageMessage=page_message)
     if outcome.status == "Canceled":
         raise ToolError("call_interrupted", f"The page cancelled the call to {tool.name}.")
-    raise ToolError("call_interrupted", outcome.error_text or f"The call to {tool.name} was interrupted.")
+    # The tab closed, crashed or moved on: the page may have done what was asked, or not.
+    raise ToolError(
+        "call_interrupted",
+        outcome.error_text or f"The call to {tool.name} was interrupted.",
+        outcome="unknown",
+    )

@@ -22,8 +22,14 @@ BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = f"""(() => {{
   if (globalThis.__webmcpBridgeObserving) return; globalThis.__webmcpBridgeObserving = true;
-  let timer = 0;
-  const ping = () => {{ if (timer) return; timer = setTimeout(() => {{ timer = 0; {BINDING}(''); }}, 15); }};
+  // The first change is reported at once (so a tool's effect is known before its answer
+  // arrives); further changes within 15 ms are folded into one report at the end.
+  let timer = 0, again = false;
+  const fire = () => {{
+    {BINDING}('');
+    timer = setTimeout(() => {{ timer = 0; if (again) {{ again = false; fire(); }} }}, 15);
+  }};
+  const ping = () => {{ if (timer) {{ again = true; return; }} fire(); }};
   new MutationObserver(ping).observe(document, {{subtree: true, childList: true, characterData: true,
     attributes: true}});
   for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])

@@ -80,6 +80,8 @@ class Invocation:
     invocation_id: str | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
     outcome: Outcome | None = None
+    navigated_to: str | None = None
+    """The address the tab moved to while the call ran (a form that submits, `location = …`)."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
@@ -107,6 +109,8 @@ class ToolMirror:
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
         self.in_flight: set[Invocation] = set()
+        self._incoming: set[tuple[str | None, str, str]] | None = None
+        """Tools announced since the main frame began a cross-document navigation."""
 
     def watch(self, session: CDPSession) -> None:
         """Follow the WebMCP events of `session` (the page's or an OOPIF's)."""
@@ -136,6 +140,8 @@ class ToolMirror:
         for raw in params.get("tools", ()):
             name = str(raw.get("name", ""))
             key = (session.session_id, str(raw.get("frameId", "")), name)
+            if self._incoming is not None:
+                self._incoming.add(key)
             self.tools[key] = PageTool(
                 handle=self._handle_for(key, name),
                 name=name,
@@ -195,6 +201,23 @@ class ToolMirror:
         logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
 
+    def document_starting(self) -> None:
+        """The main frame began loading another document: note which tools it announces."""
+        self._incoming = set()
+
+    def document_committed(self, session: CDPSession, restored: bool) -> None:
+        """The main frame of `session` now shows another document: drop the old one's tools.
+
+        Navigation sends no toolsRemoved. A page restored from the back-forward cache
+        announces its tools between the start of the navigation and its commit (and fires
+        no load): those are kept; a new document's tools all come after the commit.
+        """
+        incoming, self._incoming = self._incoming, None
+        if restored and incoming is not None:
+            self.drop_frames(lambda t: t.session is not session or t.key in incoming)
+        else:
+            self.drop_frames(lambda t: t.session is not session)
+
     def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:
         """Forget tools for which `keep` is false (their frame navigated or detached)."""
         gone = [k for k, t in self.tools.items() if not keep(t)]
@@ -228,11 +251,17 @@ class ToolMirror:
             CDPError: the session or connection failed.
         """
         invocation = Invocation(tool)
-        reply = await tool.session.send(
-            "WebMCP.invokeTool",
-            {"frameId": tool.frame_id, "toolName": tool.name, "input": arguments},
-            timeout=timeout,
-        )
+        # Tracked before the command is sent: the page may navigate before its answer arrives.
+        self.in_flight.add(invocation)
+        try:
+            reply = await tool.session.send(
+                "WebMCP.invokeTool",
+                {"frameId": tool.frame_id, "toolName": tool.name, "input": arguments},
+                timeout=timeout,
+            )
+        except BaseException:
+            self.in_flight.discard(invocation)
+            raise
         invocation.invocation_id = str(reply["invocationId"])
         early = self._early.pop(invocation.invocation_id, None)
         if early is not None:
@@ -240,7 +269,6 @@ class ToolMirror:
             self._responded(early)
         else:
             self._pending[invocation.invocation_id] = invocation
-        self.in_flight.add(invocation)
         return invocation
 
     def finish(self, invocation: Invocation) -> None:
@@ -248,6 +276,11 @@ class ToolMirror:
         self.in_flight.discard(invocation)
         if invocation.invocation_id is not None:
             self._pending.pop(invocation.invocation_id, None)
+
+    def navigated(self, url: str) -> None:
+        """The tab committed another document: calls in flight go on (a form's answer comes later)."""
+        for invocation in self.in_flight:
+            invocation.navigated_to = url
 
     def interrupt_all(self, reason: str, only: Callable[[Invocation], bool] = lambda _i: True) -> None:
         """Settle in-flight calls as Interrupted (tab closed, crashed or navigated)."""

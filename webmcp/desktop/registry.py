@@ -240,6 +240,10 @@ class Desktop:
         if changed:
             self.changed()
 
+    def modals_of(self, tab: Tab) -> list[InPageModal]:
+        """The in-page modal dialogs of `tab` now open, oldest first."""
+        return [m for m in self.modals.values() if m.tab is tab]
+
     def is_published(self, window_id: str) -> bool:
         """True while `window_id` is one of the published windows."""
         return window_id in self._order
@@ -303,13 +307,16 @@ class Desktop:
                 await self._tab_added.wait()
         return mine()
 
-    async def open_tab(self, url: str) -> Tab | None:
-        """A new tab, sent to `url` once it is set up; None if it did not come up in time.
+    async def open_tab(self) -> Tab | None:
+        """A new blank tab, once its session is set up; None if it did not come up in time.
+
+        It starts blank so that nothing the page registers while loading is missed; the
+        caller navigates it (`Tab.navigate`, which waits for the page to load).
 
         Raises:
             CDPError: the browser refused to create the tab.
         """
-        page = await self.targets.create_page(url, self.timeouts.navigation)
+        page = await self.targets.create_page("about:blank", self.timeouts.navigation)
         return self.tab_for_target(page.target_id) if page is not None else None
 
     def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:

@@ -21,7 +21,7 @@ from cdp_bridge.targets import PageTarget
 from webmcp.desktop import calls, navigation
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.live_view import BINDING, install_observer, read_page
-from webmcp.desktop.mirror import PageTool, ToolMirror
+from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
@@ -43,6 +43,12 @@ TAB_OPERATIONS = frozenset(
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
+NAVIGATION_ANSWER_GRACE = 2.0
+"""After a call's tab has loaded another document, how long the call may still answer.
+
+A form tool that submits to another page answers a few hundred ms after the new page
+loads (its output read from that page); past this grace the outcome is unknown.
+"""
 
 
 class Tab:
@@ -68,6 +74,9 @@ class Tab:
         self.loading = True
         self.closed = False
         self.gone = anyio.Event()
+        self._main_frame = ""
+        self._navigation_done: anyio.Event | None = None
+        """Set when the main frame's cross-document navigation under way has shown its page."""
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
 
@@ -81,7 +90,10 @@ class Tab:
         """Follow `session` (the page's own, or an OOPIF's) for tools, changes and navigation."""
         self.mirror.watch(session)
         session.on("Runtime.bindingCalled", lambda p: self.mark_dirty() if p.get("name") == BINDING else None)
+        session.on("Page.frameStartedNavigating", lambda p: self._navigation_started(session, p))
         session.on("Page.frameNavigated", lambda p: self._navigated(session, p))
+        session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
+        session.on("Page.frameStoppedLoading", lambda p: self._stopped_loading(session, p))
         session.on("Page.frameDetached", lambda p: self.mirror.drop_frames(lambda t: t.frame_id != p["frameId"]))
         session.on("Page.loadEventFired", lambda _p: self._loaded())
         session.on("Page.domContentEventFired", lambda _p: self.mark_dirty())
@@ -97,15 +109,51 @@ class Tab:
     def _loaded(self) -> None:
         self.loading = False
         self.mark_dirty()
+        self._navigation_shown()
+        self._give_navigated_calls_a_grace()
+
+    def _stopped_loading(self, session: CDPSession, params: dict[str, Any]) -> None:
+        # Also the end of a navigation that was aborted (a 204, a download, a blocked URL).
+        if session is self.page.session and params.get("frameId") == self._main_frame_id():
+            self._navigation_shown()
+
+    def _navigation_shown(self) -> None:
+        done, self._navigation_done = self._navigation_done, None
+        if done is not None:
+            done.set()
+
+    async def navigation_settled(self, budget: float) -> None:
+        """Wait, at most `budget` seconds, for a cross-document navigation under way to show its page."""
+        done = self._navigation_done
+        if done is not None:
+            with anyio.move_on_after(budget):
+                await done.wait()
+
+    def _navigation_started(self, session: CDPSession, params: dict[str, Any]) -> None:
+        same_document = str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument"))
+        if session is self.page.session and params.get("frameId") == self._main_frame_id() and not same_document:
+            self.mirror.document_starting()
+            if self._navigation_done is None:
+                self._navigation_done = anyio.Event()
+
+    def _main_frame_id(self) -> str:
+        # A page target's id is its main frame's id; the commits tell if that ever differs.
+        return self._main_frame or self.page.target_id
 
     def _navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
         frame_id = frame.get("id", "")
         if session is self.page.session and not frame.get("parentId"):
             self._doc_seq += 1
-            self.loading = True
-            self.mirror.interrupt_all("The tab navigated away while the tool was running.")
-            self.mirror.drop_frames(lambda t: t.session is not session)
+            self._main_frame = frame_id
+            restored = params.get("type") == "BackForwardCacheRestore"
+            # A restored page fires no load event: it is shown as it was.
+            self.loading = not restored
+            self.mirror.navigated(str(frame.get("url", "")))
+            self.mirror.document_committed(session, restored)
+            if restored:
+                self._navigation_shown()
+                self._give_navigated_calls_a_grace()
         else:
             self.mirror.interrupt_all(
                 "The frame that holds the tool navigated while it was running.",
@@ -113,6 +161,22 @@ class Tab:
             )
             self.mirror.drop_frames(lambda t: t.frame_id != frame_id)
         self.mark_dirty()
+
+    def _give_navigated_calls_a_grace(self) -> None:
+        waiting = [i for i in self.mirror.in_flight if i.navigated_to is not None and not i.done.is_set()]
+        if waiting:
+            self.desktop.spawn(self._end_navigated_calls, waiting)
+
+    async def _end_navigated_calls(self, invocations: list[Invocation]) -> None:
+        await anyio.sleep(NAVIGATION_ANSWER_GRACE)
+        for invocation in invocations:
+            invocation.settle(
+                Outcome(
+                    "Interrupted",
+                    error_text=f"The tab moved to {invocation.navigated_to} during the call and the page gave no "
+                    "answer; whether the call took effect is unknown: read the window before trying again.",
+                )
+            )
 
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon."""
@@ -132,7 +196,9 @@ class Tab:
         self.gone.set()
         self._dirty.set()
         what = "crashed" if self.page.crashed else "closed"
-        self.mirror.interrupt_all(f"The tab {what} while the tool was running.")
+        self.mirror.interrupt_all(
+            f"The tab {what} while the tool was running; whether the call took effect is unknown."
+        )
 
     # --- the view ------------------------------------------------------------------
 
@@ -174,6 +240,13 @@ class Tab:
                 return
             self._apply(view)
             self.desktop.sync_modals(self)
+
+    async def catch_up(self, budget: float) -> None:
+        """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
+        if not self.closed:
+            # refresh() waits for a rebuild already under way, then rebuilds only if still dirty.
+            with anyio.move_on_after(budget):
+                await self.refresh()
 
     async def fresh_version(self) -> int:
         """The window's version, checked against the page as it is now."""

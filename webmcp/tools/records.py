@@ -95,10 +95,18 @@ async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
 async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
     url = str(args.get("url", "about:blank"))
     check_url(url)
-    tab = await desktop.open_tab(url)
+    tab = await desktop.open_tab()
     if tab is None:
         raise ToolError("action_timeout", "The new tab did not come up in time.")
-    return ToolResult(message=f"Opened {tab.id} at {url}.", opened_window_ids=[tab.id])
+    if url == "about:blank":
+        return ToolResult(message=f"Opened {tab.id}, blank.", opened_window_ids=[tab.id])
+    # Answer once the page shows, with its tools listed (or with a dialog it opened on load).
+    async with tab.op_lock:
+        loaded = await tab.navigate(url)
+    return ToolResult(
+        message=f"Opened {tab.id}: {loaded.message}",
+        opened_window_ids=[tab.id, *(loaded.opened_window_ids or [])],
+    )
 
 
 async def _answer(dialog: JsDialog, args: dict[str, Any], accept: bool) -> ToolResult:
