@@ -1,0 +1,173 @@
+"""Side-by-side bench: the bridge against Playwright MCP and chrome-devtools-mcp, raw CDP as floor.
+
+    bash bench/peers/run [--rounds 3] [--only bridge,playwright,devtools,raw]
+
+(`bench/peers/run` installs what is needed, then runs `.venv/bin/python -m bench.peers`.)
+Each round starts every server afresh, in an order rotated round by round, against one
+sample site (reset before each session). Prints a Markdown table (medians over rounds,
+min–max in brackets) and writes it, the raw results (JSON) and a PNG chart to bench/results/.
+Nothing here is asserted anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.request
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from sample_site import start_site
+
+from .measures import SessionResult, run_session
+from .raw import RawCdp
+from .report import markdown_table, write_chart
+from .subjects import CHROMIUM, PEERS_DIR, Bridge, ChromeDevtoolsMcp, PlaywrightMcp
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results"
+KINDS = {"bridge": Bridge, "playwright": PlaywrightMcp, "devtools": ChromeDevtoolsMcp, "raw": RawCdp}
+
+
+@contextmanager
+def serve_site() -> Iterator[str]:
+    """The sample site on 127.0.0.1 from a thread with its own event loop; yields its base URL."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+
+        async def start() -> None:
+            holder["runner"], holder["url"] = await start_site("127.0.0.1", 0)
+            ready.set()
+
+        loop.run_until_complete(start())
+        loop.run_forever()
+        loop.run_until_complete(holder["runner"].cleanup())
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    if not ready.wait(10):
+        raise RuntimeError("the sample site did not start")
+    try:
+        yield str(holder["url"])
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def _reset_site(site: str) -> None:
+    request = urllib.request.Request(site + "/api/reset", method="POST", data=b"")
+    with urllib.request.urlopen(request, timeout=5):  # noqa: S310 (loopback)
+        pass
+
+
+def _output(command: list[str]) -> str:
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=30, check=False).stdout.strip()
+    except OSError as exc:
+        return f"unavailable ({exc})"
+
+
+def versions() -> dict[str, str]:
+    """What ran: browser, node, peers, bridge (with its commit)."""
+
+    def peer(name: str) -> str:
+        manifest = PEERS_DIR / name / "package.json"
+        return json.loads(manifest.read_text())["version"] if manifest.exists() else "not installed"
+
+    commit = _output(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
+    return {
+        "chromium": _output([CHROMIUM, "--version"]),
+        "node": _output(["node", "--version"]),
+        "@playwright/mcp": peer("@playwright/mcp"),
+        "chrome-devtools-mcp": peer("chrome-devtools-mcp"),
+        "webmcp-bridge": f"{importlib.metadata.version('webmcp-bridge')} ({commit})",
+        "mcp (client)": importlib.metadata.version("mcp"),
+        "python": platform.python_version(),
+    }
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} / {five:.2f} / {fifteen:.2f}"
+
+
+async def bench(rounds: int, kinds: list[str]) -> dict[str, Any]:
+    results: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
+    notes: dict[str, list[dict[str, str]]] = {k: [] for k in kinds}
+    loads = [_load()]
+    with serve_site() as site:
+        for round_no in range(rounds):
+            order = kinds[round_no % len(kinds) :] + kinds[: round_no % len(kinds)]
+            for kind in order:
+                await anyio.to_thread.run_sync(_reset_site, site)
+                with tempfile.TemporaryDirectory(prefix=f"bench-peers-{kind}-") as workdir:
+                    cls = KINDS[kind]
+                    subject = cls() if kind == "raw" else cls(Path(workdir), site)
+                    print(f"round {round_no + 1}/{rounds}: {kind} …", file=sys.stderr, flush=True)
+                    session: SessionResult = await run_session(subject, site)
+                results[kind].append(session.values)
+                notes[kind].append(session.notes)
+                failed = {k: v for k, v in session.values.items() if isinstance(v, str)}
+                if failed:
+                    print(f"  {kind} failed steps: {json.dumps(failed)[:600]}", file=sys.stderr, flush=True)
+            loads.append(_load())
+    return {"results": results, "notes": notes, "loads": loads}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.peers", description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; each starts every server once (default 3)")
+    parser.add_argument("--only", default=",".join(KINDS), help="comma-separated subset of " + ",".join(KINDS))
+    args = parser.parse_args()
+    kinds = [k for k in args.only.split(",") if k]
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        parser.error(f"unknown: {', '.join(sorted(unknown))}")
+    # Handshake clients subscribe with resources/subscribe; the SDK warns that 2026 clients do not.
+    warnings.filterwarnings("ignore", message="resources/subscribe is removed")
+    # The SDK's client warns when a tool was not in its last list (a dialog's tools are new).
+    logging.getLogger("client").setLevel(logging.ERROR)
+    started = datetime.datetime.now(datetime.UTC)
+    info = versions()
+    run = anyio.run(bench, args.rounds, kinds)
+    stamp = started.strftime("%Y%m%d-%H%M")
+    table = markdown_table(run["results"], run["notes"])
+    header = (
+        f"Run {started:%Y-%m-%d %H:%M} UTC, {args.rounds} round(s), order rotated each round; "
+        f"{os.cpu_count()} CPUs; load average (1/5/15 min) per round boundary: {' → '.join(run['loads'])}.\n\n"
+        + "Versions: "
+        + "; ".join(f"{k} {v}" for k, v in info.items())
+        + "\n"
+    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    chart = RESULTS / f"peers-{stamp}.png"
+    write_chart(run["results"], chart, f"bench/peers {started:%Y-%m-%d %H:%M} UTC, {args.rounds} rounds")
+    document = f"{header}\n{table}\n\nChart: `{chart.relative_to(ROOT)}`\n"
+    (RESULTS / f"peers-{stamp}.md").write_text(document)
+    raw = {"started": started.isoformat(), "rounds": args.rounds, "versions": info, **run}
+    (RESULTS / f"peers-{stamp}.json").write_text(json.dumps(raw, indent=1, default=str))
+    print(document)
+
+
+if __name__ == "__main__":
+    main()
