@@ -12,7 +12,6 @@ Nothing here is asserted anywhere.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime
 import importlib.metadata
 import json
@@ -22,56 +21,22 @@ import platform
 import subprocess
 import sys
 import tempfile
-import threading
 import urllib.request
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from sample_site import start_site
-
 from .measures import SessionResult, run_session
 from .raw import RawCdp
-from .report import markdown_table, write_chart
+from .report import markdown_notes, markdown_table, write_chart
+from .site import serve_site
 from .subjects import CHROMIUM, PEERS_DIR, Bridge, ChromeDevtoolsMcp, PlaywrightMcp
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 KINDS = {"bridge": Bridge, "playwright": PlaywrightMcp, "devtools": ChromeDevtoolsMcp, "raw": RawCdp}
-
-
-@contextmanager
-def serve_site() -> Iterator[str]:
-    """The sample site on 127.0.0.1 from a thread with its own event loop; yields its base URL."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    holder: dict[str, Any] = {}
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-
-        async def start() -> None:
-            holder["runner"], holder["url"] = await start_site("127.0.0.1", 0)
-            ready.set()
-
-        loop.run_until_complete(start())
-        loop.run_forever()
-        loop.run_until_complete(holder["runner"].cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    if not ready.wait(10):
-        raise RuntimeError("the sample site did not start")
-    try:
-        yield str(holder["url"])
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 def _reset_site(site: str) -> None:
@@ -162,7 +127,8 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     chart = RESULTS / f"peers-{stamp}.png"
     write_chart(run["results"], chart, f"bench/peers {started:%Y-%m-%d %H:%M} UTC, {args.rounds} rounds")
-    document = f"{header}\n{table}\n\nChart: `{chart.relative_to(ROOT)}`\n"
+    notes = markdown_notes(run["notes"])
+    document = f"{header}\n{table}\n\nChart: `{chart.relative_to(ROOT)}`\n\nNotes:\n\n{notes}\n"
     (RESULTS / f"peers-{stamp}.md").write_text(document)
     raw = {"started": started.isoformat(), "rounds": args.rounds, "versions": info, **run}
     (RESULTS / f"peers-{stamp}.json").write_text(json.dumps(raw, indent=1, default=str))

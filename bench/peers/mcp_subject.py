@@ -144,13 +144,22 @@ class McpSubject:
                 raise StepFailed(f"the expected tools did not appear within {timeout:g} s")
             await self.next_notification("tools", seen, min(0.25, left))
 
-    def everything_said(self) -> str:
-        """Every output, the stderr log, and the text of every file the server wrote in its work dir."""
-        texts = list(self.outputs)
-        texts.extend(p.read_text(errors="replace") for p in sorted(self.workdir.rglob("*")) if p.is_file())
-        return "\n".join(texts)
+    def where_said(self, secret: str) -> list[str]:
+        """Where `secret` appears in what the server put out: its MCP outputs (results, lists,
+        resources, notifications), its stderr, and any file it wrote in its work dir."""
+        found = [f"MCP output #{i}: …{_around(text, secret)}…" for i, text in enumerate(self.outputs) if secret in text]
+        for path in sorted(self.workdir.rglob("*")):
+            text = path.read_text(errors="replace") if path.is_file() else ""
+            if secret in text:
+                found.append(f"file {path.relative_to(self.workdir)}: …{_around(text, secret)}…")
+        return found
 
 
 def _first_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip() and not line.startswith("#")]
     return (lines[0] if lines else text.strip())[:160]
+
+
+def _around(text: str, needle: str, width: int = 60) -> str:
+    at = text.index(needle)
+    return " ".join(text[max(0, at - width) : at + len(needle) + 10].split())

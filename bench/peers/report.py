@@ -9,7 +9,7 @@ from typing import Any
 
 from .measures import PAGES
 
-__all__ = ["markdown_table", "write_chart", "COLUMNS"]
+__all__ = ["markdown_table", "markdown_notes", "write_chart", "COLUMNS"]
 
 COLUMNS = [
     ("playwright", "Playwright MCP"),
@@ -99,6 +99,16 @@ def markdown_table(results: dict[str, list[dict[str, Any]]], notes: dict[str, li
         if key == "password_leaked":
             cells[-1] = "n/a"
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def markdown_notes(notes: dict[str, list[dict[str, str]]]) -> str:
+    """What each server said in the confirm() flow and where a password showed up (distinct notes)."""
+    lines = []
+    for col, label in COLUMNS:
+        for key in ("confirm", "password_leaked"):
+            seen = dict.fromkeys(n[key] for n in notes.get(col, []) if key in n)
+            lines.extend(f"- {label}, {key}: {text[:500]}" for text in seen)
     return "\n".join(lines)
 
 

@@ -203,8 +203,7 @@ class PlaywrightMcp(Subject):
             said.append(str(exc))
         said.append(await self.call("browser_handle_dialog", {"accept": True}, timeout=20))
         delivered = any('"purged"' in s for s in said)
-        note = "tool result in a response" if delivered else "dialog accepted; the tool's result never reached us"
-        return delivered, note
+        return delivered, " | ".join(" ".join(s.split())[:400] for s in said)
 
     async def late_tool(self, url: str, tool: str, timeout: float) -> float:
         await self.navigate(url)
