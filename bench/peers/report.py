@@ -130,10 +130,18 @@ def write_chart(results: dict[str, list[dict[str, Any]]], path: Path, title: str
                 ys.append(j + i * height)
                 xs.append(statistics.median(numbers) * 1000)
         ax.barh(ys, xs, height=height, label=col_label)
+        for j, key in enumerate(CHART_ROWS):
+            rounds = [r for r in results.get(col, []) if key in r]
+            if rounds and not _numbers([r[key] for r in rounds]):
+                ax.text(1.05, j + i * height, f"{col_label}: failed", va="center", fontsize=6, color="dimgray")
+            lost = key == "confirm" and any(r.get("confirm_result") is False for r in rounds)
+            if lost and _numbers([r[key] for r in rounds]):
+                ax.text(1.05, j + i * height, "result lost", va="center", fontsize=6, color="white")
     ax.set_yticks([j + 0.4 - height / 2 for j in range(len(CHART_ROWS))])
     ax.set_yticklabels([labels[k].replace("`", "") for k in CHART_ROWS], fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    ax.set_xlim(left=1)
     ax.set_xlabel("median over rounds, ms (log scale); no bar = failed or not offered")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="lower right")

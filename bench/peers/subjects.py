@@ -40,6 +40,8 @@ class Subject(McpSubject):
 
     key = ""
     label = ""
+    late_why = ""
+    """Why this server cannot announce a late tool to an idle client, when it cannot (from its source)."""
 
     async def start(self, site: str, started: float) -> tuple[float, bool, float]:
         """After open(): (start → first tools/list answered, that list holds the page's tools,
@@ -81,7 +83,8 @@ class Subject(McpSubject):
             seen = self.count("tools")
             left = deadline - time.perf_counter()
             if left <= 0 or not await self.next_notification("tools", seen, left):
-                raise StepFailed(f"no tools/list_changed announcing it within {timeout:g} s (client idle)")
+                why = f" ({self.late_why})" if self.late_why else ""
+                raise StepFailed(f"no tools/list_changed announcing it within {timeout:g} s, client idle{why}")
             if await holds():
                 return time.perf_counter() - started
 
@@ -154,6 +157,7 @@ class Bridge(Subject):
 class PlaywrightMcp(Subject):
     key = "playwright"
     label = "Playwright MCP"
+    late_why = "it collects page tools only while taking a snapshot for a tool call"
 
     def __init__(self, workdir: Path, site: str) -> None:
         config = workdir / "playwright-mcp.json"
@@ -213,6 +217,7 @@ class PlaywrightMcp(Subject):
 class ChromeDevtoolsMcp(Subject):
     key = "devtools"
     label = "chrome-devtools-mcp"
+    late_why = "page tools are not MCP tools; list_webmcp_tools must be asked again"
 
     def __init__(self, workdir: Path, site: str) -> None:
         command = [
