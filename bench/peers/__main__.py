@@ -99,11 +99,34 @@ async def bench(rounds: int, kinds: list[str]) -> dict[str, Any]:
     return {"results": results, "notes": notes, "loads": loads}
 
 
+def publish(raw: dict[str, Any]) -> str:
+    """Write the Markdown table and the chart of one run's raw results (JSON) to bench/results/."""
+    started = datetime.datetime.fromisoformat(raw["started"])
+    stamp = started.strftime("%Y%m%d-%H%M")
+    header = (
+        f"Run {started:%Y-%m-%d %H:%M} UTC, {raw['rounds']} round(s), order rotated each round; "
+        f"{raw.get('cpus', '?')} CPUs; load average (1/5/15 min) at each round boundary: "
+        f"{' → '.join(raw['loads'])}.\n\nVersions: " + "; ".join(f"{k} {v}" for k, v in raw["versions"].items()) + "\n"
+    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    chart = RESULTS / f"peers-{stamp}.png"
+    write_chart(raw["results"], chart, f"bench/peers {started:%Y-%m-%d %H:%M} UTC, {raw['rounds']} rounds")
+    table = markdown_table(raw["results"], raw["notes"])
+    notes = markdown_notes(raw["notes"])
+    document = f"{header}\n{table}\n\nChart: `{chart.relative_to(ROOT)}`\n\nNotes:\n\n{notes}\n"
+    (RESULTS / f"peers-{stamp}.md").write_text(document)
+    return document
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.peers", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds; each starts every server once (default 3)")
     parser.add_argument("--only", default=",".join(KINDS), help="comma-separated subset of " + ",".join(KINDS))
+    parser.add_argument("--report", metavar="JSON", help="only redraw the table and chart of an earlier run")
     args = parser.parse_args()
+    if args.report:
+        print(publish(json.loads(Path(args.report).read_text())))
+        return
     kinds = [k for k in args.only.split(",") if k]
     unknown = set(kinds) - set(KINDS)
     if unknown:
@@ -115,24 +138,11 @@ def main() -> None:
     started = datetime.datetime.now(datetime.UTC)
     info = versions()
     run = anyio.run(bench, args.rounds, kinds)
-    stamp = started.strftime("%Y%m%d-%H%M")
-    table = markdown_table(run["results"], run["notes"])
-    header = (
-        f"Run {started:%Y-%m-%d %H:%M} UTC, {args.rounds} round(s), order rotated each round; "
-        f"{os.cpu_count()} CPUs; load average (1/5/15 min) per round boundary: {' → '.join(run['loads'])}.\n\n"
-        + "Versions: "
-        + "; ".join(f"{k} {v}" for k, v in info.items())
-        + "\n"
-    )
+    raw = {"started": started.isoformat(), "rounds": args.rounds, "cpus": os.cpu_count(), "versions": info, **run}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    chart = RESULTS / f"peers-{stamp}.png"
-    write_chart(run["results"], chart, f"bench/peers {started:%Y-%m-%d %H:%M} UTC, {args.rounds} rounds")
-    notes = markdown_notes(run["notes"])
-    document = f"{header}\n{table}\n\nChart: `{chart.relative_to(ROOT)}`\n\nNotes:\n\n{notes}\n"
-    (RESULTS / f"peers-{stamp}.md").write_text(document)
-    raw = {"started": started.isoformat(), "rounds": args.rounds, "versions": info, **run}
+    stamp = started.strftime("%Y%m%d-%H%M")
     (RESULTS / f"peers-{stamp}.json").write_text(json.dumps(raw, indent=1, default=str))
-    print(document)
+    print(publish(raw))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import anyio
 
 from .mcp_subject import StepFailed
 
-__all__ = ["PAGES", "Page", "run_session", "PASSWORD"]
+__all__ = ["PAGES", "PASSWORD", "Page", "run_session", "shown"]
 
 READ_ONLY_CALLS = 20
 LATE_MS = 1500
@@ -93,7 +93,12 @@ PAGES = [
 
 def missing(page: Page, text: str) -> list[str]:
     """The kinds/patterns of `page.kept` the state text lacks."""
-    return [f"{kind}:{p}" for kind, pats in page.kept.items() for p in pats if not re.search(p, text)]
+    return [f"{kind} “{shown(p)}”" for kind, pats in page.kept.items() for p in pats if not re.search(p, text)]
+
+
+def shown(pattern: str) -> str:
+    """A pattern as a reader wants to see it: `\\b3,?000\\b` → `3,?000`, `\\#101\\.` → `#101.`."""
+    return re.sub(r"\\(.)", r"\1", pattern.replace(r"\b", ""))
 
 
 @dataclass

@@ -7,7 +7,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from .measures import PAGES
+from .measures import PAGES, shown
 
 __all__ = ["markdown_table", "markdown_notes", "write_chart", "COLUMNS"]
 
@@ -24,6 +24,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("start_page_tools", "start → page's tools callable (peers: + navigate)", "time"),
 ]
 ROWS += [(f"nav_{p.key}", f"navigate + state: {p.what}", "time") for p in PAGES]
+ROWS.append(("nav_only_big", "… of which the navigate call alone: 3,000-row table", "time"))
 ROWS += [(f"bytes_{p.key}", f"state bytes: {p.what} (kept?)", "bytes") for p in PAGES]
 ROWS += [
     ("read_only", "read-only page tool (`list_tickets`), median of 20", "time"),
@@ -52,6 +53,14 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B" if n < 1024 else f"{n / 1024:.1f} KB"
 
 
+def _readable(lost: str) -> str:
+    """A lost-content entry; runs before 2026-11-30 07:00 stored `kind:regex`."""
+    kind, sep, pattern = lost.partition(":")
+    if not sep or "“" in lost:
+        return lost
+    return f"{kind} “{shown(pattern)}”"
+
+
 def _shorten(reason: str) -> str:
     reason = re.sub(r"\s+", " ", reason.removeprefix("failed: "))
     return reason if len(reason) <= 110 else reason[:107] + "…"
@@ -73,14 +82,18 @@ def _cell(key: str, kind: str, rounds: list[dict[str, Any]], notes: list[dict[st
     elif numbers:
         fmt = _fmt_bytes if kind == "bytes" else _fmt_time
         text = fmt(statistics.median(numbers))
-        if len(numbers) > 1:
+        if len(numbers) > 1 and fmt(min(numbers)) != fmt(max(numbers)):
             text += f" ({fmt(min(numbers))}–{fmt(max(numbers))})"
         parts.append(text)
         if kind == "bytes":
-            lost = sorted({m for r in rounds for m in (r.get("kept_" + key.removeprefix("bytes_")) or [])})
-            kept_known = any(r.get("kept_" + key.removeprefix("bytes_")) is not None for r in rounds)
-            if kept_known:
-                parts.append("all kept" if not lost else "lost " + ", ".join(lost))
+            checks = [r.get("kept_" + key.removeprefix("bytes_")) for r in rounds]
+            checks = [c for c in checks if c is not None]
+            lost = sorted({_readable(m) for c in checks for m in c})
+            if checks and not lost:
+                parts.append("all kept")
+            elif lost:
+                rounds_lost = sum(1 for c in checks if c)
+                parts.append(f"**lost in {rounds_lost}/{len(checks)}**: " + ", ".join(lost))
         if key == "confirm":
             delivered = [r.get("confirm_result") for r in rounds if isinstance(r.get("confirm"), float)]
             parts.append("result delivered" if all(delivered) else "**result lost**")
@@ -144,7 +157,7 @@ def write_chart(results: dict[str, list[dict[str, Any]]], path: Path, title: str
     ax.set_xlim(left=1)
     ax.set_xlabel("median over rounds, ms (log scale); no bar = failed or not offered")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=len(COLUMNS))
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
