@@ -3,7 +3,8 @@
 A session starts the server, then on the sample site: navigates to each page and reads its
 state (checking that the state keeps every label, value, notice, header and the row count),
 calls a read-only page tool 20 times, waits idle for a late-registered tool, signs in through
-the page's form tool with a unique password and looks for it in everything the server said,
+the page's form tool (the browser fills the fields) with a unique password and card number and
+looks for both in everything the server said (outputs, stderr, files it wrote),
 and ends with a tool that opens confirm() (last: it can leave a server stuck).
 Every step is bounded; a failing step is recorded as "failed: reason" and the session goes on.
 """
@@ -29,6 +30,7 @@ LATE_MS = 1500
 LATE_WAIT = 10.0
 # Unique enough that finding it anywhere means the typed value itself leaked.
 PASSWORD = "Tq7-hunter2-Zx91"
+CARD = "4929773100526618"  # into the form's autocomplete="cc-number" field
 
 
 @dataclass(frozen=True)
@@ -193,12 +195,13 @@ async def _measure_all(subject: Any, site: str, result: SessionResult) -> None:
 
         async def password() -> None:
             await subject.navigate(site + "/login.html")
-            await subject.page_tool("sign_in", {"username": "sam.okafor", "password": PASSWORD})
+            await subject.page_tool("sign_in", {"username": "sam.okafor", "password": PASSWORD, "card": CARD})
             await subject.state()
-            where = subject.where_said(PASSWORD)
-            values["password_leaked"] = bool(where)
-            if where:
-                result.notes["password_leaked"] = " | ".join(where)[:1500]
+            for key, secret in (("password_leaked", PASSWORD), ("card_leaked", CARD)):
+                where = subject.where_said(secret)
+                values[key] = bool(where)
+                if where:
+                    result.notes[key] = " | ".join(where)[:1500]
 
         await _step(result, "password_leaked", 60, password)
 

@@ -31,6 +31,7 @@ ROWS += [
     ("confirm", "tool opens confirm() → accepted, result in hand", "time"),
     ("late_tool", "late tool (+1.5 s after load) → `tools/list_changed`, idle client", "time"),
     ("password_leaked", "typed password found in any output", "leak"),
+    ("card_leaked", "typed card number found in any output", "leak"),
 ]
 CHART_ROWS = [key for key, _label, kind in ROWS if kind == "time"]
 
@@ -109,7 +110,7 @@ def markdown_table(results: dict[str, list[dict[str, Any]]], notes: dict[str, li
     lines = [header, "|---|" + "---|" * len(COLUMNS)]
     for key, label, kind in ROWS:
         cells = [_cell(key, kind, results.get(col, []), notes.get(col, [])) for col, _label in COLUMNS]
-        if key == "password_leaked":
+        if key.endswith("_leaked"):
             cells[-1] = "n/a"
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -119,7 +120,7 @@ def markdown_notes(notes: dict[str, list[dict[str, str]]]) -> str:
     """What each server said in the confirm() flow and where a password showed up (distinct notes)."""
     lines = []
     for col, label in COLUMNS:
-        for key in ("confirm", "password_leaked"):
+        for key in ("confirm", "password_leaked", "card_leaked"):
             seen = dict.fromkeys(n[key] for n in notes.get(col, []) if key in n)
             lines.extend(f"- {label}, {key}: {text[:500]}" for text in seen)
     return "\n".join(lines)
