@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """File-level profile of the bridge's read-only page-tool call path (issue 12, item 3).
 
-    .venv/bin/python bench/profile_call.py [-n 200] [--top 30]
+    .venv/bin/python bench/profile_call.py [-n 200] [--top 30] [--switch-interval 0.0005]
 
 Runs the bridge the way a user does (`webmcp-bridge --headless <site>/`, MCP over stdio) but
 inside a small wrapper (`--serve`) that can switch cProfile on and off in the bridge process
@@ -38,6 +38,9 @@ def serve(stats_path: str, pid_path: str, bridge_args: list[str]) -> int:
     """The bridge's own CLI, with the profiler switched by signals (SIGUSR1 on, SIGUSR2 off + dump)."""
     from webmcp.cli import main
 
+    if interval := os.environ.get("PROFILE_SWITCH_INTERVAL"):
+        sys.setswitchinterval(float(interval))  # an experiment: how much is GIL hand-over?
+
     profiler = cProfile.Profile()
 
     def switch_on(_signum: int, _frame: object) -> None:
@@ -53,7 +56,7 @@ def serve(stats_path: str, pid_path: str, bridge_args: list[str]) -> int:
     return main(bridge_args)
 
 
-async def drive(calls: int, top: int, work: str, errlog: TextIO) -> None:
+async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval: float | None) -> None:
     import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -63,7 +66,8 @@ async def drive(calls: int, top: int, work: str, errlog: TextIO) -> None:
     with serve_site() as site:
         stats_path, pid_path = os.path.join(work, "bridge.prof"), os.path.join(work, "pid")
         command = [sys.executable, __file__, "--serve", stats_path, pid_path, "--", "--headless", site + "/"]
-        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        env = {"PROFILE_SWITCH_INTERVAL": str(switch_interval)} if switch_interval else {}
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT), env=env)
         async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=60) as client:
             name = ""
             with anyio.fail_after(60):
@@ -110,13 +114,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--calls", type=int, default=200)
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument(
+        "--switch-interval",
+        type=float,
+        metavar="S",
+        help="sys.setswitchinterval in the bridge (default Python's 0.005): a lower one shows GIL hand-over cost",
+    )
     args = parser.parse_args()
     import anyio
 
     warnings.filterwarnings("ignore", message="ping is removed")  # a handshake client may ping
     with tempfile.TemporaryDirectory(prefix="profile-call-") as work:
         with open(os.path.join(work, "stderr.log"), "w") as log:  # the bridge's stderr
-            anyio.run(drive, args.calls, args.top, work, log)
+            anyio.run(drive, args.calls, args.top, work, log, args.switch_interval)
 
 
 if __name__ == "__main__":
