@@ -65,7 +65,7 @@ def versions() -> dict[str, str]:
         "node": _output(["node", "--version"]),
         "@playwright/mcp": peer("@playwright/mcp"),
         "chrome-devtools-mcp": peer("chrome-devtools-mcp"),
-        "webmcp-bridge": f"{importlib.metadata.version('webmcp-bridge')} ({commit})",
+        "webmcp-bridge": f"{importlib.metadata.version('webmcp-gui-bridge')} ({commit})",
         "mcp (client)": importlib.metadata.version("mcp"),
         "python": platform.python_version(),
     }
