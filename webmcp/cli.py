@@ -86,6 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="how long a page tool may run before it is cancelled (default: %(default)s)",
     )
     parser.add_argument(
+        "--snapshot-timeout",
+        type=float,
+        default=Timeouts().snapshot,
+        metavar="SECONDS",
+        help="how long reading a page's accessibility tree may take; a write whose expectedVersion cannot be "
+        "checked in time is refused with state_unverified (default: %(default)s)",
+    )
+    parser.add_argument(
         "--log-level",
         default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
         type=log_level,
@@ -141,7 +149,7 @@ async def run(args: argparse.Namespace) -> None:
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    timeouts = Timeouts(tool_call=args.tool_timeout)
+    timeouts = Timeouts(tool_call=args.tool_timeout, snapshot=args.snapshot_timeout)
     async with AsyncExitStack() as stack:
         if args.cdp_url:
             ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command)

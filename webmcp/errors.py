@@ -12,6 +12,8 @@
         page_error             the page tool threw or reported an error (+ pageMessage)
         call_interrupted       the tab closed, crashed or navigated during the call
         browser_error          the browser refused a browser action (+ detail)
+        state_unverified       expectedVersion could not be checked: the page could not be read
+                               then, so nothing was done (+ currentVersion, the last known one)
 
 `from_cdp_error` maps the CDP side's exceptions (`cdp_bridge.errors`) onto these codes.
 """

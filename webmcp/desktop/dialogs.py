@@ -127,8 +127,7 @@ class InPageModal:
         return [t for t in self.tab.page_tools() if self.owns(t)]
 
     async def fresh_version(self) -> int:
-        self.tab.mark_dirty()
-        await self.tab.refresh()
+        await self.tab.fresh_version()  # raises state_unverified when the page cannot be read
         return self.window.version
 
     async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:

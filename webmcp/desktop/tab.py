@@ -219,11 +219,15 @@ class Tab:
             # long as the build took leaves the page (and its tool calls) at least half the time.
             await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
 
-    async def refresh(self) -> None:
-        """Rebuild the view now (if anything changed since the last build)."""
+    async def refresh(self) -> bool:
+        """Rebuild the view now if anything changed since the last build.
+
+        Returns True when the view reflects the page as it is now, False when the page
+        could not be read (busy past the snapshot deadline, or mid-navigation).
+        """
         async with self._snapshot_lock:
             if not self._dirty.is_set():
-                return
+                return True
             self._dirty = anyio.Event()
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
@@ -231,15 +235,16 @@ class Tab:
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
-                return
+                return False
             except TimeoutError:
                 # A huge or hung page: try again later (the refresher's pause bounds the rate).
                 logger.debug("snapshot of %s timed out after %s s", self.id, self.timeouts.snapshot)
                 if not self.closed:
                     self._dirty.set()
-                return
+                return False
             self._apply(view)
             self.desktop.sync_modals(self)
+            return True
 
     async def catch_up(self, budget: float) -> None:
         """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
@@ -249,9 +254,20 @@ class Tab:
                 await self.refresh()
 
     async def fresh_version(self) -> int:
-        """The window's version, checked against the page as it is now."""
+        """The window's version, checked against the page as it is now.
+
+        Raises:
+            ToolError: `state_unverified` when the page could not be read, so the version
+                could not be checked (a write must not pass on an old view).
+        """
         self.mark_dirty()
-        await self.refresh()
+        if not await self.refresh():
+            raise ToolError(
+                "state_unverified",
+                f"{self.id} could not be read just now (the page is busy or loading), so expectedVersion "
+                "could not be checked against it; nothing was done. Read app://windows and try again.",
+                currentVersion=self.window.version,
+            )
         return self.window.version
 
     def mask(self, value: Any) -> Any:
