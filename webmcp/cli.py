@@ -28,6 +28,8 @@ from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.registry import Desktop
+from webmcp.desktop.tab import Tab
+from webmcp.errors import ToolError
 from webmcp.server.app import build_server, package_version, run_notifier
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
 from webmcp.uicontext.provider import UIContext, declare
@@ -164,11 +166,13 @@ async def _serve(args: argparse.Namespace) -> None:
             ws_url = browser.ws_url
             logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
         await check_webmcp(ws_url, timeouts)
+        logger.info("WebMCP is on in the browser")
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:
             desktop = Desktop(connection, tg, timeouts)
             await desktop.start()
             await _open_start_pages(desktop, args.urls, reuse_blank=not args.cdp_url)
+            logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
             ui_context = UIContext(desktop)
             server = build_server(desktop, broadcaster, extra_resources=ui_context)
@@ -196,21 +200,35 @@ async def _serve(args: argparse.Namespace) -> None:
 
 
 async def _open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
-    """Open the command line's URLs once the bridge listens (so no tool registration is missed)."""
+    """Before MCP is served: every tab is a window, and the command line's pages have loaded.
+
+    So a client's first tools/list and app://windows already hold the pages' tools. Each
+    page has the navigation deadline; one that does not load in time is listed as loading.
+    """
     timeouts = desktop.timeouts
+    await desktop.settle_existing_tabs(timeouts.launch)
     pending = list(urls)
+    targets: list[tuple[Tab, str]] = []
     if reuse_blank and pending:
         # The browser we launched starts with one blank tab: the first URL goes there.
-        first_tab = anyio.Event()
-        desktop.on_change(lambda: first_tab.set() if desktop.tabs else None)
-        if not desktop.tabs:
-            with anyio.move_on_after(timeouts.launch):
-                await first_tab.wait()
         blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
         if blank is not None:
-            await desktop.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
+            targets.append((blank, pending.pop(0)))
     for url in pending:
-        await desktop.targets.create_page(url, timeouts.navigation)
+        tab = await desktop.open_tab()
+        if tab is not None:
+            targets.append((tab, url))
+
+    async def load(tab: Tab, url: str) -> None:
+        try:
+            async with tab.op_lock:
+                await tab.navigate(url)
+        except ToolError as exc:
+            logger.warning("could not open %s: %s", url, exc.message)
+
+    async with anyio.create_task_group() as tg:
+        for tab, url in targets:
+            tg.start_soon(load, tab, url)
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:

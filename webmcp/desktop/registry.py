@@ -288,6 +288,26 @@ class Desktop:
 
     # --- tabs opened by pages, and by the agent ------------------------------------
 
+    async def settle_existing_tabs(self, timeout: float) -> None:
+        """Wait (bounded) until every page the browser has is a window with a view.
+
+        A launched browser has its first blank tab; an attached one (--cdp-url) has the
+        user's tabs, which may already be loaded. Each gets its first view built here, so
+        the first read of app://windows shows what the pages show.
+        """
+        with anyio.move_on_after(timeout):
+            while True:
+                reply = await self.browser.send("Target.getTargets", timeout=timeout)
+                pages = [t["targetId"] for t in reply.get("targetInfos", ()) if t.get("type") == "page"]
+                for target_id in pages:
+                    await self.targets.wait_attached(target_id, timeout)
+                if pages:
+                    break
+                await self._tab_added.wait()  # a launched browser may not have opened its first tab yet
+        async with anyio.create_task_group() as tg:
+            for tab in list(self.tabs.values()):
+                tg.start_soon(tab.catch_up, timeout)
+
     def opened_mark(self) -> int:
         """A mark to pass to `opened_since` later."""
         return self._opened_seq
