@@ -88,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="how long a page tool may run before it is cancelled (default: %(default)s)",
     )
     parser.add_argument(
+        "--human-submit",
+        action="store_true",
+        help="a form that a page tool filled (one without toolautosubmit) can only be submitted by the person "
+        "at the browser; agents may still cancel it",
+    )
+    parser.add_argument(
         "--snapshot-timeout",
         type=float,
         default=Timeouts().snapshot,
@@ -170,6 +176,7 @@ async def _serve(args: argparse.Namespace) -> None:
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:
             desktop = Desktop(connection, tg, timeouts)
+            desktop.human_submit = args.human_submit
             await desktop.start()
             await _open_start_pages(desktop, args.urls, reuse_blank=not args.cdp_url)
             logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))

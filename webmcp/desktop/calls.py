@@ -14,6 +14,7 @@ import anyio
 
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.forms import PendingForm, read_form_fields
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["call_page_tool"]
 
+_FORM_FILL_WAIT = 0.3
+"""How long a form tool without autosubmit may take to answer by itself before it is shown as waiting."""
 _OPENED_WAIT = 2.0
 """How long a call's answer waits for tabs its page opened to be set up (none come when blocked)."""
 
@@ -42,10 +45,12 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
             invocation = await tab.mirror.start(tool, arguments, timeouts.command)
         except CDPError as exc:
             raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+        waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
         # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
         # already, and unless_dialog returns at once.
         try:
-            await tab.desktop.unless_dialog(tab, invocation.done.wait, timeouts.tool_call)
+            limit = _FORM_FILL_WAIT if waits_for_person else timeouts.tool_call
+            await tab.desktop.unless_dialog(tab, invocation.done.wait, limit)
         except anyio.get_cancelled_exc_class():
             # The client gave up (notifications/cancelled, or its transport closed): tell the page.
             await tab.mirror.cancel(invocation, timeouts.command)
@@ -60,6 +65,10 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
             opened = [m.window.id for m in tab.desktop.modals_of(tab) if m.window.id not in modals_before]
             if opened:
                 answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
+            return answer
+        if waits_for_person and tab.dialog is None:
+            answer = await _open_pending_form(tab, tool, invocation)
+            invocation = None  # ownership moves to the form's follower
             return answer
         if tab.dialog is not None:
             dialog = tab.dialog
@@ -86,6 +95,62 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
     finally:
         if invocation is not None:
             tab.mirror.finish(invocation)
+
+
+async def _open_pending_form(tab: Tab, tool: PageTool, invocation: Invocation) -> ToolResult:
+    """The form is filled and waits to be submitted: publish the wait as a modal window."""
+    form = tab.desktop.open_form(tab, tool, invocation)
+    await refresh_form(form)
+    tab.desktop.spawn(_follow_form, tab, form)
+    who = (
+        "Submit it with its submit tool, or cancel it."
+        if form.agent_may_submit
+        else ("Only the person at the browser can submit it; you may cancel it.")
+    )
+    return ToolResult(
+        message=f"{tool.name} filled the form in the page, which waits for it to be submitted ({form.window.id}). "
+        f"{who} The answer carries this call's outcome.",
+        opened_window_ids=[form.window.id],
+    )
+
+
+async def refresh_form(form: PendingForm) -> None:
+    """Show the form's values as the page holds them now (the person may have edited them)."""
+    if form.tool.backend_node_id is None:
+        return
+    try:
+        items = await read_form_fields(form.tab, form.tool.backend_node_id)
+    except CDPError:
+        return  # The page is navigating (the form was submitted) or gone: its answer follows.
+    before = form.window.version
+    form.describe(items)
+    if form.window.version != before:
+        form.tab.desktop.changed()
+
+
+async def _follow_form(tab: Tab, form: PendingForm) -> None:
+    """Wait (bounded) for the form to be submitted or cancelled; keep the outcome; close the window."""
+    invocation = form.invocation
+    try:
+        with anyio.move_on_after(tab.timeouts.human):
+            await invocation.done.wait()
+        if invocation.outcome is None:
+            await tab.mirror.cancel(invocation, tab.timeouts.command)
+            form.outcome = {
+                "error": ToolError(
+                    "action_timeout", f"Nobody submitted the form within {tab.timeouts.human:g} s; it was cancelled."
+                ).to_dict()
+            }
+        else:
+            await tab.navigation_settled(tab.timeouts.navigation)
+            try:
+                form.outcome = (await _page_result(tab, invocation.tool, invocation)).wire()
+            except ToolError as exc:
+                form.outcome = {"error": exc.to_dict()}
+    finally:
+        tab.mirror.finish(invocation)
+        form.settled.set()
+        tab.desktop.close_form(form)
 
 
 async def _follow_call(tab: Tab, dialog: JsDialog, invocation: Invocation) -> None:

@@ -21,6 +21,8 @@ from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.forms import PendingForm
+from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.tab import Tab, install_observer
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.view.summary import modal_summary
@@ -29,7 +31,7 @@ __all__ = ["Desktop", "Window"]
 
 logger = logging.getLogger(__name__)
 
-Window = Tab | JsDialog | InPageModal
+Window = Tab | JsDialog | InPageModal | PendingForm
 """Anything published as a window."""
 
 _OPENED_KEEP = 256
@@ -49,6 +51,10 @@ class Desktop:
         self.dialogs: dict[str, JsDialog] = {}
         self.modals: dict[str, InPageModal] = {}
         """Window id → open in-page `<dialog>` (showModal) of some tab."""
+        self.forms: dict[str, PendingForm] = {}
+        """Window id → a declarative form filled for a call, waiting to be submitted."""
+        self.human_submit = False
+        """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
         self._order: list[str] = []
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
@@ -89,7 +95,12 @@ class Desktop:
 
     def window(self, window_id: str) -> Window | None:
         """The tab, dialog or in-page modal published as `window_id`."""
-        return self.tabs.get(window_id) or self.dialogs.get(window_id) or self.modals.get(window_id)
+        return (
+            self.tabs.get(window_id)
+            or self.dialogs.get(window_id)
+            or self.modals.get(window_id)
+            or self.forms.get(window_id)
+        )
 
     def windows_document(self) -> dict[str, Any]:
         """The `app://windows` document (GUI bridge §4.2 (docs/protocols.md#gui-4.2)).
@@ -163,6 +174,8 @@ class Desktop:
             self._forget(window_id)
         for window_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
             self._forget(window_id)
+        for window_id in [f for f, form in self.forms.items() if form.tab_id == tab.id]:
+            self._forget(window_id)
         self.changed()
 
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
@@ -196,6 +209,7 @@ class Desktop:
     def _forget(self, window_id: str) -> None:
         self.dialogs.pop(window_id, None)
         self.modals.pop(window_id, None)
+        self.forms.pop(window_id, None)
         if window_id in self._order:
             self._order.remove(window_id)
 
@@ -239,6 +253,28 @@ class Desktop:
                 changed = True
         if changed:
             self.changed()
+
+    def open_form(self, tab: Tab, tool: PageTool, invocation: Invocation) -> PendingForm:
+        """Publish a form filled for `invocation` as a modal window over `tab`."""
+        window = WindowState(
+            id=self._ids.mint("dlg"), title="", modal=True, owner_id=top_of_chain(self.window_states(), tab.id)
+        )
+        form = PendingForm(window, tab, tool, invocation, agent_may_submit=not self.human_submit)
+        self.forms[window.id] = form
+        self._order.append(window.id)
+        self.changed()
+        return form
+
+    def close_form(self, form: PendingForm) -> None:
+        """The form was submitted or cancelled: its window goes."""
+        if form.window.id in self.forms:
+            self._forget(form.window.id)
+            form.tab.mark_dirty()
+            self.changed()
+
+    def forms_of(self, tab: Tab) -> list[PendingForm]:
+        """The waiting forms of `tab`."""
+        return [f for f in self.forms.values() if f.tab is tab]
 
     def modals_of(self, tab: Tab) -> list[InPageModal]:
         """The in-page modal dialogs of `tab` now open, oldest first."""

@@ -244,7 +244,9 @@ class Tab:
                 return False
             self._apply(view)
             self.desktop.sync_modals(self)
-            return True
+        for form in self.desktop.forms_of(self):
+            await calls.refresh_form(form)  # the person may have edited the waiting form
+        return True
 
     async def catch_up(self, budget: float) -> None:
         """Rebuild the view now if the page changed since the last build, within `budget` seconds."""

@@ -97,6 +97,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     _check_operable(states, window_id)
     kind: WindowKind = window.window_kind  # type: ignore[assignment]
     record = record_for(kind, action)
+    offers = getattr(window, "offers", None)
+    if record is not None and offers is not None and not offers(action):
+        raise ToolError("action_not_available", f"Window {window_id} does not offer {action!r} to agents.")
     tool = _page_tool(window.page_tools(), action) if record is None else None
     if record is None and tool is None:
         raise ToolError(

@@ -23,7 +23,7 @@ from webmcp.models import ToolResult, input_schema_of
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
 
-WindowKind = Literal["tab", "dialog", "modal", "app"]
+WindowKind = Literal["tab", "dialog", "modal", "form", "app"]
 
 
 @dataclass(frozen=True)
@@ -214,6 +214,24 @@ RECORDS: tuple[ToolRecord, ...] = (
         NoInput,
         {"destructiveHint": False},
         lambda modal, _a: modal.close_dialog(),
+    ),
+    ToolRecord(
+        "submit",
+        "form",
+        "Submit form",
+        "Submit the form as the page's own submit button would; the answer carries the original call's outcome.",
+        NoInput,
+        {"destructiveHint": True},
+        lambda form, _a: form.submit(),
+    ),
+    ToolRecord(
+        "cancel",
+        "form",
+        "Cancel",
+        "Cancel the call that filled this form; the page is told, and nothing is submitted.",
+        NoInput,
+        {"destructiveHint": False},
+        lambda form, _a: form.cancel(),
     ),
     ToolRecord(
         "open_tab",
