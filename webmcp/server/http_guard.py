@@ -28,6 +28,8 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from cdp_bridge.errors import BridgeError
+
 __all__ = [
     "BODY_LOGGERS",
     "MAX_LOG_CHARS",
@@ -63,8 +65,8 @@ BODY_LOGGERS: dict[str, tuple[str, ...]] = {
 _LOOPBACK_NAMES = ("localhost",)
 
 
-class RemoteBindRefused(ValueError):
-    """A non-loopback `--http` address without `--allow-remote`."""
+class RemoteBindRefused(BridgeError, ValueError):
+    """A non-loopback `--http` address without `--allow-remote` (the CLI prints it and exits 1)."""
 
 
 def parse_bind(value: str) -> tuple[str, int]:
