@@ -12,40 +12,24 @@ A field is secret when any of these holds (case-insensitively, as HTML compares 
 on text-like inputs, `<textarea>` and editable `role=textbox` elements only.
 
 `is_secret_field` is the rule in Python (for recorded attributes and tests);
-`IS_SECRET_JS` is the same rule as a JavaScript function for the page, where values live.
-`read_secret_values` runs it in an isolated world of every frame of a session, and
-`mask_outgoing` uses it right before a result leaves the bridge, so a value a script set
-after the last snapshot is still masked.
+`IS_SECRET_JS` is the same rule as a JavaScript function for the page, where values live,
+and `READ_SECRETS_JS` the expression that reads the current values with it
+(`webmcp.desktop.secret_values` runs it right before a result leaves the bridge).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import re
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from typing import Any
-
-import anyio
-
-from cdp_bridge.errors import CDPError
-
-from .masking import mask_secrets
+from collections.abc import Mapping
 
 __all__ = [
     "IS_SECRET_JS",
     "READ_SECRETS_JS",
     "SECRET_AUTOCOMPLETE",
     "SECRET_SELECTOR",
-    "Send",
     "is_secret_field",
-    "mask_outgoing",
-    "read_secret_values",
 ]
-
-logger = logging.getLogger(__name__)
-
-Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 SECRET_AUTOCOMPLETE = frozenset(
     {
@@ -180,58 +164,3 @@ READ_SECRETS_JS = (
 })()"""
 )
 """An expression that answers the current values of the document's secret fields (open shadow roots too)."""
-
-_WORLD = "webmcp_bridge_secrets"
-
-
-async def read_secret_values(send: Send, *, timeout: float = 2.0) -> frozenset[str]:
-    """Current values of the secret fields in every frame of the session behind `send`.
-
-    Runs `READ_SECRETS_JS` in an isolated world per frame (page script cannot see or
-    patch it). Frames that are gone or navigating are skipped; the whole read is bounded
-    by `timeout` and answers what it found so far.
-    """
-    values: set[str] = set()
-    with anyio.move_on_after(timeout):
-        try:
-            tree = await send("Page.getFrameTree", {})
-        except CDPError:
-            return frozenset()
-        pending = [tree.get("frameTree", {})]
-        while pending:
-            node = pending.pop()
-            pending.extend(node.get("childFrames", ()))
-            frame_id = node.get("frame", {}).get("id")
-            if not frame_id:
-                continue
-            try:
-                world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
-                reply = await send(
-                    "Runtime.evaluate",
-                    {
-                        "expression": READ_SECRETS_JS,
-                        "contextId": world["executionContextId"],
-                        "returnByValue": True,
-                        "silent": True,
-                    },
-                )
-            except (CDPError, KeyError):
-                continue
-            found = reply.get("result", {}).get("value")
-            if isinstance(found, list):
-                values.update(v for v in found if isinstance(v, str) and v)
-    return frozenset(values)
-
-
-async def mask_outgoing(
-    result: Any, sends: Sequence[Send], known: Collection[str] = (), *, timeout: float = 2.0
-) -> Any:
-    """`result` masked with the secrets known so far and those the tab's frames hold right now.
-
-    Call it on every tool result and resource body of a tab just before it is returned:
-    `sends` are the tab's session and those of its out-of-process iframes.
-    """
-    values = set(known)
-    for send in sends:
-        values |= await read_secret_values(send, timeout=timeout)
-    return mask_secrets(result, values)

@@ -1,0 +1,78 @@
+"""Secret values as the page holds them right now, and masking a result just before it leaves.
+
+A snapshot reads secret values when it is built; a script may set a password after that,
+and a page tool may echo it. `mask_outgoing` re-reads the values of every frame (with
+`webmcp.view.secrets.READ_SECRETS_JS`, in an isolated world the page cannot see or patch)
+and masks the result with them, so nothing typed or set into a secret field leaves the
+bridge unmasked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from typing import Any
+
+import anyio
+
+from cdp_bridge.errors import CDPError
+from webmcp.view.masking import mask_secrets
+from webmcp.view.secrets import READ_SECRETS_JS
+
+__all__ = ["Send", "mask_outgoing", "read_secret_values"]
+
+Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+_WORLD = "webmcp_bridge_secrets"
+
+
+async def read_secret_values(send: Send, *, timeout: float = 2.0) -> frozenset[str]:
+    """Current values of the secret fields in every frame of the session behind `send`.
+
+    Runs `READ_SECRETS_JS` in an isolated world per frame (page script cannot see or
+    patch it). Frames that are gone or navigating are skipped; the whole read is bounded
+    by `timeout` and answers what it found so far.
+    """
+    values: set[str] = set()
+    with anyio.move_on_after(timeout):
+        try:
+            tree = await send("Page.getFrameTree", {})
+        except CDPError:
+            return frozenset()
+        pending = [tree.get("frameTree", {})]
+        while pending:
+            node = pending.pop()
+            pending.extend(node.get("childFrames", ()))
+            frame_id = node.get("frame", {}).get("id")
+            if not frame_id:
+                continue
+            try:
+                world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
+                reply = await send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": READ_SECRETS_JS,
+                        "contextId": world["executionContextId"],
+                        "returnByValue": True,
+                        "silent": True,
+                    },
+                )
+            except (CDPError, KeyError):
+                continue
+            found = reply.get("result", {}).get("value")
+            if isinstance(found, list):
+                values.update(v for v in found if isinstance(v, str) and v)
+    return frozenset(values)
+
+
+async def mask_outgoing(
+    result: Any, sends: Sequence[Send], known: Collection[str] = (), *, timeout: float = 2.0
+) -> Any:
+    """`result` masked with the secrets known so far and those the tab's frames hold right now.
+
+    Call it on every tool result and resource body of a tab just before it is returned:
+    `sends` are the tab's session and those of its out-of-process iframes.
+    """
+    values = set(known)
+    for send in sends:
+        values |= await read_secret_values(send, timeout=timeout)
+    return mask_secrets(result, values)
