@@ -215,8 +215,10 @@ async def test_a_page_tool_name_with_double_underscore_gets_a_safe_handle(stage:
 @pytest.mark.parametrize(
     ("case", "count"),
     [
-        pytest.param("many_tools", 5000, marks=_xfail(WIRE_GUARD + "; today 5,000 tools list as ~1.5 MB")),
-        pytest.param("long_descriptions", 60, marks=_xfail(WIRE_GUARD + "; today sixty 20 KB descriptions")),
+        pytest.param("many_tools", 5000, marks=_xfail(WIRE_GUARD + "; today 5,000 tools list as 3.6 MB")),
+        pytest.param(
+            "long_descriptions", 60, marks=_xfail(WIRE_GUARD + "; today sixty 20 KB descriptions list as 1.3 MB")
+        ),
     ],
 )
 async def test_tools_list_stays_within_the_http_clients_event_limit(stage: Stage, case: str, count: int) -> None:
