@@ -18,13 +18,11 @@ from typing import Any
 
 import anyio
 
-for extra in (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[1] / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from stage import Stage, open_stage, run_site  # noqa: E402
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `python bench/x.py` from a checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
+from tests.support.stage import Stage, open_stage, run_site  # noqa: E402
 
 
 def _dialogs(doc: dict[str, Any]) -> list[dict[str, Any]]:

@@ -20,12 +20,11 @@ from typing import Any
 
 import anyio
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-
-from stage import Stage, open_stage, run_site  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # run from a checkout
 
 from cdp_bridge.connection import Connection  # noqa: E402
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
+from tests.support.stage import Stage, open_stage, run_site  # noqa: E402
 
 
 async def _timed(stage: Stage, uri: str, runs: int) -> list[float]:

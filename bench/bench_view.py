@@ -25,18 +25,17 @@ from typing import Any
 import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
+if str(ROOT) not in sys.path:  # `python bench/bench_view.py` from a checkout
+    sys.path.insert(0, str(ROOT))
 
 from playwright.async_api import Error as PlaywrightError  # noqa: E402
-from stage import Stage, _find_tab, open_stage, run_site  # noqa: E402
 
 from cdp_bridge.ax import collect_page  # noqa: E402
 from cdp_bridge.errors import ProtocolError  # noqa: E402
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
+from tests.support.stage import Stage, _find_tab, open_stage, run_site  # noqa: E402
 from webmcp.view.build import BlockIds, build_view  # noqa: E402
-from webmcp.view.masking import SECRET_SELECTOR
+from webmcp.view.masking import SECRET_SELECTOR  # noqa: E402
 
 
 def _stats(samples: list[float]) -> tuple[float, float]:

@@ -7,17 +7,12 @@ bridge attaches with `--cdp-url`, Playwright with `connect_over_cdp`.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-from stage import Stage, open_stage, run_site  # noqa: E402
-
-from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser  # noqa: E402
+from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
+from tests.support.stage import Stage, open_stage, run_site
 
 
 @pytest.fixture(scope="session")

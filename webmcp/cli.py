@@ -27,8 +27,8 @@ from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.registry import Bridge
-from webmcp.server.app import build_server, run_notifier
+from webmcp.desktop.registry import Desktop
+from webmcp.server.app import build_server, package_version, run_notifier
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
 from webmcp.uicontext.provider import UIContext, declare
 
@@ -60,18 +60,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep the browser profile here (default: a temporary profile removed on exit)",
     )
-    parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp instead of stdio")
-    parser.add_argument("--token", help="bearer token for --http (default: generated and printed to stderr)")
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=host_port,
+        help="serve Streamable HTTP at /mcp instead of stdio (e.g. 127.0.0.1:8765 or [::1]:8765)",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("WEBMCP_BRIDGE_TOKEN"),
+        help="bearer token for --http (default: $WEBMCP_BRIDGE_TOKEN, else one is generated and printed to "
+        "stderr; prefer the variable: a token on the command line shows in `ps`)",
+    )
     parser.add_argument(
         "--cdp-url",
         metavar="URL",
         help="attach to a running browser (http://host:port or ws://…) instead of launching one",
     )
-    parser.add_argument(
-        "--extension",
-        action="store_true",
-        help="relay through the Chrome extension in extension/ (not available yet)",
-    )
+    parser.add_argument("--extension", action="store_true", help=argparse.SUPPRESS)  # not available yet
     parser.add_argument(
         "--tool-timeout",
         type=float,
@@ -82,9 +88,39 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level",
         default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
-        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr",
+        type=log_level,
+        help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr (also $WEBMCP_BRIDGE_LOG)",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     return parser
+
+
+def host_port(value: str) -> tuple[str, int]:
+    """`HOST:PORT` or `[IPv6]:PORT` for --http.
+
+    Raises:
+        argparse.ArgumentTypeError: with a sentence that says what is expected.
+    """
+    host, sep, port = value.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not HOST:PORT; give e.g. 127.0.0.1:8765, localhost:8765 or [::1]:8765"
+        )
+    return host, int(port)
+
+
+def log_level(value: str) -> str:
+    """A logging level name, any case.
+
+    Raises:
+        argparse.ArgumentTypeError: for anything but DEBUG, INFO, WARNING or ERROR.
+    """
+    level = value.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a log level; use DEBUG, INFO, WARNING or ERROR")
+    return level
 
 
 def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
@@ -122,28 +158,26 @@ async def _serve(args: argparse.Namespace) -> None:
         await check_webmcp(ws_url, timeouts)
         connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
         async with anyio.create_task_group() as tg:
-            bridge = Bridge(connection, tg, timeouts)
-            await bridge.start()
-            await _open_start_pages(bridge, args.urls, reuse_blank=not args.cdp_url)
+            desktop = Desktop(connection, tg, timeouts)
+            await desktop.start()
+            await _open_start_pages(desktop, args.urls, reuse_blank=not args.cdp_url)
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
-            ui_context = UIContext(bridge)
-            server = build_server(bridge, broadcaster, extra_resources=ui_context)
+            ui_context = UIContext(desktop)
+            server = build_server(desktop, broadcaster, extra_resources=ui_context)
             experimental = declare(server)
-            tg.start_soon(run_notifier, bridge, broadcaster)
+            tg.start_soon(run_notifier, desktop, broadcaster)
             tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
             if args.http:
-                host, _, port = args.http.rpartition(":")
+                host, port = args.http
                 token = args.token or secrets.token_urlsafe(24)
+                shown = f"[{host}]" if ":" in host else host
                 if not args.token:
-                    print(
-                        f"webmcp-bridge: MCP at http://{host}:{port}/mcp  bearer token: {token}",
-                        file=sys.stderr,
-                    )
+                    print(f"webmcp-bridge: MCP at http://{shown}:{port}/mcp  bearer token: {token}", file=sys.stderr)
                 await serve_http(
                     server,
                     broadcaster,
-                    host=host or "127.0.0.1",
-                    port=int(port),
+                    host=host,
+                    port=port,
                     token=token,
                     experimental=experimental,
                 )
@@ -153,22 +187,22 @@ async def _serve(args: argparse.Namespace) -> None:
             tg.cancel_scope.cancel()
 
 
-async def _open_start_pages(bridge: Bridge, urls: list[str], *, reuse_blank: bool) -> None:
+async def _open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
     """Open the command line's URLs once the bridge listens (so no tool registration is missed)."""
-    timeouts = bridge.timeouts
+    timeouts = desktop.timeouts
     pending = list(urls)
     if reuse_blank and pending:
         # The browser we launched starts with one blank tab: the first URL goes there.
         first_tab = anyio.Event()
-        bridge.on_change(lambda: first_tab.set() if bridge.tabs else None)
-        if not bridge.tabs:
+        desktop.on_change(lambda: first_tab.set() if desktop.tabs else None)
+        if not desktop.tabs:
             with anyio.move_on_after(timeouts.launch):
                 await first_tab.wait()
-        blank = next((t for t in bridge.tabs.values() if t.page.url in ("", "about:blank")), None)
+        blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
         if blank is not None:
-            await bridge.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
+            await desktop.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
     for url in pending:
-        await bridge.targets.create_page(url, timeouts.navigation)
+        await desktop.targets.create_page(url, timeouts.navigation)
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
@@ -189,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=args.log_level.upper(),
+        level=args.log_level,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )

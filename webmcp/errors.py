@@ -1,34 +1,63 @@
-"""Tool errors an agent can act on (seed 001 §7.4), and the codes this bridge adds.
+"""Tool errors an agent can act on, and the one place where browser errors become them.
 
-ToolError                  → CallToolResult(isError=True, structuredContent={code, message, …})
-  code = stale_state            expectedVersion ≠ the window's version (+ currentVersion)
-         validation_failed      input does not match the tool's inputSchema (+ fields[])
-         blocked_by_modal       the window has a dialog over it (+ blockingWindowId)
-         window_not_found       the window closed, or never existed
-         action_not_available   the tool is gone (unregistered, or the page navigated)
-         action_timeout         the page did not answer in time; the call was cancelled
-  codes this bridge adds:
-         page_error             the page tool threw or reported an error (+ pageMessage)
-         call_interrupted       the tab closed, crashed or navigated during the call
-         browser_error          the browser refused a browser action (+ detail)
+    ToolError(code, message, **extra)  → CallToolResult(isError=True, structuredContent={code, message, …})
+      code (`models.ErrorCode`, a closed set; GUI bridge §7.4 (docs/protocols.md#gui-7.4) and §4.6):
+        stale_state            expectedVersion ≠ the window's version (+ currentVersion)
+        validation_failed      input does not match the tool's inputSchema (+ fields[])
+        blocked_by_modal       the window has a dialog over it (+ blockingWindowId)
+        window_not_found       the window closed, or never existed
+        action_not_available   the tool is gone (unregistered, or the page navigated)
+        action_timeout         the page or browser did not answer in time
+      codes this bridge adds:
+        page_error             the page tool threw or reported an error (+ pageMessage)
+        call_interrupted       the tab closed, crashed or navigated during the call
+        browser_error          the browser refused a browser action (+ detail)
+
+`from_cdp_error` maps the CDP side's exceptions (`cdp_bridge.errors`) onto these codes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ToolError"]
+from cdp_bridge.errors import CDPError, CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
+from webmcp.models import ErrorCode
+
+__all__ = ["ToolError", "from_cdp_error"]
+
+_TOOL_NOT_FOUND = -32602
+"""What `WebMCP.invokeTool` answers for a tool the page does not (or no longer) offer."""
 
 
 class ToolError(Exception):
     """A failure reported to the agent as a structured `isError` tool result."""
 
-    def __init__(self, code: str, message: str, **extra: Any) -> None:
+    def __init__(self, code: ErrorCode, message: str, **extra: Any) -> None:
         super().__init__(message)
-        self.code = code
+        self.code: ErrorCode = code
         self.message = message
         self.extra = extra
 
     def to_dict(self) -> dict[str, Any]:
         """The `structuredContent` of the error result."""
         return {"code": self.code, "message": self.message, **self.extra}
+
+
+def from_cdp_error(exc: CDPError, what: str, timeout: float | None = None) -> ToolError:
+    """The tool error for a CDP failure while doing `what` (e.g. "navigate on tab-2").
+
+    A command that timed out was not carried out as far as the bridge knows; a closed
+    session means the target went away; a refusal is the browser's word, kept in `detail`.
+    """
+    if isinstance(exc, CommandTimeout):
+        waited = f" within {timeout:g} s" if timeout is not None else ""
+        return ToolError(
+            "action_timeout",
+            f"The browser did not take {what}{waited} (the page may be busy); nothing was started.",
+        )
+    if isinstance(exc, SessionClosed | ConnectionClosed):
+        return ToolError("call_interrupted", f"The tab went away during {what}: {exc}")
+    if isinstance(exc, ProtocolError) and exc.code == _TOOL_NOT_FOUND:
+        return ToolError("action_not_available", f"The page no longer offers {what}; re-read tools/list.")
+    message = exc.message if isinstance(exc, ProtocolError) else str(exc)
+    return ToolError("browser_error", f"The browser refused {what}: {message}", detail=message)

@@ -1,39 +1,42 @@
-"""The bridge: browser pages and dialogs in, windows and window tools out.
+"""The desktop: every window the bridge publishes, and the events that change them.
 
-`Bridge` listens to `BrowserTargets`, keeps one `Tab` per page target and one `JsDialog`
-per open JavaScript dialog, and answers the three questions the MCP server asks: what
-are the windows (`windows_json`), which tools are callable (`tool_specs`), and "call
-this" (`call`, in `webmcp.actions`). Whenever anything it publishes changes it sets
-`changed`, after the new state is readable.
+`Desktop` listens to `BrowserTargets`, keeps one `Tab` per page target, one `JsDialog`
+per open JavaScript dialog and one `InPageModal` per open `<dialog>` (showModal), in
+opening order. It answers what the server asks (the windows, one window by id) and calls
+every `on_change` listener after each change of what it publishes, once the new state is
+readable. Window operations live on the window objects; what they need from the desktop
+(the browser session, racing work against a dialog, tabs a page opened) is here.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 
 from cdp_bridge.connection import CDPSession, Connection
-from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.tab import Tab, install_observer
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
-from webmcp.view.summary import dialog_blocks, dialog_summary, modal_summary
+from webmcp.view.summary import modal_summary
 
-__all__ = ["Bridge"]
+__all__ = ["Desktop", "Window"]
 
 logger = logging.getLogger(__name__)
 
-_DIALOG_TITLES = {"alert": "Alert", "confirm": "Confirm", "prompt": "Prompt", "beforeunload": "Leave page?"}
+Window = Tab | JsDialog | InPageModal
+"""Anything published as a window."""
+
+_OPENED_KEEP = 256
 
 
-class Bridge:
-    """Live model of the browser as seed-001 windows."""
+class Desktop:
+    """Live model of the browser as GUI-bridge windows."""
 
     def __init__(self, connection: Connection, task_group: TaskGroup, timeouts: Timeouts = Timeouts()) -> None:
         self.connection = connection
@@ -49,24 +52,27 @@ class Bridge:
         self._order: list[str] = []
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
-        self.dialog_waiters: dict[str, anyio.Event] = {}
-        """Tab window id → event set when a dialog opens there (a tool call waits on it)."""
-        self.target_created = anyio.Event()
-        """Set (and replaced) each time the browser announces a new page target."""
-        self.opened_seq = 0
-        self.opened_log: list[tuple[int, str, str]] = []
-        """(sequence number, opener target id, new target id) of the latest pages opened by pages."""
+        self._dialog_waiters: dict[str, anyio.Event] = {}
+        self._opened_seq = 0
+        self._opened: list[tuple[int, str, str]] = []
+        """(sequence number, opener target id, new tab's window id) of the latest tabs pages opened."""
+        self._tab_added = anyio.Event()
+
+    @property
+    def browser(self) -> CDPSession:
+        """The browser-level CDP session."""
+        return self.connection.browser
 
     async def start(self) -> None:
         """Begin following the browser's pages."""
-        self.connection.browser.on("Target.targetCreated", self._on_target_created)
         await self.targets.start()
 
     def on_change(self, listener: Callable[[], None]) -> None:
         """Call `listener()` after every change of the published state."""
         self._listeners.append(listener)
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
+        """Tell every listener that the published state changed (it is readable now)."""
         for listener in list(self._listeners):
             listener()
 
@@ -76,21 +82,17 @@ class Bridge:
         """Every window, in opening order."""
         states: list[WindowState] = []
         for window_id in self._order:
-            tab = self.tabs.get(window_id)
-            if tab is not None:
-                states.append(tab.window)
-                continue
-            dialog = self.dialogs.get(window_id)
-            if dialog is not None:
-                states.append(dialog.window)
-                continue
-            modal = self.modals.get(window_id)
-            if modal is not None:
-                states.append(modal.window)
+            window = self.window(window_id)
+            if window is not None:
+                states.append(window.window)
         return states
 
-    def windows_json(self) -> dict[str, Any]:
-        """The `app://windows` document (seed 001 §4.2).
+    def window(self, window_id: str) -> Window | None:
+        """The tab, dialog or in-page modal published as `window_id`."""
+        return self.tabs.get(window_id) or self.dialogs.get(window_id) or self.modals.get(window_id)
+
+    def windows_document(self) -> dict[str, Any]:
+        """The `app://windows` document (GUI bridge §4.2 (docs/protocols.md#gui-4.2)).
 
         Each window's JSON object is reused while the window is unchanged (same version,
         title, owner and blocks list), so re-reading many idle tabs costs next to nothing.
@@ -108,41 +110,26 @@ class Bridge:
         self._window_json_cache = fresh
         return {"operableWindowIds": operable_ids(states), "windows": windows}
 
-    def tab_for_window(self, window_id: str) -> Tab | None:
-        """The tab published as `window_id`."""
-        return self.tabs.get(window_id)
-
     def tab_for_target(self, target_id: str) -> Tab | None:
         """The tab of a page target id."""
         return self._tab_by_target.get(target_id)
 
-    # --- target events -------------------------------------------------------------
+    # --- target events (TargetObserver) --------------------------------------------
 
     async def _setup_session(self, page: PageTarget, session: CDPSession) -> None:
         tab = self._tab_by_target.get(page.target_id)
         if tab is None and session is page.session:
-            tab = Tab(self._ids.mint("tab"), page, self.timeouts, self._changed)
-            tab.on_view = self.sync_modals
+            tab = Tab(self._ids.mint("tab"), page, self)
             self._tab_by_target[page.target_id] = tab
         if tab is None:
             return
         tab.watch(session)
         session.on("Page.javascriptDialogOpening", lambda p: self._dialog_opened(tab, session, p))
-        session.on("Page.javascriptDialogClosed", lambda p: self._dialog_closed(tab, session, p))
+        session.on("Page.javascriptDialogClosed", lambda p: self._dialog_closed(tab, session))
         await install_observer(session)
         if session is page.session and page.url not in ("", "about:blank"):
             # A page that was already loaded when the bridge attached (--cdp-url).
             await tab.mirror.recover_child_frames(session)
-
-    def _on_target_created(self, params: dict[str, Any]) -> None:
-        info = params.get("targetInfo", {})
-        opener = info.get("openerId")
-        created, self.target_created = self.target_created, anyio.Event()
-        created.set()
-        if info.get("type") == "page" and opener:
-            self.opened_seq += 1
-            self.opened_log.append((self.opened_seq, opener, info["targetId"]))
-            del self.opened_log[:-256]
 
     def page_added(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)
@@ -150,9 +137,15 @@ class Bridge:
             return
         self.tabs[tab.id] = tab
         self._order.append(tab.id)
+        if page.opener_id:
+            self._opened_seq += 1
+            self._opened.append((self._opened_seq, page.opener_id, tab.id))
+            del self._opened[:-_OPENED_KEEP]
+        added, self._tab_added = self._tab_added, anyio.Event()
+        added.set()
         tab.mark_dirty()
         self._tg.start_soon(tab.run_refresher)
-        self._changed()
+        self.changed()
 
     def page_changed(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)
@@ -165,69 +158,62 @@ class Bridge:
             return
         tab.close()
         self.tabs.pop(tab.id, None)
-        if tab.id in self._order:
-            self._order.remove(tab.id)
-        for dialog_id in [d for d, dlg in self.dialogs.items() if dlg.tab_id == tab.id]:
-            self._drop_dialog(dialog_id)
-        for modal_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
-            self._drop_dialog(modal_id)
-        self._changed()
+        self._forget(tab.id)
+        for window_id in [d for d, dlg in self.dialogs.items() if dlg.tab_id == tab.id]:
+            self._forget(window_id)
+        for window_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
+            self._forget(window_id)
+        self.changed()
 
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
         tab = self._tab_by_target.get(page.target_id)
         if tab is not None:
             tab.mark_dirty()
 
-    # --- dialogs -------------------------------------------------------------------
+    # --- dialogs and modals --------------------------------------------------------
 
     def _dialog_opened(self, tab: Tab, session: CDPSession, params: dict[str, Any]) -> None:
-        kind = str(params.get("type", "alert"))
-        message = str(params.get("message", ""))
-        window = WindowState(
-            id=self._ids.mint("dlg"),
-            title=f"{_DIALOG_TITLES.get(kind, 'Dialog')} \u2014 {tab.window.title}",
-            modal=True,
-            owner_id=top_of_chain(self.window_states(), tab.id),
-        )
-        dialog = JsDialog(window, kind, message, str(params.get("defaultPrompt", "")), session, tab.id)
-        window.summary = dialog_summary(kind, message)
-        window.blocks = dialog_blocks(kind, message, dialog.default_prompt)
+        window_id = self._ids.mint("dlg")
+        owner = top_of_chain(self.window_states(), tab.id)
+        dialog = JsDialog.opened(window_id, owner, tab, session, params)
         tab.dialog = dialog
-        self.dialogs[window.id] = dialog
-        self._order.append(window.id)
-        self._changed()
-        waiter = self.dialog_waiters.get(tab.id)
+        self.dialogs[window_id] = dialog
+        self._order.append(window_id)
+        self.changed()
+        waiter = self._dialog_waiters.get(tab.id)
         if waiter is not None:
             waiter.set()
 
-    def _dialog_closed(self, tab: Tab, session: CDPSession, params: dict[str, Any]) -> None:
+    def _dialog_closed(self, tab: Tab, session: CDPSession) -> None:
         dialog = tab.dialog
         if dialog is None or dialog.session is not session:
             return
         tab.dialog = None
-        self._drop_dialog(dialog.window.id)
+        self._forget(dialog.window.id)
         tab.mark_dirty()
-        self._changed()
+        self.changed()
 
-    def _drop_dialog(self, dialog_id: str) -> None:
-        self.dialogs.pop(dialog_id, None)
-        self.modals.pop(dialog_id, None)
-        if dialog_id in self._order:
-            self._order.remove(dialog_id)
+    def _forget(self, window_id: str) -> None:
+        self.dialogs.pop(window_id, None)
+        self.modals.pop(window_id, None)
+        if window_id in self._order:
+            self._order.remove(window_id)
 
     def sync_modals(self, tab: Tab) -> None:
         """Publish the tab's open in-page modal dialogs as windows, after each view rebuild."""
         view = tab.view
-        found = {m.key: m for m in getattr(view, "modals", None) or ()}
+        found = {m.key: m for m in (view.modals if view is not None else ())}
         mine = {m.key: m for m in self.modals.values() if m.tab_id == tab.id}
         changed = False
         for key, modal in mine.items():
             if key not in found:
-                self._drop_dialog(modal.window.id)
+                self._forget(modal.window.id)
                 changed = True
         for key, seen in found.items():
-            modal = mine.get(key)
-            if modal is None:
+            known = mine.get(key)
+            if known is not None:
+                modal = known
+            else:
                 window = WindowState(
                     id=self._ids.mint("dlg"),
                     title=seen.title or "Dialog",
@@ -235,13 +221,12 @@ class Bridge:
                     owner_id=top_of_chain(self.window_states(), tab.id),
                 )
                 backend = key[1] if isinstance(key, tuple) and isinstance(key[1], int) else None
-                modal = InPageModal(window, tab.id, key, backend, frozenset(seen.backend_ids))
+                modal = InPageModal(window, tab, key, backend, frozenset(seen.backend_ids))
                 self.modals[window.id] = modal
                 self._order.append(window.id)
                 changed = True
             modal.backend_ids = frozenset(seen.backend_ids)
-            tools = sum(1 for t in tab.mirror.tools.values() if modal.owns(t))
-            summary = modal_summary(seen.title, seen.blocks, tools)
+            summary = modal_summary(seen.title, seen.blocks, len(modal.page_tools()))
             if (seen.title or "Dialog", summary, seen.blocks) != (
                 modal.window.title,
                 modal.window.summary,
@@ -253,18 +238,11 @@ class Bridge:
                 modal.window.version += 1
                 changed = True
         if changed:
-            self._changed()
+            self.changed()
 
-    def dialog_opened_event(self, tab: Tab) -> anyio.Event:
-        """An event set when a JavaScript dialog opens on `tab` (one waiter per tab at a time)."""
-        event = anyio.Event()
-        self.dialog_waiters[tab.id] = event
-        return event
-
-    def forget_dialog_event(self, tab: Tab, event: anyio.Event) -> None:
-        """Stop reporting dialogs of `tab` to `event`."""
-        if self.dialog_waiters.get(tab.id) is event:
-            self.dialog_waiters.pop(tab.id, None)
+    def is_published(self, window_id: str) -> bool:
+        """True while `window_id` is one of the published windows."""
+        return window_id in self._order
 
     async def unless_dialog(self, tab: Tab, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
         """Run `work` until it ends, a JavaScript dialog opens on `tab`, or `timeout` passes.
@@ -275,7 +253,8 @@ class Bridge:
         if tab.dialog is not None:
             # One opened between two phases of an action (say, an alert as the new page loads).
             return False, None
-        dialog_opened = self.dialog_opened_event(tab)
+        dialog_opened = anyio.Event()
+        self._dialog_waiters[tab.id] = dialog_opened
         outcome: dict[str, Any] = {}
         try:
             with anyio.move_on_after(timeout):
@@ -297,20 +276,42 @@ class Bridge:
                     tg.start_soon(_work)
                     tg.start_soon(_dialog)
         finally:
-            self.forget_dialog_event(tab, dialog_opened)
+            if self._dialog_waiters.get(tab.id) is dialog_opened:
+                del self._dialog_waiters[tab.id]
         if "error" in outcome:
             raise outcome["error"]
         return "value" in outcome, outcome.get("value")
 
-    def spawn(self, func: Callable[..., Any], *args: Any) -> None:
-        """Run `func(*args)` in the bridge's task group (it outlives the calling request)."""
+    # --- tabs opened by pages, and by the agent ------------------------------------
+
+    def opened_mark(self) -> int:
+        """A mark to pass to `opened_since` later."""
+        return self._opened_seq
+
+    async def opened_since(self, opener: Tab, mark: int, expected: int, timeout: float) -> list[str]:
+        """Window ids of tabs `opener` opened since `mark`, waiting (bounded) for `expected` of them.
+
+        A page's window.open answers the page at once; the browser creates and the bridge
+        sets up the target a moment later, or never when a popup blocker stops it.
+        """
+
+        def mine() -> list[str]:
+            return [tab for seq, who, tab in self._opened if seq > mark and who == opener.page.target_id]
+
+        with anyio.move_on_after(timeout):
+            while len(mine()) < expected:
+                await self._tab_added.wait()
+        return mine()
+
+    async def open_tab(self, url: str) -> Tab | None:
+        """A new tab, sent to `url` once it is set up; None if it did not come up in time.
+
+        Raises:
+            CDPError: the browser refused to create the tab.
+        """
+        page = await self.targets.create_page(url, self.timeouts.navigation)
+        return self.tab_for_target(page.target_id) if page is not None else None
+
+    def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
+        """Run `func(*args)` in the desktop's task group (it outlives the calling request)."""
         self._tg.start_soon(func, *args)
-
-
-async def safe_send(session: CDPSession, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """Send, returning None instead of raising when the target is already gone."""
-    try:
-        return await session.send(method, params, timeout=timeout)
-    except CDPError as exc:
-        logger.debug("%s failed: %s", method, exc)
-        return None

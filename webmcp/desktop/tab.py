@@ -1,88 +1,61 @@
-"""A tab as a window: its page, its tool mirror, its dialog, and its semantic view.
+"""A tab as a window: its page, tool mirror, dialog and semantic view, and its operations.
 
-A `Tab` turns CDP events of one page into window state. Content changes are noticed by a
-MutationObserver that runs in an isolated world (the page can neither see nor call it),
-plus navigation and load events; each marks the tab dirty, and a refresher task rebuilds
-the view at a bounded rate, raising `version` only when the summary or blocks differ.
+A `Tab` turns CDP events of one page into window state: observer pings, navigation and
+load events mark it dirty, and a refresher task rebuilds the view at a bounded rate,
+raising `version` only when the summary or blocks differ. Its operations (focus,
+navigate, back, forward, reload, close, screenshot, read_content, and calling a page
+tool) are methods here; the caller holds `op_lock`.
 """
 
 from __future__ import annotations
 
+import base64
 import logging
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from cdp_bridge.ax import FrameNodes, collect_page
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
-from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop import calls, navigation
 from webmcp.desktop.dialogs import JsDialog
-from webmcp.desktop.mirror import ToolMirror
+from webmcp.desktop.live_view import BINDING, install_observer, read_page
+from webmcp.desktop.mirror import PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
-from webmcp.view.build import BlockIds, View, build_view
-from webmcp.view.masking import SECRET_SELECTOR, mask_secrets
+from webmcp.errors import ToolError
+from webmcp.models import ToolResult
+from webmcp.view.build import BlockIds, View
+from webmcp.view.masking import mask_secrets
+from webmcp.view.paging import block_page, rows_page
 from webmcp.view.summary import summarize_tab
 
-__all__ = ["BROWSER_ACTIONS", "Tab", "install_observer"]
+if TYPE_CHECKING:
+    from webmcp.desktop.registry import Desktop
+
+__all__ = ["TAB_OPERATIONS", "Tab", "install_observer"]
 
 logger = logging.getLogger(__name__)
 
-BROWSER_ACTIONS = frozenset(
-    {
-        "focus",
-        "navigate",
-        "back",
-        "forward",
-        "reload",
-        "close",
-        "read_content",
-        "screenshot",
-        "accept",
-        "dismiss",
-    }
+TAB_OPERATIONS = frozenset(
+    {"focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot", "accept", "dismiss"}
 )
-WORLD = "webmcp_bridge"
-BINDING = "__webmcpBridgeDirty"
-# Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
-_OBSERVER_JS = f"""(() => {{
-  if (globalThis.__webmcpBridgeObserving) return; globalThis.__webmcpBridgeObserving = true;
-  let timer = 0;
-  const ping = () => {{ if (timer) return; timer = setTimeout(() => {{ timer = 0; {BINDING}(''); }}, 15); }};
-  new MutationObserver(ping).observe(document, {{subtree: true, childList: true, characterData: true,
-    attributes: true}});
-  for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
-    document.addEventListener(type, ping, true);
-  ping();
-}})();"""
+"""Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
-
-
-async def install_observer(session: CDPSession) -> None:
-    """Enable the domains a tab needs and the change observer, on a page or OOPIF session."""
-    await session.send("Page.enable")
-    # Runtime.bindingCalled is only reported while the Runtime domain is enabled.
-    await session.send("Runtime.enable")
-    await session.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
-    await session.send(
-        "Page.addScriptToEvaluateOnNewDocument",
-        {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True},
-    )
-    await session.send("WebMCP.enable")
 
 
 class Tab:
     """One page target, published as the window `window.id`."""
 
-    def __init__(self, window_id: str, page: PageTarget, timeouts: Timeouts, on_change: Callable[[], None]) -> None:
+    window_kind = "tab"
+
+    def __init__(self, window_id: str, page: PageTarget, desktop: Desktop) -> None:
         self.page = page
-        self.timeouts = timeouts
-        self._on_change = on_change
+        self.desktop = desktop
+        self.timeouts = desktop.timeouts
         self.window = WindowState(id=window_id, title=page.title or page.url or "New tab")
-        self.mirror = ToolMirror(set(BROWSER_ACTIONS), self._tools_changed)
+        self.mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
         self.dialog: JsDialog | None = None
         self.op_lock = anyio.Lock()
         self._snapshot_lock = anyio.Lock()
@@ -95,14 +68,14 @@ class Tab:
         self.loading = True
         self.closed = False
         self.gone = anyio.Event()
-        self.on_view: Callable[[Tab], None] = lambda _tab: None
-        """Called after each rebuilt view (the bridge publishes in-page modals from it)."""
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
 
     @property
     def id(self) -> str:
         return self.window.id
+
+    # --- following the page --------------------------------------------------------
 
     def watch(self, session: CDPSession) -> None:
         """Follow `session` (the page's own, or an OOPIF's) for tools, changes and navigation."""
@@ -119,7 +92,7 @@ class Tab:
 
     def _tools_changed(self) -> None:
         self.mark_dirty()
-        self._on_change()
+        self.desktop.changed()
 
     def _loaded(self) -> None:
         self.loading = False
@@ -150,8 +123,18 @@ class Tab:
         new_title = (self.view.title if self.view is not None else "") or self.page.title or self.page.url or "New tab"
         if new_title != self.window.title:
             self.window.title = new_title
-            self._on_change()
+            self.desktop.changed()
         self.mark_dirty()
+
+    def close(self) -> None:
+        """The target went away: end the refresher and every call in flight."""
+        self.closed = True
+        self.gone.set()
+        self._dirty.set()
+        what = "crashed" if self.page.crashed else "closed"
+        self.mirror.interrupt_all(f"The tab {what} while the tool was running.")
+
+    # --- the view ------------------------------------------------------------------
 
     async def run_refresher(self) -> None:
         """Rebuild the view whenever the page changed, at most every 50 ms, until the tab closes.
@@ -178,7 +161,7 @@ class Tab:
             self._dirty = anyio.Event()
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
-                    view = await self._build_view()
+                    view, self._secret_values = await read_page(self.page, self._doc_seq, self.ids)
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
@@ -190,36 +173,13 @@ class Tab:
                     self._dirty.set()
                 return
             self._apply(view)
-            self.on_view(self)
+            self.desktop.sync_modals(self)
 
-    async def _build_view(self) -> View:
-        """Collect every frame of the page (OOPIFs through their own sessions) and build the view.
-
-        Raises:
-            CDPError: the main document could not be read (it is navigating or gone).
-        """
-        session = self.page.session
-        prefix = str(self._doc_seq)
-        main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR)
-        frames: list[FrameNodes] = list(main.frames)
-        values = set(main.secret_values)
-        for target_id, frame_session in list(self.page.frame_sessions.items()):
-            try:
-                sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True)
-                owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
-            except CDPError:
-                continue  # Mid-navigation or gone; its next change retries.
-            if sub.frames and sub.frames[0].owner_backend_id is None:
-                sub.frames[0].owner_backend_id = owner.get("backendNodeId")
-            frames.extend(sub.frames)
-            values |= sub.secret_values
-        # Values live only here, in memory, to mask echoes; never logged, never published.
-        self._secret_values = frozenset(values)
-        return build_view(frames, self.ids, secret_values=values)
-
-    def secret_values(self) -> frozenset[str]:
-        """Current values of the page's secret inputs (all frames), as of the last snapshot."""
-        return self._secret_values
+    async def fresh_version(self) -> int:
+        """The window's version, checked against the page as it is now."""
+        self.mark_dirty()
+        await self.refresh()
+        return self.window.version
 
     def mask(self, value: Any) -> Any:
         """`value` with every secret input's current value replaced by the mask."""
@@ -228,7 +188,7 @@ class Tab:
     def _apply(self, view: View) -> None:
         if view.title and view.title != self.window.title:
             self.window.title = view.title
-            self._on_change()
+            self.desktop.changed()
         summary = summarize_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
         self.view = view
         # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
@@ -243,12 +203,106 @@ class Tab:
             self.window.summary = summary
             self.window.blocks = blocks
             self.window.version += 1
-            self._on_change()
+            self.desktop.changed()
 
-    def close(self) -> None:
-        """The target went away: end the refresher and every call in flight."""
-        self.closed = True
-        self.gone.set()
-        self._dirty.set()
-        what = "crashed" if self.page.crashed else "closed"
-        self.mirror.interrupt_all(f"The tab {what} while the tool was running.")
+    # --- operations (the caller holds op_lock) -------------------------------------
+
+    def is_open(self) -> bool:
+        return not self.closed
+
+    def page_tools(self) -> list[PageTool]:
+        """The page's tools, in handle order."""
+        return sorted(self.mirror.tools.values(), key=lambda t: t.handle)
+
+    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+        """Call one of the page's tools (see `calls.call_page_tool`)."""
+        return await calls.call_page_tool(self, tool, arguments)
+
+    async def focus(self) -> ToolResult:
+        """Bring the tab to the front."""
+        await self.desktop.browser.send("Target.activateTarget", {"targetId": self.page.target_id})
+        await _try_send(self.page.session, "Page.bringToFront", self.timeouts.command)
+        return ToolResult(message=f"{self.id} is in front.")
+
+    async def navigate(self, url: str) -> ToolResult:
+        """Load `url` and return once it has loaded (or a dialog stops it)."""
+        return await navigation.navigate(self, url)
+
+    async def history(self, step: int) -> ToolResult:
+        """Go `step` entries back (-1) or forward (+1) in the tab's history."""
+        return await navigation.history(self, step)
+
+    async def reload(self) -> ToolResult:
+        """Reload the page and return once it has loaded."""
+        return await navigation.reload(self)
+
+    async def close_tab(self) -> ToolResult:
+        """Close the tab as a user would (beforeunload runs; its dialog is returned)."""
+        # Page.close runs the page's beforeunload handler, as a user's close would. Chromium may
+        # also answer a close with success yet keep a tab that is mid-navigation: only the
+        # target's destruction counts, with Target.closeTarget as the second try.
+        await _try_send(self.page.session, "Page.close", self.timeouts.command)
+        finished, _ = await self.desktop.unless_dialog(self, self.gone.wait, 2)
+        if not finished and (answer := self.dialog_answer(f"{self.id} did not close yet")) is not None:
+            return answer
+        if not self.gone.is_set():
+            await self.desktop.browser.send("Target.closeTarget", {"targetId": self.page.target_id})
+            with anyio.move_on_after(self.timeouts.navigation):
+                await self.gone.wait()
+        if not self.gone.is_set():
+            raise ToolError("browser_error", f"{self.id} did not close; the page may be blocking it.")
+        return ToolResult(message=f"Closed {self.id}.")
+
+    async def screenshot(self) -> bytes:
+        """What the tab shows, as PNG bytes."""
+        shot = await self.page.session.send(
+            "Page.captureScreenshot", {"format": "png"}, timeout=self.timeouts.navigation
+        )
+        return base64.b64decode(shot["data"])
+
+    def read_content(self, block_id: str | None, offset: int, limit: int) -> ToolResult:
+        """The window's full content: blocks in pages, or one table's rows / list's items.
+
+        Blocks of an open in-page modal are readable by `blockId` too. Values are masked already.
+        """
+        view = self.view
+        full = view.full_blocks if view is not None else []
+        if block_id is None:
+            page = block_page(full, offset, limit)
+            page["version"] = self.window.version
+            shown = len(page["blocks"])
+            return ToolResult(message=f"Blocks {offset}\u2013{offset + shown} of {len(full)}.", result=page)
+        modal_blocks = [b for m in view.modals for b in m.full_blocks] if view is not None else []
+        part = rows_page([*full, *modal_blocks], block_id, offset, limit)
+        if part is None:
+            raise ToolError(
+                "validation_failed",
+                f"{block_id!r} is not a table or list block of {self.id}; "
+                "read app://windows for the current block ids.",
+                fields=[{"field": "blockId", "error": "No such table or list block"}],
+            )
+        part["version"] = self.window.version
+        key = "rows" if part["type"] == "table" else "items"
+        end = offset + len(part[key])
+        return ToolResult(
+            message=f"{key.capitalize()} {offset}\u2013{end} of {part['total']} of {block_id}.", result=part
+        )
+
+    def dialog_answer(self, what: str) -> ToolResult | None:
+        """The answer for an operation that a JavaScript dialog stopped, if one is open."""
+        dialog = self.dialog
+        if dialog is None:
+            return None
+        return ToolResult(
+            message=f"{what}: the page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; "
+            "answer it with its accept or dismiss tool.",
+            opened_window_ids=[dialog.window.id],
+        )
+
+
+async def _try_send(session: CDPSession, method: str, timeout: float) -> None:
+    """Send a command whose failure changes nothing (the target may already be gone)."""
+    try:
+        await session.send(method, {}, timeout=timeout)
+    except CDPError as exc:
+        logger.debug("%s failed: %s", method, exc)

@@ -1,4 +1,4 @@
-"""The window model of seed 001: windows, owners, the operable set. Plain data, pure functions.
+"""The window model of the GUI bridge protocol (docs/protocols.md#gui-2): windows, owners, operable set.
 
 A tab is a non-modal top-level window; a JavaScript dialog or an in-page modal `<dialog>`
 is a modal window owned by its tab; a modal with no owner blocks the whole application.
@@ -28,7 +28,7 @@ class WindowState:
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """The seed-001 §4.2 Window object."""
+        """The GUI bridge §4.2 (docs/protocols.md#gui-4.2) Window object."""
         return {
             "id": self.id,
             "title": self.title,
@@ -71,7 +71,7 @@ def top_of_chain(windows: Sequence[WindowState], window_id: str) -> str:
 
 
 def operable_ids(windows: Sequence[WindowState]) -> list[str]:
-    """The operable set (seed 001 §2, §10.2), in the order the windows are kept.
+    """The operable set (GUI bridge §2 (docs/protocols.md#gui-2), §10.2), in the order the windows are kept.
 
     With an app-level modal (modal, no owner) open, only the top of the newest such
     modal's chain is operable; otherwise the top of every chain and every unblocked window.

@@ -48,7 +48,7 @@ SEND_TIMEOUT_S = 2.0
 _MAX_CONSECUTIVE_TIMEOUTS = 3
 """A handshake session that times out this many sends in a row is treated as gone."""
 
-_GRACEFUL_SHUTDOWN_S = 2.0
+_GRACEFUL_SHUTDOWN_S = 2
 """uvicorn waits this long for open SSE streams before cancelling them."""
 
 _SHUTDOWN_GRACE_S = _GRACEFUL_SHUTDOWN_S + 3.0

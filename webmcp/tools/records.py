@@ -1,213 +1,231 @@
-"""Which tools exist right now: browser actions and page tools of the operable windows.
+"""Every browser action as one record: name, schemas, annotations, where it applies, handler.
 
-A `ToolSpec` is everything `tools/list` says of one tool. Browser actions have fixed
-schemas here; page tools take theirs from WebMCP, with `expectedVersion` added and the
-annotations mapped as PROTOCOLS.md B says (`readOnly` → `readOnlyHint`, `consequential`
-→ `destructiveHint`).
+A record's input schema comes from a pydantic model (`extra="forbid"`, so unknown
+arguments are refused); its output schema is the one ToolResult schema all window tools
+share. Handlers take the window (or, for app-level actions, the desktop) and the checked
+arguments, and call the window's own operation. `RECORDS` is the whole list.
 """
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from webmcp.desktop.mirror import PageTool
-from webmcp.desktop.registry import Bridge
-from webmcp.desktop.windows import operable_ids
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ToolSpec", "tool_specs", "RESULT_SCHEMA", "EXPECTED_VERSION", "APP_ACTIONS", "action_schema"]
+from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.navigation import check_url
+from webmcp.desktop.registry import Desktop
+from webmcp.desktop.tab import Tab
+from webmcp.errors import ToolError
+from webmcp.models import ToolResult, input_schema_of
 
-EXPECTED_VERSION = {
-    "type": "integer",
-    "description": "The window version you based this call on; if it changed since, the call is refused.",
-}
-RESULT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "message": {"type": "string"},
-        "openedWindowIds": {"type": "array", "items": {"type": "string"}},
-        "result": {"type": "object"},
-        "untrustedContent": {"type": "boolean"},
-    },
-}
+__all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
+
+WindowKind = Literal["tab", "dialog", "modal", "app"]
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    """One entry of `tools/list`."""
+class Answer:
+    """What a handler returns: the ToolResult, and an image for content when there is one."""
 
-    name: str
+    result: ToolResult
+    image_png: bytes | None = None
+
+
+Handler = Callable[[Any, dict[str, Any]], Awaitable[ToolResult | Answer]]
+
+
+@dataclass(frozen=True)
+class ToolRecord:
+    """One browser action, as `tools/list` shows it and the dispatcher runs it."""
+
+    action: str
+    applies_to: WindowKind
     title: str
     description: str
-    input_schema: dict[str, Any]
-    annotations: dict[str, Any]
-    output_schema: dict[str, Any]
+    input_model: type[BaseModel]
+    annotations: dict[str, bool]
+    handler: Handler = field(repr=False)
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return input_schema_of(self.input_model)
 
 
-def _obj(properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": dict(properties or {}),
-        "additionalProperties": False,
-    }
-    if required:
-        schema["required"] = required
-    return schema
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-_URL = {"type": "string", "description": "An absolute http(s), file or about: URL."}
-# (title, description, input schema, annotations)
-TAB_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "focus": (
+class NoInput(_Input):
+    pass
+
+
+_URL_HELP = "An absolute http(s), file or about: URL."
+
+
+class NavigateInput(_Input):
+    url: str = Field(description=_URL_HELP)
+
+
+class OpenTabInput(_Input):
+    url: str = Field(default="about:blank", description=_URL_HELP)
+
+
+class ReadContentInput(_Input):
+    block_id: str | None = Field(default=None, alias="blockId", description="A table or list block to read in full.")
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+class AcceptInput(_Input):
+    text: str | None = Field(default=None, description="The answer to a prompt.")
+
+
+async def _screenshot(tab: Tab, _args: dict[str, Any]) -> Answer:
+    png = await tab.screenshot()
+    return Answer(ToolResult(message=f"Screenshot of {tab.id}.", result={"mimeType": "image/png"}), image_png=png)
+
+
+async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
+    return tab.read_content(args.get("blockId"), int(args.get("offset", 0)), int(args.get("limit", 100)))
+
+
+async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
+    url = str(args.get("url", "about:blank"))
+    check_url(url)
+    tab = await desktop.open_tab(url)
+    if tab is None:
+        raise ToolError("action_timeout", "The new tab did not come up in time.")
+    return ToolResult(message=f"Opened {tab.id} at {url}.", opened_window_ids=[tab.id])
+
+
+async def _answer(dialog: JsDialog, args: dict[str, Any], accept: bool) -> ToolResult:
+    text = args.get("text")
+    return await dialog.answer(accept, str(text) if text is not None else None)
+
+
+RECORDS: tuple[ToolRecord, ...] = (
+    ToolRecord(
+        "focus",
+        "tab",
         "Focus tab",
         "Bring this tab to the front so the user sees what you work on.",
-        _obj(),
+        NoInput,
         {"readOnlyHint": False, "idempotentHint": True},
+        lambda tab, _a: tab.focus(),
     ),
-    "navigate": (
+    ToolRecord(
+        "navigate",
+        "tab",
         "Navigate",
         "Load a URL in this tab.",
-        _obj({"url": _URL}, ["url"]),
+        NavigateInput,
         {"destructiveHint": False, "openWorldHint": True},
+        lambda tab, a: tab.navigate(str(a["url"])),
     ),
-    "back": ("Go back", "Go back one entry in this tab's history.", _obj(), {"destructiveHint": False}),
-    "forward": (
+    ToolRecord(
+        "back",
+        "tab",
+        "Go back",
+        "Go back one entry in this tab's history.",
+        NoInput,
+        {"destructiveHint": False},
+        lambda tab, _a: tab.history(-1),
+    ),
+    ToolRecord(
+        "forward",
+        "tab",
         "Go forward",
         "Go forward one entry in this tab's history.",
-        _obj(),
+        NoInput,
         {"destructiveHint": False},
+        lambda tab, _a: tab.history(+1),
     ),
-    "reload": (
+    ToolRecord(
+        "reload",
+        "tab",
         "Reload",
         "Reload this tab's page.",
-        _obj(),
+        NoInput,
         {"destructiveHint": False, "idempotentHint": True},
+        lambda tab, _a: tab.reload(),
     ),
-    "close": (
+    ToolRecord(
+        "close",
+        "tab",
         "Close tab",
         "Close this tab (the page is not asked to confirm).",
-        _obj(),
+        NoInput,
         {"destructiveHint": True},
+        lambda tab, _a: tab.close_tab(),
     ),
-    "read_content": (
+    ToolRecord(
+        "read_content",
+        "tab",
         "Read full content",
         "Return this tab's full semantic content, uncut: blocks in pages, or the rows/items of one table "
-        "or list "
-        "block (by blockId).",
-        _obj(
-            {
-                "blockId": {"type": "string", "description": "A table or list block to read in full."},
-                "offset": {"type": "integer", "minimum": 0, "default": 0},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-            }
-        ),
+        "or list block (by blockId).",
+        ReadContentInput,
         {"readOnlyHint": True, "idempotentHint": True},
+        _read_content,
     ),
-    "screenshot": (
+    ToolRecord(
+        "screenshot",
+        "tab",
         "Screenshot",
         "Capture what this tab shows as a PNG image.",
-        _obj(),
+        NoInput,
         {"readOnlyHint": True, "idempotentHint": True},
+        _screenshot,
     ),
-}
-DIALOG_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "accept": (
+    ToolRecord(
+        "accept",
+        "dialog",
         "Accept",
         "Press OK (for a prompt, answer with `text`).",
-        _obj({"text": {"type": "string", "description": "The answer to a prompt."}}),
+        AcceptInput,
         {"destructiveHint": False},
+        lambda dialog, a: _answer(dialog, a, True),
     ),
-    "dismiss": ("Dismiss", "Press Cancel (an alert is simply closed).", _obj(), {"destructiveHint": False}),
-}
-MODAL_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "close": (
+    ToolRecord(
+        "dismiss",
+        "dialog",
+        "Dismiss",
+        "Press Cancel (an alert is simply closed).",
+        NoInput,
+        {"destructiveHint": False},
+        lambda dialog, a: _answer(dialog, a, False),
+    ),
+    ToolRecord(
+        "close",
+        "modal",
         "Close dialog",
         "Close this in-page dialog without submitting it (like its Close button).",
-        _obj(),
+        NoInput,
         {"destructiveHint": False},
+        lambda modal, _a: modal.close_dialog(),
     ),
-}
-APP_ACTIONS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
-    "open_tab": (
+    ToolRecord(
+        "open_tab",
+        "app",
         "Open a new tab",
         "Open a new browser tab; answers its window id in openedWindowIds.",
-        _obj({"url": {**_URL, "default": "about:blank"}}),
+        OpenTabInput,
         {"destructiveHint": False, "openWorldHint": True},
+        _open_tab,
     ),
-}
+)
+
+_BY_KEY = {(r.applies_to, r.action): r for r in RECORDS}
 
 
-def action_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with the optional `expectedVersion` every window tool accepts."""
-    out = copy.deepcopy(schema) if schema else {"type": "object", "properties": {}}
-    out.setdefault("type", "object")
-    out.setdefault("properties", {})
-    out["properties"]["expectedVersion"] = EXPECTED_VERSION
-    return out
+def record_for(kind: WindowKind, action: str) -> ToolRecord | None:
+    """The record of `action` on a window of `kind`, if there is one."""
+    return _BY_KEY.get((kind, action))
 
 
-def _page_tool_spec(window_id: str, window_title: str, tool: PageTool) -> ToolSpec:
-    notes = []
-    if tool.handle != tool.name:
-        notes.append(f"The page names this tool \u201c{tool.name}\u201d.")
-    if tool.annotations.get("untrustedContent"):
-        notes.append("Its output may hold untrusted content (user-generated or third-party).")
-    if tool.declarative and not tool.annotations.get("autosubmit"):
-        notes.append("It fills a form that the user must submit in the page.")
-    description = " ".join([tool.description or f"The page tool {tool.name}.", *notes])
-    annotations: dict[str, Any] = {
-        "readOnlyHint": bool(tool.annotations.get("readOnly", False)),
-        "destructiveHint": bool(tool.annotations.get("consequential", False)),
-        "openWorldHint": True,
-    }
-    return ToolSpec(
-        name=f"{window_id}__{tool.handle}",
-        title=f"{tool.name} \u00b7 {window_title} (window {window_id})",
-        description=description,
-        input_schema=action_schema(tool.input_schema),
-        annotations=annotations,
-        output_schema=RESULT_SCHEMA,
-    )
-
-
-def _action_spec(
-    window_id: str, window_title: str, action: str, entry: tuple[str, str, dict[str, Any], dict[str, Any]]
-) -> ToolSpec:
-    title, description, schema, annotations = entry
-    return ToolSpec(
-        name=f"{window_id}__{action}",
-        title=f"{title} \u00b7 {window_title} (window {window_id})",
-        description=f"{description} Browser action on window {window_id} (\u201c{window_title}\u201d).",
-        input_schema=action_schema(schema),
-        annotations=annotations,
-        output_schema=RESULT_SCHEMA,
-    )
-
-
-def tool_specs(bridge: Bridge) -> list[ToolSpec]:
-    """The tools callable this moment: those of operable windows, plus app-level actions."""
-    specs: list[ToolSpec] = []
-    states = bridge.window_states()
-    for window_id in operable_ids(states):
-        tab = bridge.tabs.get(window_id)
-        if tab is not None:
-            specs.extend(_action_spec(window_id, tab.window.title, a, e) for a, e in TAB_ACTIONS.items())
-            tools = sorted(tab.mirror.tools.values(), key=lambda t: t.handle)
-            specs.extend(_page_tool_spec(window_id, tab.window.title, t) for t in tools)
-            continue
-        dialog = bridge.dialogs.get(window_id)
-        if dialog is not None:
-            specs.extend(_action_spec(window_id, dialog.window.title, a, e) for a, e in DIALOG_ACTIONS.items())
-            continue
-        modal = bridge.modals.get(window_id)
-        owner = bridge.tabs.get(modal.tab_id) if modal is not None else None
-        if modal is not None and owner is not None:
-            specs.extend(_action_spec(window_id, modal.window.title, a, e) for a, e in MODAL_ACTIONS.items())
-            tools = sorted((t for t in owner.mirror.tools.values() if modal.owns(t)), key=lambda t: t.handle)
-            specs.extend(_page_tool_spec(window_id, modal.window.title, t) for t in tools)
-    specs.extend(
-        ToolSpec(f"app__{action}", title, description, copy.deepcopy(schema), annotations, RESULT_SCHEMA)
-        for action, (title, description, schema, annotations) in APP_ACTIONS.items()
-    )
-    return specs
+def records_for(kind: WindowKind) -> list[ToolRecord]:
+    """Every record that applies to windows of `kind`, in list order."""
+    return [r for r in RECORDS if r.applies_to == kind]

@@ -1,4 +1,4 @@
-"""The UI-context extension (docs/protocols.md §2): `ui://current`, `ui://locate/{id}`, `ui://descriptor`."""
+"""The UI-context extension (UI context 0.2.0, docs/protocols.md#uic): `ui://current`, `ui://locate/{id}`, `ui://descriptor`."""
 
 from webmcp.uicontext.provider import UIContext, declare
 

@@ -28,6 +28,7 @@ import anyio
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
+from webmcp.models import Bounds, Location
 
 __all__ = [
     "Bounds",
@@ -133,37 +134,6 @@ _COLLECT_JS = r"""((secret, maxHeadings, maxLandmarks, maxSelected) => {
     meta: order.map((i) => [meta[i][0] < 0 ? -1 : rank.get(meta[i][0]), ...meta[i].slice(1)])});
   return sorted;
 })"""
-
-
-@dataclass(frozen=True, slots=True)
-class Bounds:
-    """A rectangle in screen coordinates, CSS pixels at 1:1 zoom."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    def to_json(self) -> dict[str, float]:
-        """`{x, y, width, height}` rounded to 1/100 px."""
-        return {
-            k: round(v, 2) for k, v in (("x", self.x), ("y", self.y), ("width", self.width), ("height", self.height))
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """The answer of `locate`: `visible`, `offscreen`, `hidden` or `gone`, and where."""
-
-    state: Literal["visible", "offscreen", "hidden", "gone"]
-    bounds: Bounds | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """`{state, bounds?}`."""
-        out: dict[str, Any] = {"state": self.state}
-        if self.bounds is not None:
-            out["bounds"] = self.bounds.to_json()
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
-"""The UI-context extension (seed 000, PROTOCOLS.md §C) as MCP resources.
+"""The UI-context extension (UI context 0.2.0, docs/protocols.md#uic) as MCP resources.
 
 `UIContext` is the `extra_resources` provider of `build_server`:
 
-    ui://current        what the user has open and points at (`current`, seed 000 §4.1)
+    ui://current        what the user has open and points at (`current`, UI context §4.1)
     ui://locate/{id}    where an element is on screen (`locate`, §4.2), a resource template
     ui://descriptor     the browser's name, bundle id and version, and the operations (§8)
 
@@ -28,8 +28,9 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from cdp_bridge.errors import CDPError
-from webmcp.desktop.registry import Bridge
+from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
+from webmcp.models import LocationState
 from webmcp.uicontext.ids import IdMinter, doc_digest, tab_number
 from webmcp.uicontext.locate import (
     Bounds,
@@ -72,10 +73,10 @@ def declare(server: Server[Any]) -> dict[str, dict[str, Any]]:
 
 
 class UIContext:
-    """`current`, `locate` and the descriptor over one `Bridge`, for one run."""
+    """`current`, `locate` and the descriptor over one `Desktop`, for one run."""
 
-    def __init__(self, bridge: Bridge, *, secret: bytes | None = None, tab_budget: float = 2.0) -> None:
-        self.bridge = bridge
+    def __init__(self, desktop: Desktop, *, secret: bytes | None = None, tab_budget: float = 2.0) -> None:
+        self.desktop = desktop
         self.tab_budget = tab_budget
         """How long one tab's page may take to answer `current` before it is listed without its document."""
         self.instance = secrets.token_urlsafe(12)
@@ -84,7 +85,7 @@ class UIContext:
         self._seen_windows: set[int] = set()
         self._app_name = ""
         self._version: dict[str, Any] | None = None
-        bridge.on_change(self._note_tabs)
+        desktop.on_change(self._note_tabs)
 
     # --- the extra_resources protocol of build_server -------------------------------
 
@@ -140,12 +141,12 @@ class UIContext:
     # --- operations ---------------------------------------------------------------
 
     async def descriptor(self) -> dict[str, Any]:
-        """`{protocol, name, bundleId, version, operations}` (seed 000 §8)."""
+        """`{protocol, name, bundleId, version, operations}` (UI context §8 (docs/protocols.md#uic-8))."""
         version = await self._browser_version()
-        tab = next(iter(self.bridge.tabs.values()), None)
+        tab = next(iter(self.desktop.tabs.values()), None)
         if not self._app_name and tab is not None and tab.dialog is None:
             try:
-                brands = await browser_brands(tab.page.session, tab.page.target_id, self.bridge.timeouts.command)
+                brands = await browser_brands(tab.page.session, tab.page.target_id, self.desktop.timeouts.command)
             except CDPError:
                 brands = []
             self._app_name = _brand_name(brands) if brands else ""
@@ -159,11 +160,11 @@ class UIContext:
         }
 
     async def current(self) -> dict[str, Any]:
-        """`{protocol, instance, root}` (seed 000 §4.1), read from the browser now."""
-        tabs = list(self.bridge.tabs.values())
+        """`{protocol, instance, root}` (UI context §4.1 (docs/protocols.md#uic-4.1)), read from the browser now."""
+        tabs = list(self.desktop.tabs.values())
         self._note_tabs()
         facts: list[TabFacts | None] = [None] * len(tabs)
-        timeouts = self.bridge.timeouts
+        timeouts = self.desktop.timeouts
         with anyio.fail_after(timeouts.snapshot):
             async with anyio.create_task_group() as tg:
                 for i, tab in enumerate(tabs):
@@ -175,9 +176,9 @@ class UIContext:
         return {"protocol": PROTOCOL, "instance": self.instance, "root": root}
 
     async def _read_tab(self, tab: Tab, index: int, out: list[TabFacts | None]) -> None:
-        limit = self.bridge.timeouts.command
+        limit = self.desktop.timeouts.command
         number = tab_number(tab.id)
-        window = await window_for_target(self.bridge.connection.browser, tab.page.target_id, limit)
+        window = await window_for_target(self.desktop.connection.browser, tab.page.target_id, limit)
         if window is not None:
             self._seen_windows.add(window.window_id)
         pointing, doc = None, ""
@@ -212,28 +213,28 @@ class UIContext:
         return pointing, doc_digest(keys[0])
 
     async def locate(self, element_id: str) -> dict[str, Any]:
-        """`{state, bounds?}` for an id this run issued (seed 000 §4.2).
+        """`{state, bounds?}` for an id this run issued (UI context §4.2 (docs/protocols.md#uic-4.2)).
 
         Raises:
             MCPError: the id was never issued by this run (forged, from another run, or unknown).
         """
-        limit = self.bridge.timeouts.command
+        limit = self.desktop.timeouts.command
         self._note_tabs()
         try:
-            with anyio.fail_after(self.bridge.timeouts.snapshot):
+            with anyio.fail_after(self.desktop.timeouts.snapshot):
                 return (await self._locate(element_id, limit)).to_json()
         except CDPError:
             return Location("gone").to_json()  # the tab closed while we looked
 
     async def _locate(self, element_id: str, limit: float) -> Location:
-        browser = self.bridge.connection.browser
+        browser = self.desktop.connection.browser
         if element_id == "app":
             return await self._locate_app(limit)
         window_match = _WINDOW.fullmatch(element_id)
         if window_match is not None:
             return await self._locate_window(int(window_match.group(1)), limit)
         if tab_number(element_id) is not None:
-            tab = self.bridge.tab_for_window(element_id)
+            tab = self.desktop.tabs.get(element_id)
             if tab is None:
                 if element_id in self._seen_tabs:
                     return Location("gone")
@@ -247,7 +248,7 @@ class UIContext:
         ref = self._ids.verify(element_id)
         if ref is None:
             raise _unknown(element_id)
-        tab = self.bridge.tab_for_window(ref.tab_id)
+        tab = self.desktop.tabs.get(ref.tab_id)
         if tab is None:
             return Location("gone")
         if doc_digest(await document_key(tab.page.session, limit)) != ref.doc:
@@ -263,19 +264,19 @@ class UIContext:
         if window_id not in self._seen_windows:
             raise _unknown(f"win-{window_id}")
         try:
-            reply = await self.bridge.connection.browser.send(
+            reply = await self.desktop.connection.browser.send(
                 "Browser.getWindowBounds", {"windowId": window_id}, timeout=limit
             )
         except CDPError:
             return Location("gone")
         b = reply["bounds"]
-        state = "hidden" if b.get("windowState") == "minimized" else "visible"
+        state: LocationState = "hidden" if b.get("windowState") == "minimized" else "visible"
         return Location(state, Bounds(b.get("left", 0), b.get("top", 0), b.get("width", 0), b.get("height", 0)))
 
     async def _locate_app(self, limit: float) -> Location:
         windows: list[WindowInfo] = []
-        for tab in list(self.bridge.tabs.values()):
-            window = await window_for_target(self.bridge.connection.browser, tab.page.target_id, limit)
+        for tab in list(self.desktop.tabs.values()):
+            window = await window_for_target(self.desktop.connection.browser, tab.page.target_id, limit)
             if window is not None and all(w.window_id != window.window_id for w in windows):
                 windows.append(window)
         if not windows:
@@ -289,12 +290,12 @@ class UIContext:
 
     def _note_tabs(self) -> None:
         # Tab ids come from app://windows too, so every tab the bridge ever published is "issued".
-        self._seen_tabs.update(self.bridge.tabs)
+        self._seen_tabs.update(self.desktop.tabs)
 
     async def _browser_version(self) -> dict[str, Any]:
         if self._version is None:
-            self._version = await self.bridge.connection.browser.send(
-                "Browser.getVersion", timeout=self.bridge.timeouts.command
+            self._version = await self.desktop.connection.browser.send(
+                "Browser.getVersion", timeout=self.desktop.timeouts.command
             )
         return self._version
 

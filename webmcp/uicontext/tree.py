@@ -1,9 +1,9 @@
 """The `current` answer as plain data: Application → Window → Tab → Document → elements.
 
 Pure functions, no I/O: `assemble` takes what was read from the browser (`TabFacts`, with
-the `Pointing` of each shown tab) and returns the seed-000 element tree.
+the `Pointing` of each shown tab) and returns the UI-context element tree (docs/protocols.md#uic-5).
 
-Choices this module makes (PROTOCOLS.md §C leaves them to the provider):
+Choices this module makes (docs/protocols.md#uic leaves them to the provider):
 
 * A tab is *shown* when its document is visible (`document.visibilityState`), which is
   the active tab of each browser window, headless included (headless Chromium keeps one
@@ -207,7 +207,8 @@ def _focus_tab(tabs: list[TabFacts]) -> TabFacts | None:
     pointing_at = [
         t for t in candidates if t.pointing is not None and any(e.flags & FOCUS for e in t.pointing.elements)
     ]
-    return (pointing_at or candidates or [None])[0]
+    found = pointing_at or candidates
+    return found[0] if found else None
 
 
 def assemble(

@@ -1,7 +1,7 @@
 """Page data → the GUI-bridge view of a tab: blocks, budgets, masking, summary. Pure, no I/O.
 
 `build_view` walks a tab's accessibility trees (gathered by `cdp_bridge.ax`) in reading
-order into the seven block types of the GUI bridge protocol (docs/protocols.md §1.4.4),
+order into the seven block types of the GUI bridge protocol (GUI bridge §4.4 (docs/protocols.md#gui-4.4)),
 cuts large tables and lists to a window budget, and masks secrets; `summarize_tab` makes
 the one-sentence summary.
 """

@@ -1,4 +1,4 @@
-"""Accessibility trees → a tab's semantic view (seed 001 §4.4, §4.5, §9). Pure functions, no I/O.
+"""Accessibility trees → a tab's semantic view (GUI bridge §4.4, §4.5, §9; docs/protocols.md#gui-4.4). Pure.
 
 `build_view` takes the frames gathered by `cdp_bridge.ax.collect_page` (AX nodes per frame,
 plus the backend ids of secret inputs), walks them in reading order (`walk`) and

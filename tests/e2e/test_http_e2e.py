@@ -10,10 +10,10 @@ import sys
 import anyio
 import httpx2
 import pytest
-from mcp_harness import open_http_client
 from playwright.async_api import async_playwright
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.mcp_harness import open_http_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

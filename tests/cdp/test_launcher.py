@@ -321,7 +321,7 @@ _CHILD = textwrap.dedent(
 
 @needs_browser
 def test_sigkilled_bridge_leaves_no_orphan_browser() -> None:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     child = subprocess.Popen([sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     try:
         assert child.stdout is not None

@@ -1,4 +1,4 @@
-"""The UI-context extension (seed 000): `ui://current`, `ui://locate/{id}`, `ui://descriptor`.
+"""The UI-context extension (UI context 0.2.0): `ui://current`, `ui://locate/{id}`, `ui://descriptor`.
 
 End to end against real Chromium with Playwright as the user; the id minting and the
 tree assembly are also tested as pure functions.
@@ -15,8 +15,8 @@ import anyio
 import jsonschema
 import pytest
 from mcp.shared.exceptions import MCPError
-from stage import WAIT, Stage, open_stage, user_navigates
 
+from tests.support.stage import WAIT, Stage, open_stage, user_navigates
 from webmcp.uicontext.ids import IdMinter, doc_digest
 from webmcp.uicontext.locate import FOCUS, HOVER, SECRET, Pointed, Pointing
 from webmcp.uicontext.provider import EXTENSION_ID

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from mcp_harness import McpTestClient, open_stdio_client
 from playwright.async_api import Browser, Page, async_playwright
 
 from cdp_bridge.launcher import BrowserProcess
 from sample_site import start_site
+from tests.support.mcp_harness import McpTestClient, open_stdio_client
+from webmcp.models import WindowsDocument
 
 WAIT = 15.0
 
@@ -65,9 +66,11 @@ class Stage:
         return self.mcp.client
 
     async def windows(self) -> dict[str, Any]:
-        """Read `app://windows` once."""
+        """Read `app://windows` once; every document read in a test must match the wire model."""
         result = await self.client.read_resource("app://windows")
-        return json.loads(result.contents[0].text)
+        doc: dict[str, Any] = json.loads(result.contents[0].text)
+        WindowsDocument.model_validate(doc)
+        return doc
 
     async def wait_windows(self, predicate: Callable[[dict[str, Any]], Any], timeout: float = WAIT) -> dict[str, Any]:
         """Re-read `app://windows` after each notification until `predicate(doc)` holds."""

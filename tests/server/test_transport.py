@@ -20,10 +20,7 @@ import mcp_types as types
 import pytest
 from mcp.server import Server, ServerRequestContext
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the toy subprocess runs without an install
-
-from mcp_harness import WINDOWS_URI, McpTestClient, open_http_client, open_stdio_client  # noqa: E402
-
+from tests.support.mcp_harness import WINDOWS_URI, McpTestClient, open_http_client, open_stdio_client  # noqa: E402
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio  # noqa: E402
 
 THIS_FILE = Path(__file__).resolve()
@@ -127,7 +124,7 @@ def _counts(handle: McpTestClient) -> dict[str, int]:
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_stdio_notifies_and_exits_when_client_closes(mode: str, tmp_path: Path) -> None:
     marker = tmp_path / "exited"
-    command = [sys.executable, str(THIS_FILE)]
+    command = [sys.executable, "-m", "tests.server.test_transport"]
     async with open_stdio_client(command, {"TOY_EXIT_MARKER": str(marker)}, mode) as handle:
         assert handle.modern == (mode == "auto")
         _assert_capabilities(handle)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_harness import open_stdio_client
+
+from tests.support.mcp_harness import open_stdio_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -12,21 +12,16 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import sys
 import tempfile
 import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
 from playwright.sync_api import BrowserContext, CDPSession, Page, sync_playwright
-
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # runnable without an editable install
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sample_site import start_site  # noqa: E402
 

@@ -7,7 +7,8 @@ import sys
 
 import anyio
 import pytest
-from stage import Stage, address_of, tool_started, user_navigates
+
+from tests.support.stage import Stage, address_of, tool_started, user_navigates
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -146,7 +147,7 @@ async def test_user_edit_raises_version_and_notifies(stage: Stage) -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["handshake", "2026-07-28"])
 async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: str, browser, mode: str) -> None:
-    from stage import open_stage
+    from tests.support.stage import open_stage
 
     async with open_stage(site, browser, mode, start_path="/?late=1200") as stage:
         await stage.wait_tools(lambda names: any(n.endswith("__list_tickets") for n in names))
@@ -164,7 +165,7 @@ async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: st
 
 
 async def test_slow_tool_times_out_and_is_cancelled_in_the_page(site: str, browser) -> None:
-    from stage import open_stage
+    from tests.support.stage import open_stage
 
     async with open_stage(site, browser, "auto", "--tool-timeout", "1") as stage:
         win = (await _home(stage))["id"]
@@ -314,8 +315,9 @@ async def test_out_of_process_iframe_tools_and_content_belong_to_their_tab(stage
 async def test_attaching_to_a_page_already_loaded_finds_its_iframe_tools_too(site: str, browser) -> None:
     # The user's browser shows the page before the bridge attaches: WebMCP.enable replays
     # only main-frame tools, so the iframe's search_kb must be recovered another way.
-    from mcp_harness import open_stdio_client
     from playwright.async_api import async_playwright
+
+    from tests.support.mcp_harness import open_stdio_client
 
     async with async_playwright() as pw:
         user = await pw.chromium.connect_over_cdp(browser.ws_url)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from stage import Stage, open_stage, tool_started
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.stage import Stage, open_stage, tool_started
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import anyio
 import pytest
-from stage import Stage, address_of
+
+from tests.support.stage import Stage, address_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

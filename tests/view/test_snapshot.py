@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
+from webmcp.models import Block
 from webmcp.view.build import BlockIds, FrameNodes, Limits, View, build_view
 from webmcp.view.masking import MASK, mask_secrets
 from webmcp.view.summary import summarize_tab
@@ -180,3 +182,13 @@ def test_summary_is_one_plain_sentence(name: str) -> None:
     assert summary.endswith(".") and summary.startswith("Shows \u201c") and "\n" not in summary
     assert "b1" not in summary and "tab-" not in summary
     assert summarize_tab("", "", None, 0, True) == "Loading an empty tab."
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_block_of_a_recorded_page_matches_the_wire_model(name: str) -> None:
+    view = _view(name)
+    blocks = TypeAdapter(list[Block])
+    blocks.validate_python(view.blocks)
+    blocks.validate_python(view.full_blocks)
+    for modal in view.modals:
+        blocks.validate_python(modal.blocks)

@@ -15,24 +15,21 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(__file__))
-
 from playwright.async_api import Error as PlaywrightError  # noqa: E402
 from playwright.async_api import Page, async_playwright  # noqa: E402
-from stage import run_site  # noqa: E402
 
 from cdp_bridge.ax import collect_page  # noqa: E402
 from cdp_bridge.errors import ProtocolError  # noqa: E402
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
+from tests.support.stage import run_site  # noqa: E402
 from webmcp.view.masking import SECRET_SELECTOR
 
-DATA = Path(__file__).parent / "data" / "ax"
+DATA = Path(__file__).resolve().parents[1] / "view" / "data" / "ax"
 WAIT_MS = 10_000
 
 

@@ -1,0 +1,207 @@
+"""The dispatcher's checks, in order, against a fake desktop: no browser, no MCP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+
+from cdp_bridge.errors import CommandTimeout, ProtocolError, SessionClosed
+from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.windows import WindowState
+from webmcp.errors import ToolError
+from webmcp.models import ToolResult
+from webmcp.tools.dispatch import call_tool
+
+pytestmark = pytest.mark.anyio
+
+
+@dataclass
+class FakeTimeouts:
+    tool_call: float = 1.0
+
+
+@dataclass(eq=False)
+class FakeTab:
+    window: WindowState
+    window_kind: str = "tab"
+    tools: list[PageTool] = field(default_factory=list)
+    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    open: bool = True
+    version_now: int | None = None
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    raises: BaseException | None = None
+
+    def is_open(self) -> bool:
+        return self.open
+
+    def page_tools(self) -> list[PageTool]:
+        return self.tools
+
+    async def fresh_version(self) -> int:
+        if self.version_now is not None:
+            self.window.version = self.version_now
+        return self.window.version
+
+    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+        self.calls.append((tool.name, arguments))
+        if self.raises is not None:
+            raise self.raises
+        return ToolResult(message=f"{tool.name} completed.", result={"echo": arguments})
+
+    async def reload(self) -> ToolResult:
+        self.calls.append(("reload", {}))
+        return ToolResult(message="reloaded")
+
+
+@dataclass
+class FakeDesktop:
+    windows: dict[str, FakeTab]
+    timeouts: FakeTimeouts = field(default_factory=FakeTimeouts)
+
+    def window_states(self) -> list[WindowState]:
+        return [w.window for w in self.windows.values()]
+
+    def window(self, window_id: str) -> FakeTab | None:
+        return self.windows.get(window_id)
+
+
+def _tool(name: str, schema: dict[str, Any] | None = None) -> PageTool:
+    return PageTool(
+        handle=name,
+        name=name,
+        frame_id="F",
+        session=None,  # type: ignore[arg-type]
+        description="",
+        input_schema=schema or {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+        annotations={},
+        backend_node_id=None,
+    )
+
+
+def _desktop(*, blocked: bool = False) -> tuple[FakeDesktop, FakeTab]:
+    tab = FakeTab(WindowState(id="tab-1", title="T", version=3), tools=[_tool("get_ticket")])
+    windows = {"tab-1": tab}
+    if blocked:
+        windows["dlg-1"] = FakeTab(WindowState(id="dlg-1", title="D", modal=True, owner_id="tab-1"), "dialog")
+    return FakeDesktop(windows), tab
+
+
+async def _error(desktop: FakeDesktop, name: str, args: dict[str, Any] | None = None) -> ToolError:
+    with pytest.raises(ToolError) as caught:
+        await call_tool(desktop, name, args)
+    return caught.value
+
+
+async def test_a_page_tool_call_reaches_the_window_with_its_arguments() -> None:
+    desktop, tab = _desktop()
+    answer = await call_tool(desktop, "tab-1__get_ticket", {"n": 7})
+    assert tab.calls == [("get_ticket", {"n": 7})]
+    assert answer.result.wire() == {"message": "get_ticket completed.", "result": {"echo": {"n": 7}}}
+
+
+async def test_an_unknown_window_is_window_not_found_before_anything_else() -> None:
+    desktop, _ = _desktop(blocked=True)
+    assert (await _error(desktop, "tab-9__nope", {"bad": True})).code == "window_not_found"
+
+
+async def test_a_blocked_window_is_refused_before_its_action_or_input_is_looked_at() -> None:
+    desktop, tab = _desktop(blocked=True)
+    error = await _error(desktop, "tab-1__no_such_action", {"n": "not a number"})
+    assert error.code == "blocked_by_modal"
+    assert error.extra["blockingWindowId"] == "dlg-1"
+    assert tab.calls == []
+
+
+async def test_a_missing_action_is_refused_before_the_input_is_checked() -> None:
+    desktop, _ = _desktop()
+    assert (await _error(desktop, "tab-1__gone_tool", {"n": "x"})).code == "action_not_available"
+
+
+async def test_bad_input_names_every_field_and_calls_nothing() -> None:
+    desktop, tab = _desktop()
+    error = await _error(desktop, "tab-1__get_ticket", {"extra": 1})
+    assert error.code == "validation_failed"
+    assert {f["field"] for f in error.extra["fields"]} == {"n"}
+    assert tab.calls == []
+
+
+async def test_a_stale_version_is_checked_against_the_fresh_view_and_refused() -> None:
+    desktop, tab = _desktop()
+    tab.version_now = 4  # the page changed since the agent read version 3
+    error = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": 3})
+    assert error.code == "stale_state"
+    assert error.extra["currentVersion"] == 4
+    assert tab.calls == []
+
+
+async def test_the_current_version_lets_the_call_through_without_passing_it_to_the_page() -> None:
+    desktop, tab = _desktop()
+    await call_tool(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": 3})
+    assert tab.calls == [("get_ticket", {"n": 1})]
+
+
+async def test_expected_version_must_be_an_integer() -> None:
+    desktop, _ = _desktop()
+    error = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": True})
+    assert error.code == "validation_failed"
+    assert error.extra["fields"][0]["field"] == "expectedVersion"
+
+
+async def test_a_window_that_closed_while_waiting_for_its_lock_is_window_not_found() -> None:
+    desktop, tab = _desktop()
+    tab.open = False
+    assert (await _error(desktop, "tab-1__get_ticket", {"n": 1})).code == "window_not_found"
+
+
+async def test_a_name_without_a_window_part_is_not_a_window_tool() -> None:
+    desktop, _ = _desktop()
+    assert (await _error(desktop, "reload")).code == "action_not_available"
+
+
+async def test_browser_actions_come_from_the_records_and_run_the_window_operation() -> None:
+    desktop, tab = _desktop()
+    answer = await call_tool(desktop, "tab-1__reload", {})
+    assert answer.result.message == "reloaded"
+    assert tab.calls == [("reload", {})]
+    assert (await _error(desktop, "tab-1__reload", {"hard": True})).code == "validation_failed"
+
+
+async def test_dialog_actions_do_not_apply_to_tabs() -> None:
+    desktop, _ = _desktop()
+    assert (await _error(desktop, "tab-1__accept")).code == "action_not_available"
+
+
+@pytest.mark.parametrize(
+    ("failure", "code"),
+    [
+        (CommandTimeout("WebMCP.invokeTool", 5.0), "action_timeout"),
+        (SessionClosed("gone"), "call_interrupted"),
+        (ProtocolError("WebMCP.invokeTool", -32602, "Tool not found"), "action_not_available"),
+        (ProtocolError("WebMCP.invokeTool", -32000, "Frame detached"), "browser_error"),
+    ],
+)
+async def test_cdp_failures_become_tool_errors_in_one_place(failure: BaseException, code: str) -> None:
+    desktop, tab = _desktop()
+    tab.raises = failure
+    assert (await _error(desktop, "tab-1__get_ticket", {"n": 1})).code == code
+
+
+async def test_a_window_busy_beyond_the_deadline_refuses_the_next_call() -> None:
+    desktop, tab = _desktop()
+    desktop.timeouts.tool_call = 0.05
+    holding, release = anyio.Event(), anyio.Event()
+
+    async def earlier_operation() -> None:
+        async with tab.op_lock:
+            holding.set()
+            await release.wait()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(earlier_operation)
+        await holding.wait()
+        assert (await _error(desktop, "tab-1__get_ticket", {"n": 1})).code == "action_timeout"
+        release.set()
+    assert tab.calls == []

@@ -1,0 +1,46 @@
+"""Tool records, the catalogue and the generated wire schemas."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+
+from webmcp.desktop.tab import TAB_OPERATIONS
+from webmcp.models import SCHEMA_FILE, ToolResult, render_current_schema, tool_output_schema
+from webmcp.tools.catalog import RESULT_SCHEMA, action_schema
+from webmcp.tools.records import RECORDS, record_for
+
+
+def test_every_browser_action_name_is_reserved_from_page_tools() -> None:
+    window_actions = {r.action for r in RECORDS if r.applies_to in ("tab", "dialog")}
+    assert window_actions <= TAB_OPERATIONS
+
+
+def test_each_window_kind_has_each_action_once() -> None:
+    keys = [(r.applies_to, r.action) for r in RECORDS]
+    assert len(keys) == len(set(keys))
+    assert record_for("modal", "close") is not record_for("tab", "close")
+
+
+def test_record_input_schemas_refuse_unknown_arguments_and_accept_expected_version() -> None:
+    for record in RECORDS:
+        schema = action_schema(record.input_schema)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema)
+        assert not validator.is_valid({"no_such_argument": 1}), record.action
+        required = dict.fromkeys(schema.get("required", ()), "x")
+        assert validator.is_valid({**required, "expectedVersion": 2}), record.action
+
+
+def test_the_shipped_current_schema_is_the_one_the_models_generate() -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == render_current_schema(), "run: python -m webmcp.models"
+
+
+def test_tool_results_match_the_declared_output_schema() -> None:
+    validator = jsonschema.Draft202012Validator(tool_output_schema())
+    result = ToolResult(message="m", opened_window_ids=["dlg-1"], result={"a": 1}, untrusted_content=True).wire()
+    assert result == {"message": "m", "openedWindowIds": ["dlg-1"], "result": {"a": 1}, "untrustedContent": True}
+    assert validator.is_valid(result)
+    assert not validator.is_valid({"ok": True})
+    assert json.dumps(RESULT_SCHEMA) == json.dumps(tool_output_schema())

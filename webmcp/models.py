@@ -1,0 +1,350 @@
+"""Wire models: what the bridge publishes, as pydantic models with their JSON Schemas.
+
+These are the contract of docs/protocols.md: the `app://windows` document (GUI bridge
+§4.2), its seven block types (§4.4), a tool's success result and error (§5.4, §7.4), and
+the UI-context answers (UI context §4, §6). The tools' `outputSchema` and the shipped
+`webmcp/schema/current-0.2.0.json` are generated from them (`python -m webmcp.models`
+rewrites the file; a test checks it matches).
+
+Hot paths (a window's blocks, rebuilt on every page change) build plain dicts of exactly
+this shape rather than model instances; the tests validate what is published against
+these models, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+
+__all__ = [
+    "Block",
+    "Bounds",
+    "CurrentAnswer",
+    "ErrorCode",
+    "Location",
+    "LocationState",
+    "ToolErrorBody",
+    "ToolResult",
+    "Window",
+    "WindowsDocument",
+    "current_schema",
+    "input_schema_of",
+    "tool_output_schema",
+]
+
+ErrorCode = Literal[
+    # The GUI bridge protocol's own codes (GUI bridge §7.4 (docs/protocols.md#gui-7.4)).
+    "stale_state",
+    "validation_failed",
+    "blocked_by_modal",
+    "window_not_found",
+    "action_not_available",
+    "action_timeout",
+    # Codes this bridge adds (docs/protocols.md#map-errors).
+    "page_error",
+    "call_interrupted",
+    "browser_error",
+]
+"""Every `code` a tool error may carry: a closed set."""
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
+
+# --- blocks (GUI bridge §4.4) -----------------------------------------------------------------
+
+
+class _BlockBase(_Wire):
+    id: str | None = None
+
+
+class TextBlock(_BlockBase):
+    type: Literal["text"]
+    text: str
+    heading: int | None = Field(default=None, ge=1, le=6, description="Heading level, when the text is a heading.")
+
+
+class FieldItem(_Wire):
+    label: str
+    value: Any
+    sensitive: bool | None = Field(default=None, description="True when the value is masked (a secret input).")
+    required: bool | None = None
+    invalid: bool | None = None
+
+
+class FieldsBlock(_BlockBase):
+    type: Literal["fields"]
+    items: list[FieldItem]
+
+
+class TableBlock(_BlockBase):
+    type: Literal["table"]
+    columns: list[str]
+    rows: list[list[Any]]
+    offset: int | None = Field(default=None, ge=0)
+    total: int | None = Field(default=None, ge=0, description="Row count when the rows shown are cut.")
+
+
+class ListBlock(_BlockBase):
+    type: Literal["list"]
+    items: list[Any]
+    ordered: bool | None = None
+    offset: int | None = Field(default=None, ge=0)
+    total: int | None = Field(default=None, ge=0)
+
+
+class NoticeBlock(_BlockBase):
+    type: Literal["notice"]
+    severity: Literal["info", "warn", "error", "success"]
+    text: str
+
+
+class MediaBlock(_BlockBase):
+    type: Literal["media"]
+    mime_type: str = Field(alias="mimeType")
+    url: str
+    alt: str | None = None
+
+
+class CustomBlock(_BlockBase):
+    type: Literal["custom"]
+    payload: Any
+
+
+Block = Annotated[
+    TextBlock | FieldsBlock | TableBlock | ListBlock | NoticeBlock | MediaBlock | CustomBlock,
+    Field(discriminator="type"),
+]
+
+
+# --- windows (GUI bridge §4.2) ----------------------------------------------------------------
+
+_NAME_SAFE = r"^[A-Za-z0-9_-]+$"
+
+
+class Window(_Wire):
+    id: str = Field(pattern=_NAME_SAFE)
+    title: str
+    modal: bool
+    owner_id: str | None = Field(alias="ownerId", pattern=_NAME_SAFE)
+    version: int = Field(ge=0, le=2**63 - 1)
+    summary: str
+    blocks: list[Block]
+
+
+class WindowsDocument(_Wire):
+    """The single resource `app://windows`."""
+
+    operable_window_ids: list[str] = Field(alias="operableWindowIds")
+    windows: list[Window]
+
+
+# --- tool results (GUI bridge §5.4, §7.4) ---------------------------------------------------
+
+
+class ToolResult(_Wire):
+    """A successful call: no `ok` flag, the return itself means success."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid", serialize_by_alias=True)
+
+    message: str | None = None
+    opened_window_ids: list[str] | None = Field(default=None, alias="openedWindowIds")
+    result: dict[str, Any] | None = None
+    untrusted_content: bool | None = Field(
+        default=None,
+        alias="untrustedContent",
+        description="True when `result` came from a page tool that marks its output as untrusted.",
+    )
+
+    def wire(self) -> dict[str, Any]:
+        """The `structuredContent` of the result."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class FieldError(_Wire):
+    field: str
+    error: str
+
+
+class ToolErrorBody(_Wire):
+    """A failed call's `structuredContent` (with `isError: true`)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+    code: ErrorCode
+    message: str
+    current_version: int | None = Field(default=None, alias="currentVersion")
+    fields: list[FieldError] | None = None
+
+
+@functools.cache
+def _input_schema(model: type[BaseModel]) -> str:
+    return json.dumps(_drop_nulls(model.model_json_schema(by_alias=True)))
+
+
+def input_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A tool's `inputSchema` from its input model: no titles, optional fields simply optional."""
+    schema: dict[str, Any] = json.loads(_input_schema(model))
+    schema.setdefault("properties", {})
+    return schema
+
+
+def tool_output_schema() -> dict[str, Any]:
+    """The `outputSchema` every window tool declares (GUI bridge §1.12.3)."""
+    schema = ToolResult.model_json_schema(by_alias=True)
+    schema.pop("title", None)
+    for prop in schema["properties"].values():
+        prop.pop("title", None)
+        # `None` is never sent (exclude_none); the schema says what a client does receive.
+        if "anyOf" in prop:
+            kinds = [k for k in prop.pop("anyOf") if k.get("type") != "null"]
+            prop.update(kinds[0])
+        prop.pop("default", None)
+    return schema
+
+
+# --- UI context (docs/protocols.md#uic) -----------------------------------------------------------------
+
+_ROLE = r"^[A-Z][A-Za-z0-9]*$"
+State = Literal["selected", "focused", "hovered", "checked", "expanded"]
+
+
+class _Element(_Wire):
+    id: str = Field(pattern=_NAME_SAFE)
+    role: str = Field(pattern=_ROLE)
+    title: str
+    value: str | None = None
+    states: list[State] | None = Field(default=None, json_schema_extra={"uniqueItems": True})
+
+
+def _content_role(schema: dict[str, Any]) -> None:
+    schema["properties"]["role"]["not"] = {"enum": ["Application", "Window", "Tab", "Document"]}
+
+
+class ContentElement(_Element):
+    children: list[ContentElement] | None = None
+
+    @field_validator("role")
+    @classmethod
+    def _not_a_frame_role(cls, role: str) -> str:
+        if role in ("Application", "Window", "Tab", "Document"):
+            raise ValueError(f"{role} is reserved for the frame of the tree")
+        return role
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid", json_schema_extra=_content_role)
+
+
+class DocumentElement(_Element):
+    role: Literal["Document"]
+    children: list[ContentElement] | None = None
+
+
+class TabElement(_Element):
+    role: Literal["Tab"]
+    children: list[DocumentElement] | None = Field(default=None, max_length=1)
+
+
+class WindowElement(_Element):
+    role: Literal["Window"]
+    children: list[TabElement] | None = None
+
+
+class ApplicationElement(_Element):
+    role: Literal["Application"]
+    children: list[WindowElement] | None = None
+
+
+class CurrentAnswer(_Wire):
+    """The answer of `current` (UI context §2.4.1)."""
+
+    protocol: Literal["0.2.0"]
+    instance: str = Field(min_length=1)
+    root: ApplicationElement
+
+
+class Bounds(_Wire):
+    """A rectangle in screen coordinates, CSS pixels at 1:1 zoom."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    def __init__(self, x: float, y: float, width: float, height: float) -> None:
+        super().__init__(**{"x": x, "y": y, "width": width, "height": height})
+
+    @field_serializer("x", "y", "width", "height")
+    def _rounded(self, value: float) -> float:
+        return round(value, 2)  # 1/100 px is finer than any screen
+
+
+LocationState = Literal["visible", "offscreen", "hidden", "gone"]
+
+
+class Location(_Wire):
+    """The answer of `locate` (UI context §2.6): `{state, bounds?}`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: LocationState
+    bounds: Bounds | None = None
+
+    def __init__(self, state: LocationState, bounds: Bounds | None = None) -> None:
+        super().__init__(**{"state": state, "bounds": bounds})
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+def current_schema() -> dict[str, Any]:
+    """The JSON Schema of the `current` answer, as shipped in webmcp/schema/current-0.2.0.json."""
+    schema = CurrentAnswer.model_json_schema(by_alias=True, mode="serialization")
+    schema = _drop_nulls(schema)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://github.com/webmcp-bridge/schema/current-0.2.0.json",
+        "title": "UI context 0.2.0: the answer of current",
+        "description": (
+            "What the user has open and points at. Unique ids, the focus path and the single hovered "
+            "element are rules of section 5 that a schema cannot state."
+        ),
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+    }
+
+
+def _drop_nulls(node: Any) -> Any:
+    """Optional fields are omitted, never null, in what the provider sends: say so in the schema."""
+    if isinstance(node, dict):
+        if "anyOf" in node and any(k == {"type": "null"} for k in node["anyOf"]):
+            kept = [k for k in node["anyOf"] if k != {"type": "null"}]
+            rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            node = {**(kept[0] if len(kept) == 1 else {"anyOf": kept}), **rest}
+        return {
+            k: ({name: _drop_nulls(p) for name, p in v.items()} if k in ("properties", "$defs") else _drop_nulls(v))
+            for k, v in node.items()
+            if k != "title"  # a schema's title, not a property named "title" (handled above)
+        }
+    if isinstance(node, list):
+        return [_drop_nulls(v) for v in node]
+    return node
+
+
+SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "current-0.2.0.json"
+
+
+def render_current_schema() -> str:
+    """The text of the shipped schema file."""
+    return json.dumps(current_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # `python -m webmcp.models` regenerates the shipped schema
+    SCHEMA_FILE.write_text(render_current_schema(), encoding="utf-8")
+    sys.stdout.write(f"wrote {SCHEMA_FILE}\n")
