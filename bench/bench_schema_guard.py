@@ -56,7 +56,11 @@ async def main(n: int) -> None:
         await validate_async({"properties": {"s": {"pattern": PATTERN}}}, {"s": text}, deadline=60)
 
     await re2_off_loop()  # warm-up: the first validation loads jsonschema's metaschemas
-    for label, work in (("re on the loop", on_loop), ("re in a thread", in_thread), ("RE2 validate_async", re2_off_loop)):
+    for label, work in (
+        ("re on the loop", on_loop),
+        ("re in a thread", in_thread),
+        ("RE2 validate_async", re2_off_loop),
+    ):
         elapsed, stall = await _stall_during(work)
         print(f"{label:20s} n={n}: match {elapsed * 1000:8.1f} ms, longest loop stall {stall * 1000:8.1f} ms")
 

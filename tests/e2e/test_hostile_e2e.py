@@ -18,7 +18,8 @@ from typing import Any
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
-from stage import Stage
+
+from tests.support.stage import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

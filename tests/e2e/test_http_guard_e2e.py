@@ -12,14 +12,13 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp_harness import open_http_client
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.mcp_harness import open_http_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TOKEN = "guard-test-token"
-WIRE_CLI = "awaits http_guard in webmcp/cli.py (parse_bind, install_log_guards)"
 
 
 def _free_port(host: str = "127.0.0.1") -> int:
@@ -69,18 +68,16 @@ async def test_a_non_loopback_bind_without_the_switch_is_refused(
     async with _running(_bridge_command(browser, site + "/", f"0.0.0.0:{_free_port()}"), stderr) as bridge:
         with anyio.fail_after(60):
             await bridge.wait()
-    assert bridge.returncode == 1
+    assert bridge.returncode == 2
     assert "--allow-remote" in stderr.read_text()
 
 
-@pytest.mark.xfail(strict=True, reason=WIRE_CLI + "; today the CLI binds the literal '[::1]' and fails")
 async def test_the_cli_serves_on_ipv6_loopback(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
     port = _free_port("::1")
     async with _running(_bridge_command(browser, site + "/", f"[::1]:{port}"), tmp_path / "stderr.log") as bridge:
         assert await _wait_listening(f"http://[::1]:{port}/mcp", bridge) == 401
 
 
-@pytest.mark.xfail(strict=True, reason=WIRE_CLI + "; today sse_starlette logs every SSE chunk at DEBUG")
 async def test_debug_logs_carry_no_response_body(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
     port = _free_port()
     stderr = tmp_path / "stderr.log"
@@ -98,3 +95,31 @@ async def test_debug_logs_carry_no_response_body(site: str, browser: BrowserProc
     log = stderr.read_text()
     assert "DEBUG" in log  # the run did log at DEBUG
     assert "Invoice shows the wrong VAT rate" not in log
+
+
+async def test_foreign_host_and_origin_headers_are_refused_even_with_the_token(
+    site: str, browser: BrowserProcess, tmp_path: Path
+) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    async with _running(_bridge_command(browser, site + "/", f"127.0.0.1:{port}"), tmp_path / "stderr.log") as bridge:
+        assert await _wait_listening(url, bridge) == 401
+        auth = {"authorization": f"Bearer {TOKEN}", "accept": "application/json, text/event-stream"}
+        hello = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        async with httpx2.AsyncClient() as http:
+            with anyio.fail_after(30):
+                rebound = await http.post(url, json=hello, headers={**auth, "host": f"evil.example:{port}"})
+                cross = await http.post(url, json=hello, headers={**auth, "origin": "http://evil.example"})
+                own = await http.post(url, json=hello, headers={**auth, "origin": f"http://127.0.0.1:{port}"})
+    assert rebound.status_code in (400, 403, 421)
+    assert cross.status_code in (400, 403)
+    assert own.status_code == 200, own.text

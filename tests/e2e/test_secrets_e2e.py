@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 import pytest
-from stage import Stage
+
+from tests.support.stage import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

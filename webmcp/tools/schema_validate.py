@@ -149,8 +149,9 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
     if not validator.is_type(instance, "object"):
         return
     known = schema.get("properties", {})
-    programs = [_re2(p) for p in schema.get("patternProperties", {})]
-    if any(p is None for p in programs):
+    patterns = list(schema.get("patternProperties", {}))
+    programs = [p for p in map(_re2, patterns) if p is not None]
+    if len(programs) < len(patterns):
         return  # Which keys an unsupported pattern would claim is unknown: leave it to the page.
     extras = [k for k in instance if k not in known and not any(p.search(k) is not None for p in programs)]
     if validator.is_type(extra, "object"):
