@@ -28,7 +28,6 @@ SDK_HTTP_EVENT_LIMIT = 1_000_000
 CALL_DEADLINE = 30.0
 
 WIRE_GUARD = "awaits webmcp.tools.schema_guard.normalise_tool in the mirror/catalog"
-WIRE_VALIDATE = "awaits webmcp.tools.schema_validate.validate_async in the dispatcher"
 WIRE_TEXT = "awaits page-text caps and attribution in tool descriptions (item 3)"
 
 
@@ -114,7 +113,6 @@ def recorder() -> Iterator[str]:
 # ---- item 1: schemas are data --------------------------------------------------------------
 
 
-@_xfail(WIRE_VALIDATE + "; today the bridge fetches the $ref URL from its own process")
 async def test_a_remote_ref_is_never_fetched(stage: Stage, recorder: str) -> None:
     win, _page = await _open_case(stage, "remote_ref", f"&ref={recorder}/schema.json")
     names = await stage.wait_tools(lambda n: any("remote_ref" in x for x in n))
@@ -124,7 +122,6 @@ async def test_a_remote_ref_is_never_fetched(stage: Stage, recorder: str) -> Non
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_VALIDATE + "; today a file: $ref is attempted and the call ends in a JSON-RPC error")
 async def test_a_file_ref_is_answered_as_a_tool_error(stage: Stage) -> None:
     win, _page = await _open_case(stage, "file_ref")
     names = await stage.wait_tools(lambda n: any("file_ref" in x for x in n))
@@ -133,7 +130,6 @@ async def test_a_file_ref_is_answered_as_a_tool_error(stage: Stage) -> None:
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_VALIDATE + "; today the pattern backtracks on the event loop and the bridge freezes")
 async def test_a_catastrophic_pattern_is_answered_and_freezes_nothing(stage: Stage) -> None:
     win, _page = await _open_case(stage, "catastrophic_pattern")
     names = await stage.wait_tools(lambda n: any("catastrophic_pattern" in x for x in n))
@@ -143,7 +139,6 @@ async def test_a_catastrophic_pattern_is_answered_and_freezes_nothing(stage: Sta
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_VALIDATE + "; today a raw RecursionError becomes a JSON-RPC error")
 async def test_a_self_referencing_schema_is_a_structured_error(stage: Stage) -> None:
     win, _page = await _open_case(stage, "self_ref")
     names = await stage.wait_tools(lambda n: any("self_ref" in x for x in n))
@@ -185,7 +180,6 @@ async def test_valid_non_object_schemas_are_published_as_object_schemas(
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_GUARD + "; today the call answers a raw JSON-RPC error code 0")
 async def test_an_unknown_type_keyword_is_a_tool_error_not_a_protocol_error(stage: Stage) -> None:
     win, _page = await _open_case(stage, "unknown_type")
     names = await stage.wait_tools(lambda n: any(x.startswith(f"{win}__") and "unknown_type" in x for x in n))

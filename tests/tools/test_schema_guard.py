@@ -287,6 +287,20 @@ def test_a_file_ref_is_never_read() -> None:
     assert "does not contain" in errors[0]["error"]
 
 
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        ({"type": "object", "properties": {"a": {"type": "strnig"}}}, "unknown type 'strnig'"),
+        ({"type": "object", "properties": {"a": {"minLength": "x"}}}, "could not be applied"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}, "does not contain"),
+        ({"type": "object", "properties": {"a": {"multipleOf": False}}}, "could not be applied"),
+    ],
+)
+def test_broken_schemas_that_reach_validate_answer_a_schema_error(schema: dict[str, Any], words: str) -> None:
+    errors = validate(schema, {"a": 0 if "multipleOf" in str(schema) else "x"})
+    assert errors[0]["field"] == "(schema)" and words in errors[0]["error"], errors
+
+
 def test_a_self_reference_is_a_structured_error_not_a_recursion_error() -> None:
     assert validate({"$ref": "#"}, {"a": 1})[0]["field"] == "(schema)"
 
@@ -436,3 +450,23 @@ def test_fuzz_normalise_never_raises_and_its_output_is_a_valid_mcp_tool(raw: dic
     errors = validate(tool.input_schema, arguments)
     assert all(set(e) == {"field", "error"} for e in errors)
     assert time.monotonic() - started < 30  # a hang, not a speed claim
+
+
+_raw_keywords = st.sampled_from(
+    ["multipleOf", "minLength", "maxItems", "items", "prefixItems", "contains", "minContains", "dependentRequired",
+     "dependentSchemas", "propertyNames", "if", "then", "else", "uniqueItems", "format", "$defs", "$anchor",
+     "$dynamicRef", "$dynamicAnchor", "unevaluatedItems", "unevaluatedProperties", "patternProperties",
+     "additionalProperties", "required", "enum", "const", "type", "$ref", "allOf", "not", "pattern"]
+)  # fmt: skip
+_raw_schema = st.recursive(
+    _json_leaf | st.lists(st.integers(), max_size=3),
+    lambda inner: st.dictionaries(_raw_keywords, inner, max_size=4) | st.lists(inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schema=_raw_schema, arguments=_json)
+def test_fuzz_validate_never_raises_on_schemas_nobody_normalised(schema: Any, arguments: Any) -> None:
+    errors = validate(schema, arguments)
+    assert all(set(e) == {"field", "error"} and isinstance(e["error"], str) for e in errors)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -50,6 +51,8 @@ __all__ = [
     "validate",
     "validate_async",
 ]
+
+logger = logging.getLogger(__name__)
 
 FieldError = dict[str, str]
 """`{"field": "a.b" | "(input)" | "(schema)", "error": "…"}`, as `validation_failed` lists them."""
@@ -244,10 +247,12 @@ def validate(schema: Any, arguments: Any) -> list[FieldError]:
         return _schema_error(
             f"Checking the input took more than {MAX_REF_STEPS} reference steps; the tool's schema is too costly."
         )
-    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType) as exc:
+    except jsonschema.exceptions.UnknownType as exc:
+        return _schema_error(_cap(f"The tool's schema uses an unknown type {exc.type!r}."))
+    except jsonschema.SchemaError as exc:
         return _schema_error(_cap(f"The tool's schema is not valid JSON Schema: {exc.message}"))
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        # jsonschema assumes well-formed schemas and trips over malformed keyword values.
+    except Exception as exc:  # boundary: jsonschema assumes well-formed schemas; a page's may be anything
+        logger.debug("a page schema broke the validator: %s", type(exc).__name__)
         return _schema_error(_cap(f"The tool's schema could not be applied: {type(exc).__name__}."))
     finally:
         _steps.left = None
