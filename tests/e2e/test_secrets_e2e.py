@@ -10,9 +10,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import pytest
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import async_playwright
 
+from cdp_bridge.errors import ProtocolError
+from cdp_bridge.launcher import BrowserProcess
 from tests.support.stage import Stage
+from webmcp.desktop.secret_values import mask_outgoing, read_secret_fields
+from webmcp.view.masking import MASK
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -84,3 +91,36 @@ async def test_the_plain_field_still_shows_and_a_password_field_is_masked_today(
         text = await surface(stage, win)
         assert secrets[0] not in text  # s01, type=password
     assert "harbor-otter" in await _windows(stage, win)
+
+
+async def test_the_element_rule_finds_every_variant_in_a_real_page(site: str, browser: BrowserProcess) -> None:
+    """`read_secret_fields` in Chromium: all 21 secret fields by backend id, their values, not the nickname."""
+    async with async_playwright() as pw:
+        user = await pw.chromium.connect_over_cdp(browser.ws_url)
+        try:
+            page = await user.contexts[0].new_page()
+            await page.goto(site + PAGE)
+            cdp = await page.context.new_cdp_session(page)
+
+            async def send(method: str, params: dict[str, Any]) -> dict[str, Any]:
+                try:
+                    return dict(await cdp.send(method, params))
+                except PlaywrightError as exc:
+                    raise ProtocolError(method, -1, str(exc)) from exc
+
+            with anyio.fail_after(20):
+                found = await read_secret_fields(send, timeout=10)
+                secrets: list[str] = await page.evaluate("window.__secrets")
+                assert set(secrets) <= found.values
+                assert "harbor-otter" not in found.values
+                assert len(found.backend_ids) == 21  # 20 filled variants and the empty #late
+                doc = await send("DOM.getDocument", {"depth": 0})
+                plain = await send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#plain"})
+                described = await send("DOM.describeNode", {"nodeId": plain["nodeId"]})
+                assert described["node"]["backendNodeId"] not in found.backend_ids
+
+                await page.evaluate("document.getElementById('late').value = 'set-by-script-after-the-snapshot'")
+                masked = await mask_outgoing({"echo": "pw set-by-script-after-the-snapshot"}, [send], timeout=10)
+            assert masked == {"echo": f"pw {MASK}"}
+        finally:
+            await user.close()

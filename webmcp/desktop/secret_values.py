@@ -10,15 +10,16 @@ bridge unmasked.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
 from cdp_bridge.errors import CDPError
 from webmcp.view.masking import mask_secrets
-from webmcp.view.secrets import READ_SECRETS_JS
+from webmcp.view.secrets import FIND_SECRETS_JS, READ_SECRETS_JS
 
-__all__ = ["Send", "mask_outgoing", "read_secret_values"]
+__all__ = ["SecretFields", "Send", "mask_outgoing", "read_secret_fields", "read_secret_values"]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -76,3 +77,75 @@ async def mask_outgoing(
     for send in sends:
         values |= await read_secret_values(send, timeout=timeout)
     return mask_secrets(result, values)
+
+
+@dataclass(frozen=True)
+class SecretFields:
+    """The secret fields of a session's frames: backend node ids (to mask in the view) and values."""
+
+    backend_ids: frozenset[int] = field(default_factory=frozenset)
+    values: frozenset[str] = field(default_factory=frozenset)
+
+
+_GROUP = "webmcp-bridge-secret-fields"
+
+
+async def read_secret_fields(send: Send, *, timeout: float = 2.0) -> SecretFields:
+    """Backend ids and values of every secret field in the session's frames, decided by the element.
+
+    The replacement for a CSS selector query when the snapshot is built: `is_secret_field`'s
+    rule runs in an isolated world per frame, and each element found is described for its
+    backend node id. Bounded by `timeout`; frames that fail are skipped.
+    """
+    ids: set[int] = set()
+    values: set[str] = set()
+    with anyio.move_on_after(timeout):
+        try:
+            tree = await send("Page.getFrameTree", {})
+        except CDPError:
+            return SecretFields()
+        pending = [tree.get("frameTree", {})]
+        while pending:
+            node = pending.pop()
+            pending.extend(node.get("childFrames", ()))
+            frame_id = node.get("frame", {}).get("id")
+            if frame_id:
+                try:
+                    await _read_frame(send, frame_id, ids, values)
+                except (CDPError, KeyError, TypeError):
+                    continue
+        try:
+            await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+        except CDPError:
+            pass
+    return SecretFields(frozenset(ids), frozenset(values))
+
+
+async def _read_frame(send: Send, frame_id: str, ids: set[int], values: set[str]) -> None:
+    world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
+    context = world["executionContextId"]
+    reply = await send(
+        "Runtime.evaluate",
+        {"expression": FIND_SECRETS_JS, "contextId": context, "objectGroup": _GROUP, "silent": True},
+    )
+    found = reply.get("result", {}).get("objectId")
+    if not found:
+        return
+    props = await send("Runtime.getProperties", {"objectId": found, "ownProperties": True})
+    by_name = {p["name"]: p.get("value", {}) for p in props.get("result", ())}
+    if "values" in by_name and by_name["values"].get("objectId"):
+        read = await send(
+            "Runtime.callFunctionOn",
+            {"objectId": by_name["values"]["objectId"], "functionDeclaration": "function() { return this; }",
+             "returnByValue": True},
+        )  # fmt: skip
+        values.update(v for v in read.get("result", {}).get("value") or () if isinstance(v, str) and v)
+    elements = by_name.get("elements", {}).get("objectId")
+    if not elements:
+        return
+    items = await send("Runtime.getProperties", {"objectId": elements, "ownProperties": True})
+    for item in items.get("result", ()):
+        object_id = item.get("value", {}).get("objectId")
+        if item.get("name", "").isdigit() and object_id:
+            described = await send("DOM.describeNode", {"objectId": object_id})
+            ids.add(int(described["node"]["backendNodeId"]))

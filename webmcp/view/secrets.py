@@ -25,6 +25,7 @@ from collections.abc import Mapping
 
 __all__ = [
     "IS_SECRET_JS",
+    "FIND_SECRETS_JS",
     "READ_SECRETS_JS",
     "SECRET_AUTOCOMPLETE",
     "SECRET_SELECTOR",
@@ -144,23 +145,33 @@ IS_SECRET_JS = (
 )
 """`function isSecretField(el)`: `is_secret_field` for a live element, in the page."""
 
-READ_SECRETS_JS = (
-    "(() => { const isSecretField = "
-    + IS_SECRET_JS
-    + """;
-  const out = [];
+_FIND_SECRETS_JS = """
+  const found = [];
   const visit = (root) => {
-    for (const el of root.querySelectorAll("input, textarea, [role=textbox]")) {
-      if (isSecretField(el)) {
-        const v = el.isContentEditable && el.localName !== "input" && el.localName !== "textarea"
-          ? el.textContent : el.value;
-        if (typeof v === "string" && v) out.push(v);
-      }
-    }
+    for (const el of root.querySelectorAll("input, textarea, [role=textbox]")) if (isSecretField(el)) found.push(el);
     for (const host of root.querySelectorAll("*")) if (host.shadowRoot) visit(host.shadowRoot);
   };
   visit(document);
-  return out;
+  const valueOf = (el) => (el.localName === "input" || el.localName === "textarea" ? el.value : el.textContent);
+"""
+
+READ_SECRETS_JS = (
+    "(() => { const isSecretField = "
+    + IS_SECRET_JS
+    + ";"
+    + _FIND_SECRETS_JS
+    + """  return found.map(valueOf).filter((v) => typeof v === "string" && v);
 })()"""
 )
 """An expression that answers the current values of the document's secret fields (open shadow roots too)."""
+
+FIND_SECRETS_JS = (
+    "(() => { const isSecretField = "
+    + IS_SECRET_JS
+    + ";"
+    + _FIND_SECRETS_JS
+    + """  return {elements: found, values: found.map(valueOf).filter((v) => typeof v === "string" && v)};
+})()"""
+)
+"""An expression that answers `{elements, values}`: the secret field elements themselves (by
+reference, for their backend node ids) and their current values."""
