@@ -31,6 +31,7 @@ from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.errors import ToolError
 from webmcp.server.app import build_server, package_version, run_notifier
+from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
 from webmcp.uicontext.provider import UIContext, declare
 
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="bearer token for --http (default: $WEBMCP_BRIDGE_TOKEN, else one is generated and printed to "
         "stderr; prefer the variable: a token on the command line shows in `ps`)",
     )
+    add_http_guard_arguments(parser)
     parser.add_argument(
         "--cdp-url",
         metavar="URL",
@@ -199,6 +201,7 @@ async def _serve(args: argparse.Namespace) -> None:
                     port=port,
                     token=token,
                     experimental=experimental,
+                    guard=HttpGuard.from_args(args),
                 )
             else:
                 logger.info("serving MCP on stdio")
@@ -262,6 +265,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Websocket frame dumps would carry page content, form values included, into the log.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
+    # No message body in any log at any level; long or repeated records are cut (issue 10).
+    install_log_guards()
+    if args.http:
+        try:
+            warning = HttpGuard.from_args(args).check_bind(args.http[0])
+        except RemoteBindRefused as exc:
+            print(f"webmcp-bridge: {exc}", file=sys.stderr)
+            return 2
+        if warning is not None:
+            print(f"webmcp-bridge: {warning}", file=sys.stderr)
     if args.extension:
         print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
         return 2

@@ -30,7 +30,7 @@ from webmcp.desktop.windows import WindowState, blocker_of
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.tools.records import Answer, WindowKind, record_for
-from webmcp.tools.validate import validate
+from webmcp.tools.validate import check_input, validate
 
 __all__ = ["DesktopPort", "WindowPort", "call_tool"]
 
@@ -107,7 +107,10 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             f"Window {window_id} has no tool {action!r} now (the page may have "
             "removed it or navigated); re-read tools/list.",
         )
-    validate(record.input_schema if record is not None else tool.input_schema, args)  # type: ignore[union-attr]
+    if record is not None:
+        validate(record.input_schema, args)
+    else:
+        await check_input(tool.input_schema, args)  # type: ignore[union-attr]
     async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):
         if expected is not None:
             _check_version(await window.fresh_version(), expected)
