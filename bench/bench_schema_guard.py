@@ -2,7 +2,7 @@
 
 Runs `^(a+)+$` against "a" * N + "!" three ways while an asyncio ticker measures the longest
 gap between its wake-ups (the event loop's stall): on the loop, in a worker thread with
-Python's `re`, and through `webmcp.tools.schema_validate.validate_async` (RE2). Prints the
+Python's `re`, and through `webmcp.untrusted.schema_validate.validate_async` (RE2). Prints the
 match time and the loop's longest stall for each.
 
     .venv/bin/python bench/bench_schema_guard.py [-n 23]
@@ -15,7 +15,7 @@ import asyncio
 import re
 import time
 
-from webmcp.tools.schema_validate import validate_async
+from webmcp.untrusted.schema_validate import validate_async
 
 PATTERN = "^(a+)+$"
 

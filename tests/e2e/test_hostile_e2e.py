@@ -27,7 +27,7 @@ SDK_HTTP_EVENT_LIMIT = 1_000_000
 """The SDK HTTP client drops an SSE event larger than this: no answer may exceed it."""
 CALL_DEADLINE = 30.0
 
-WIRE_GUARD = "awaits webmcp.tools.schema_guard.normalise_tool in the mirror/catalog"
+WIRE_GUARD = "awaits webmcp.untrusted.schema_guard.normalise_tool in the mirror/catalog"
 WIRE_TEXT = "awaits page-text caps and attribution in tool descriptions (item 3)"
 
 
@@ -150,7 +150,6 @@ async def test_a_self_referencing_schema_is_a_structured_error(stage: Stage) -> 
 # ---- item 4: no page breaks the MCP surface ------------------------------------------------
 
 
-@_xfail(WIRE_GUARD + "; today properties:null kills the bridge in the notifier's fingerprint")
 async def test_properties_null_leaves_the_bridge_alive_and_the_tool_callable(stage: Stage) -> None:
     win, _page = await _open_case(stage, "properties_null")
     names = await stage.wait_tools(lambda n: any("properties_null" in x for x in n))
@@ -163,8 +162,7 @@ async def test_properties_null_leaves_the_bridge_alive_and_the_tool_callable(sta
 @pytest.mark.parametrize(
     ("case", "arguments"),
     [
-        pytest.param("object_or_null", {"a": "x"}, marks=_xfail(WIRE_GUARD + "; today tools/list fails for all")),
-        pytest.param("array_type", {"input": ["x"]}, marks=_xfail(WIRE_GUARD + "; today tools/list fails for all")),
+        pytest.param("object_or_null", {"a": "x"}),
     ],
 )
 async def test_valid_non_object_schemas_are_published_as_object_schemas(
@@ -180,6 +178,18 @@ async def test_valid_non_object_schemas_are_published_as_object_schemas(
     await _still_serves(stage, win)
 
 
+async def test_an_array_schema_is_listed_as_unusable_with_a_notice_saying_why(stage: Stage) -> None:
+    # Chromium's invokeTool takes only an object as a tool's input: such a tool cannot be called.
+    win, _page = await _open_case(stage, "array_type")
+    doc = await stage.wait_windows(
+        lambda d: any("array_type" in json.dumps(w) and "Chromium passes" in json.dumps(w) for w in d["windows"])
+    )
+    assert not any("array_type" in t.name for t in (await stage.client.list_tools()).tools)
+    notices = [b for w in doc["windows"] if w["id"] == win for b in w["blocks"] if b["type"] == "notice"]
+    assert any("cannot be offered as a tool" in n["text"] for n in notices), notices
+    await _still_serves(stage, win)
+
+
 async def test_an_unknown_type_keyword_is_a_tool_error_not_a_protocol_error(stage: Stage) -> None:
     win, _page = await _open_case(stage, "unknown_type")
     names = await stage.wait_tools(lambda n: any(x.startswith(f"{win}__") and "unknown_type" in x for x in n))
@@ -191,7 +201,6 @@ async def test_an_unknown_type_keyword_is_a_tool_error_not_a_protocol_error(stag
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_GUARD + "; today a 64-character page name becomes a 71-character tool name")
 async def test_a_64_character_tool_name_stays_within_64_in_full(stage: Stage) -> None:
     win, _page = await _open_case(stage, "long_name")
     names = await stage.wait_tools(lambda n: len([x for x in n if x.startswith(f"{win}__")]) > 8)
@@ -199,7 +208,6 @@ async def test_a_64_character_tool_name_stays_within_64_in_full(stage: Stage) ->
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_GUARD + "; today the handle keeps the page's __ (tab-1__tab-4__tab-1__navigate)")
 async def test_a_page_tool_name_with_double_underscore_gets_a_safe_handle(stage: Stage) -> None:
     win, _page = await _open_case(stage, "dunder_name")
     names = await stage.wait_tools(lambda n: len([x for x in n if x.startswith(f"{win}__")]) > 8)
@@ -210,10 +218,8 @@ async def test_a_page_tool_name_with_double_underscore_gets_a_safe_handle(stage:
 @pytest.mark.parametrize(
     ("case", "count"),
     [
-        pytest.param("many_tools", 5000, marks=_xfail(WIRE_GUARD + "; today 5,000 tools list as 3.6 MB")),
-        pytest.param(
-            "long_descriptions", 60, marks=_xfail(WIRE_GUARD + "; today sixty 20 KB descriptions list as 1.3 MB")
-        ),
+        pytest.param("many_tools", 5000),
+        pytest.param("long_descriptions", 60),
     ],
 )
 async def test_tools_list_stays_within_the_http_clients_event_limit(stage: Stage, case: str, count: int) -> None:
@@ -224,7 +230,6 @@ async def test_tools_list_stays_within_the_http_clients_event_limit(stage: Stage
     await _still_serves(stage, win)
 
 
-@_xfail("awaits a per-result byte cap with a notice (item 4); today the 8 MB answer passes whole")
 async def test_an_8_mb_result_is_cut_with_a_notice(stage: Stage) -> None:
     win, _page = await _open_case(stage, "big_result")
     names = await stage.wait_tools(lambda n: any("big_result" in x for x in n))
@@ -239,7 +244,6 @@ async def test_an_8_mb_result_is_cut_with_a_notice(stage: Stage) -> None:
 # ---- item 3: page text is the page's, and bounded ------------------------------------------
 
 
-@_xfail(WIRE_TEXT + "; today every action description embeds the 200,000-character title")
 async def test_a_huge_title_does_not_swell_the_tool_list(stage: Stage) -> None:
     win, _page = await _open(stage, "/hostile/title.html?case=huge")
     await stage.wait_tools(lambda n: f"{win}__read_title" in n)
@@ -249,7 +253,6 @@ async def test_a_huge_title_does_not_swell_the_tool_list(stage: Stage) -> None:
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_TEXT + "; today each title change sends tools/list_changed")
 async def test_a_title_that_changes_four_times_a_second_does_not_flood_list_changed(stage: Stage) -> None:
     win, page = await _open(stage, "/hostile/title.html?case=churn")
     await stage.wait_tools(lambda n: f"{win}__read_title" in n)
@@ -260,7 +263,6 @@ async def test_a_title_that_changes_four_times_a_second_does_not_flood_list_chan
     await _still_serves(stage, win)
 
 
-@_xfail(WIRE_TEXT + "; today the bridge's own action descriptions quote the page title")
 async def test_the_bridges_own_descriptions_never_embed_page_text(stage: Stage) -> None:
     win, _page = await _open(stage, "/hostile/title.html?case=injection")
     await stage.wait_windows(lambda d: any("SYSTEM NOTICE" in w["title"] for w in d["windows"]))

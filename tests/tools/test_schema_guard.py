@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mcp_types import _v2025_11_25 as wire_2025
 from mcp_types import _v2026_07_28 as wire_2026
 
-from webmcp.tools.schema_guard import (
+from webmcp.untrusted.schema_guard import (
     BROWSER_ACTIONS,
     MAX_DESCRIPTION_BYTES,
     MAX_HANDLE,
@@ -31,7 +31,7 @@ from webmcp.tools.schema_guard import (
     normalise_tool,
     page_arguments,
 )
-from webmcp.tools.schema_validate import MAX_REF_STEPS, compile_validator, validate, validate_async
+from webmcp.untrusted.schema_validate import MAX_REF_STEPS, compile_validator, validate, validate_async
 
 CATASTROPHIC = "^(a+)+$"
 
@@ -149,24 +149,37 @@ def test_object_or_null_becomes_object() -> None:
         {"type": "string"},
         {"type": ["string", "null"]},
         {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-        {"type": "object", "properties": {"expectedVersion": {"type": "string"}}},
     ],
 )
-def test_non_object_input_is_wrapped_under_one_parameter(schema: dict[str, Any]) -> None:
-    tool = _ok({"name": "t", "inputSchema": schema})
+def test_non_object_input_cannot_be_passed_by_chromium_and_is_unusable(schema: dict[str, Any]) -> None:
+    # WebMCP.invokeTool takes an object and answers -32602 to anything else.
+    tool = normalise_tool({"name": "t", "inputSchema": schema})
+    assert isinstance(tool, Unusable)
+    assert "only an object" in tool.reason
+
+
+def test_a_page_parameter_named_like_the_bridges_own_is_wrapped_under_one_parameter() -> None:
+    tool = _ok({"name": "t", "inputSchema": {"type": "object", "properties": {"expectedVersion": {"type": "string"}}}})
     assert tool.wrapped
     assert tool.input_schema["required"] == ["input"]
     _publishable(tool)
-    value = {"expectedVersion": "v"} if "properties" in schema else "abc"
+    value = {"expectedVersion": "v"}
     assert page_arguments(tool, {"input": value, "expectedVersion": 3}) == value
 
 
 def test_wrapping_keeps_internal_references_working() -> None:
-    schema = {"type": "array", "items": {"$ref": "#/$defs/item"}, "$defs": {"item": {"type": "integer"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "expectedVersion": {"type": "string"},
+            "ids": {"type": "array", "items": {"$ref": "#/$defs/id"}},
+        },
+        "$defs": {"id": {"type": "integer"}},
+    }
     tool = _ok({"name": "t", "inputSchema": schema})
-    assert validate(tool.input_schema, {"input": [1, 2]}) == []
-    assert validate(tool.input_schema, {"input": [1, "x"]}) == [
-        {"field": "input.1", "error": "'x' is not of type 'integer'"}
+    assert validate(tool.input_schema, {"input": {"ids": [1, 2]}}) == []
+    assert validate(tool.input_schema, {"input": {"ids": [1, "x"]}}) == [
+        {"field": "input.ids.1", "error": "'x' is not of type 'integer'"}
     ]
 
 
@@ -381,7 +394,7 @@ async def test_validate_async_answers_within_its_deadline_and_the_loop_keeps_run
             ticks += 1
             await anyio.lowlevel.checkpoint()
 
-    import webmcp.tools.schema_validate as module
+    import webmcp.untrusted.schema_validate as module
 
     original = module.validate
     module.validate = slow  # type: ignore[assignment]

@@ -115,6 +115,10 @@ class InPageModal:
     def tab_id(self) -> str:
         return self.tab.id
 
+    @property
+    def origin(self) -> str:
+        return self.tab.origin
+
     def owns(self, tool: PageTool) -> bool:
         """True for a declarative tool whose form lies inside this dialog."""
         return tool.backend_node_id is not None and tool.backend_node_id in self.backend_ids

@@ -12,7 +12,6 @@ when the event overtakes the command's own answer (Chromium sends them in either
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -22,12 +21,12 @@ import anyio
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WebMCPToolResponded
+from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
 __all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
 
 logger = logging.getLogger(__name__)
 
-_SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _EARLY_KEEP = 256
 _PROBE_WORLD = "webmcp_bridge_tools"
 _GET_TOOLS_JS = """(async () => {
@@ -53,6 +52,14 @@ class PageTool:
     annotations: dict[str, Any]
     backend_node_id: int | None
     """The `<form>` of a declarative tool; None for imperative ones."""
+    display_name: str = ""
+    """The page's name, cleaned and capped, for quoting."""
+    wrapped: bool = False
+    """The page's schema is not an object: the published one holds it under `input`."""
+    notices: tuple[str, ...] = ()
+    fingerprint: str = ""
+    origin: str = ""
+    """The origin of the frame that registered it."""
 
     @property
     def declarative(self) -> bool:
@@ -89,6 +96,11 @@ class Invocation:
             self.done.set()
 
 
+def _page_input(tool: PageTool, arguments: dict[str, Any]) -> Any:
+    """What the page receives: the arguments, unwrapped when the page's schema was not an object."""
+    return arguments.get(WRAPPED_KEY) if tool.wrapped else arguments
+
+
 def _error_message(params: WebMCPToolResponded) -> str:
     exception = params.get("exception") or {}
     description = str(exception.get("description") or "")
@@ -105,10 +117,13 @@ class ToolMirror:
         self._on_change = on_change
         self.tools: dict[tuple[str | None, str, str], PageTool] = {}
         self._handles: dict[tuple[str | None, str, str], str] = {}
-        self._counter = 0
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
         self.in_flight: set[Invocation] = set()
+        self.unusable: dict[tuple[str | None, str, str], Unusable] = {}
+        """Tools a page registered that cannot be published, with the reason."""
+        self.frame_origins: dict[str, str] = {}
+        """Frame id → the origin of the document it shows (fed by the tab's navigation events)."""
         self._incoming: set[tuple[str | None, str, str]] | None = None
         """Tools announced since the main frame began a cross-document navigation."""
 
@@ -118,39 +133,55 @@ class ToolMirror:
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
 
+    def origin_of(self, frame_id: str) -> str:
+        """The origin of the document `frame_id` shows, as far as the tab has seen."""
+        return self.frame_origins.get(frame_id, "")
+
     def by_handle(self, handle: str) -> PageTool | None:
         """The live tool published as `handle`, if any."""
         return next((t for t in self.tools.values() if t.handle == handle), None)
 
-    def _handle_for(self, key: tuple[str | None, str, str], name: str) -> str:
+    def _handle_for(self, key: tuple[str | None, str, str], handle: str) -> str:
+        """`handle` (name-safe, from normalise_tool) unless another tool of this tab holds it."""
         known = self._handles.get(key)
         if known is not None:
             return known
-        taken = {t.handle for t in self.tools.values()} | self._reserved
-        if _SAFE.match(name) and name not in taken and not name.startswith("page_"):
-            handle = name
-        else:
-            safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40] or "tool"
-            self._counter += 1
-            handle = f"page_{safe}_{self._counter}"
+        taken = {t.handle for k, t in self.tools.items() if k != key} | self._reserved
+        if handle in taken:
+            handle = handle_for(key[2], salt=f"{key[0]}/{key[1]}")  # stable per frame, hashed
         self._handles[key] = handle
         return handle
 
     def _added(self, session: CDPSession, params: dict[str, Any]) -> None:
-        for raw in params.get("tools", ()):
-            name = str(raw.get("name", ""))
-            key = (session.session_id, str(raw.get("frameId", "")), name)
+        tools = params.get("tools")
+        for raw in tools if isinstance(tools, list) else ():
+            if not isinstance(raw, dict):
+                continue
+            normal = normalise_tool(raw)
+            key = (session.session_id, str(raw.get("frameId", "")), normal.name)
             if self._incoming is not None:
                 self._incoming.add(key)
+            if isinstance(normal, Unusable):
+                # Listed as a notice in the window, never as a tool (docs/security.md).
+                self.unusable[key] = normal
+                self.tools.pop(key, None)
+                continue
+            self.unusable.pop(key, None)
+            backend = raw.get("backendNodeId")
             self.tools[key] = PageTool(
-                handle=self._handle_for(key, name),
-                name=name,
+                handle=self._handle_for(key, normal.handle),
+                name=normal.name,
                 frame_id=key[1],
                 session=session,
-                description=str(raw.get("description", "")),
-                input_schema=dict(raw.get("inputSchema") or {"type": "object", "properties": {}}),
-                annotations=dict(raw.get("annotations") or {}),
-                backend_node_id=raw.get("backendNodeId"),
+                description=normal.description,
+                input_schema=normal.input_schema,
+                annotations=dict(normal.annotations),
+                backend_node_id=backend if isinstance(backend, int) else None,
+                display_name=normal.display_name,
+                wrapped=normal.wrapped,
+                notices=normal.notices,
+                fingerprint=normal.fingerprint,
+                origin=self.origin_of(key[1]),
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
@@ -198,6 +229,7 @@ class ToolMirror:
         for raw in params.get("tools", ()):
             key = (session.session_id, str(raw.get("frameId", "")), str(raw.get("name", "")))
             self.tools.pop(key, None)
+            self.unusable.pop(key, None)
         logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
 
@@ -213,6 +245,7 @@ class ToolMirror:
         no load): those are kept; a new document's tools all come after the commit.
         """
         incoming, self._incoming = self._incoming, None
+        self.unusable = {k: u for k, u in self.unusable.items() if k[0] != session.session_id or k in (incoming or ())}
         if restored and incoming is not None:
             self.drop_frames(lambda t: t.session is not session or t.key in incoming)
         else:
@@ -223,6 +256,9 @@ class ToolMirror:
         gone = [k for k, t in self.tools.items() if not keep(t)]
         for key in gone:
             del self.tools[key]
+        frames = {k[:2] for k in gone}
+        for key in [k for k in self.unusable if k[:2] in frames]:
+            del self.unusable[key]
         logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
         if gone:
             self._on_change()
@@ -256,7 +292,7 @@ class ToolMirror:
         try:
             reply = await tool.session.send(
                 "WebMCP.invokeTool",
-                {"frameId": tool.frame_id, "toolName": tool.name, "input": arguments},
+                {"frameId": tool.frame_id, "toolName": tool.name, "input": _page_input(tool, arguments)},
                 timeout=timeout,
             )
         except BaseException:

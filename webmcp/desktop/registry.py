@@ -22,6 +22,7 @@ from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
+from webmcp.desktop.live_view import frame_origins
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.tab import Tab, install_observer
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
@@ -138,6 +139,7 @@ class Desktop:
         session.on("Page.javascriptDialogOpening", lambda p: self._dialog_opened(tab, session, p))
         session.on("Page.javascriptDialogClosed", lambda p: self._dialog_closed(tab, session))
         await install_observer(session)
+        tab.mirror.frame_origins.update(await frame_origins(session))
         if session is page.session and page.url not in ("", "about:blank"):
             # A page that was already loaded when the bridge attached (--cdp-url).
             await tab.mirror.recover_child_frames(session)

@@ -25,6 +25,7 @@ from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
+from webmcp.untrusted.page_limits import cap_window_tools, quote_page_text
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import block_page, rows_page
@@ -43,6 +44,8 @@ TAB_OPERATIONS = frozenset(
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
+_UNUSABLE_NOTICES = 5
+"""At most this many notices name unusable page tools one by one; one more counts the rest."""
 NAVIGATION_ANSWER_GRACE = 2.0
 """After a call's tab has loaded another document, how long the call may still answer.
 
@@ -143,6 +146,7 @@ class Tab:
     def _navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
         frame_id = frame.get("id", "")
+        self.mirror.frame_origins[frame_id] = str(frame.get("securityOrigin", ""))
         if session is self.page.session and not frame.get("parentId"):
             self._doc_seq += 1
             self._main_frame = frame_id
@@ -272,6 +276,10 @@ class Tab:
             )
         return self.window.version
 
+    def secret_values(self) -> frozenset[str]:
+        """Values of the page's secret fields as of the last view (memory only, for masking)."""
+        return self._secret_values
+
     def mask(self, value: Any) -> Any:
         """`value` with every secret input's current value replaced by the mask."""
         return mask_secrets(value, self._secret_values)
@@ -289,7 +297,7 @@ class Tab:
         page_blocks = self._page_blocks if view.modals else view.blocks
         # Like a browser's address bar: the agent always knows where the tab is.
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
-        blocks = [address, *page_blocks]
+        blocks = [address, *self.tool_notices(), *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
             self.window.blocks = blocks
@@ -301,9 +309,43 @@ class Tab:
     def is_open(self) -> bool:
         return not self.closed
 
+    @property
+    def origin(self) -> str:
+        """The origin of the page the tab shows (its main frame's)."""
+        return self.mirror.origin_of(self._main_frame_id())
+
     def page_tools(self) -> list[PageTool]:
-        """The page's tools, in handle order."""
-        return sorted(self.mirror.tools.values(), key=lambda t: t.handle)
+        """The page's tools the window lists, in handle order, within the per-window caps."""
+        kept, _notice = cap_window_tools(list(self.mirror.tools.values()))
+        return kept
+
+    def tool_notices(self) -> list[dict[str, Any]]:
+        """Notices about the page's tools that are not listed, and why (docs/security.md)."""
+        notices: list[dict[str, Any]] = []
+        _kept, capped = cap_window_tools(list(self.mirror.tools.values()))
+        if capped:
+            notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
+        for n, (key, unusable) in enumerate(sorted(self.mirror.unusable.items(), key=lambda kv: kv[1].handle)):
+            if n == _UNUSABLE_NOTICES:
+                notices.append(
+                    {
+                        "type": "notice",
+                        "id": "tools-unusable-more",
+                        "severity": "warn",
+                        "text": f"{len(self.mirror.unusable) - n} more page tools cannot be offered.",
+                    }
+                )
+                break
+            text = quote_page_text(unusable.display_name, self.mirror.origin_of(key[1]), what="tool name")
+            notices.append(
+                {
+                    "type": "notice",
+                    "id": f"tool-unusable-{unusable.handle}",
+                    "severity": "warn",
+                    "text": f"{text} cannot be offered as a tool: {unusable.reason}",
+                }
+            )
+        return notices
 
     async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""

@@ -1,6 +1,6 @@
 """Checking a call's arguments against a tool's input schema, every problem at once.
 
-Page schemas are hostile data: the checks run through `webmcp.tools.schema_validate`
+Page schemas are hostile data: the checks run through `webmcp.untrusted.schema_validate`
 (no reference outside the schema is resolved, patterns run on RE2, a step budget), and
 `check_input` runs them off the event loop with a deadline.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webmcp.errors import ToolError
-from webmcp.tools import schema_validate
+from webmcp.untrusted import schema_validate
 
 __all__ = ["check_input", "validate"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from .schema_guard import MAX_DESCRIPTION_BYTES, NormalisedTool, cap_text
+from .schema_guard import MAX_DESCRIPTION_BYTES, cap_text
 
 __all__ = [
     "MAX_LISTED_BYTES_PER_WINDOW",
@@ -43,7 +43,27 @@ def quote_page_text(text: str, origin: str, *, max_bytes: int = MAX_TITLE_BYTES,
     return f"The page at {cap_text(origin, 200) or 'an unknown origin'} says ({what}): \u201c{inner}\u201d"
 
 
-def page_tool_description(tool: NormalisedTool, origin: str) -> str:
+class ListedTool(Protocol):
+    """What the limits read of a page tool (a `NormalisedTool`, or the mirror's `PageTool`)."""
+
+    @property
+    def handle(self) -> str: ...
+    @property
+    def display_name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+    @property
+    def annotations(self) -> dict[str, Any]: ...
+    @property
+    def notices(self) -> tuple[str, ...]: ...
+
+
+ToolT = TypeVar("ToolT", bound=ListedTool)
+
+
+def page_tool_description(tool: ListedTool, origin: str) -> str:
     """A page tool's description as published: the bridge's framing, then the page's words quoted."""
     parts = [f"A tool of the web page at {cap_text(origin, 200)}, named by the page \u201c{tool.display_name}\u201d."]
     if tool.description:
@@ -54,19 +74,19 @@ def page_tool_description(tool: NormalisedTool, origin: str) -> str:
     return " ".join(parts)
 
 
-def _listed_bytes(tool: NormalisedTool) -> int:
+def _listed_bytes(tool: ListedTool) -> int:
     text = json.dumps([tool.handle, tool.description, tool.input_schema, tool.notices], ensure_ascii=False)
     return len(text.encode("utf-8", "surrogatepass"))
 
 
 def cap_window_tools(
-    tools: Sequence[NormalisedTool],
+    tools: Sequence[ToolT],
     *,
     max_tools: int = MAX_TOOLS_PER_WINDOW,
     max_bytes: int = MAX_LISTED_BYTES_PER_WINDOW,
-) -> tuple[list[NormalisedTool], str | None]:
+) -> tuple[list[ToolT], str | None]:
     """The page tools one window lists, in handle order, within both caps; and a notice if some were left out."""
-    kept: list[NormalisedTool] = []
+    kept: list[ToolT] = []
     used = 0
     for tool in sorted(tools, key=lambda t: t.handle):
         size = _listed_bytes(tool)

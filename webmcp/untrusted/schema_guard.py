@@ -14,7 +14,7 @@ takes 2, so a handle is at most `MAX_HANDLE` = 50 characters, `[A-Za-z0-9_-]`, n
 when it meets all that; otherwise the handle is `page_<cleaned name>_<10 hex of its SHA-256>`,
 the same for the same name in every run.
 
-`validate` (in `webmcp.tools.schema_validate`) checks call arguments against the schema
+`validate` (in `webmcp.untrusted.schema_validate`) checks call arguments against the schema
 that `normalise_tool` produced.
 """
 
@@ -236,7 +236,13 @@ def _normalise_schema(raw: Any, notices: list[str]) -> tuple[dict[str, Any], boo
         notices.append("The schema allowed non-object input too; calls always send an object.")
     elif declared is None and ("properties" in schema or not _has_other_shape(schema)):
         schema["type"] = "object"
-    if schema.get("type") != "object" or _RESERVED_PARAMS & set(_props(schema)):
+    if schema.get("type") != "object":
+        # WebMCP.invokeTool takes an object as input and answers -32602 to anything else.
+        raise _Refused(
+            f"Its input schema wants {cap_text(repr(schema.get('type')), 40)} input, and Chromium passes a page "
+            "tool only an object."
+        )
+    if _RESERVED_PARAMS & set(_props(schema)):
         _fix_object(schema, notices)
         return _wrap(schema, notices), True
     _fix_object(schema, notices)
