@@ -110,18 +110,21 @@ async def _serve(args: argparse.Namespace) -> None:
     async with AsyncExitStack() as stack:
         if args.cdp_url:
             ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command)
+            await check_webmcp(ws_url, timeouts)
+            channel = Connection.connect(ws_url, timeouts)
         else:
             options = LaunchOptions(
                 browser=args.browser,
                 headless=True if args.headless else None,
                 user_data_dir=args.user_data_dir,
             )
+            # Over --remote-debugging-pipe: no other local process can reach this browser.
             browser = await launch_browser(options, timeouts)
             stack.push_async_callback(browser.close)
-            ws_url = browser.ws_url
             logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
-        await check_webmcp(ws_url, timeouts)
-        connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
+            await check_webmcp(browser, timeouts)
+            channel = browser.connect(timeouts)
+        connection = await stack.enter_async_context(channel)
         async with anyio.create_task_group() as tg:
             bridge = Bridge(connection, tg, timeouts)
             await bridge.start()
