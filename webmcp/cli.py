@@ -3,6 +3,7 @@
     webmcp-bridge [URL ...]                serve MCP on stdio, launching Chromium
     webmcp-bridge --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
     webmcp-bridge --cdp-url http://127.0.0.1:9222   attach to a running browser
+    webmcp-bridge --extension              relay through the Chrome extension in extension/
 
 Logs go to stderr (stdout belongs to the MCP stdio transport). The browser this command
 starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
@@ -18,7 +19,8 @@ import secrets
 import signal
 import sys
 import urllib.request
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -26,6 +28,8 @@ import anyio
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
+from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
+from cdp_bridge.relay import ExtensionRelay, load_pairing_code
 from cdp_bridge.timeouts import Timeouts
 
 from .bridge import Bridge
@@ -71,7 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--extension",
         action="store_true",
-        help="relay through the Chrome extension in extension/ (not available yet)",
+        help="use the person's own Chrome through the extension in extension/: listen on 127.0.0.1 "
+        "for it and print the pairing code to enter once in its popup",
+    )
+    parser.add_argument(
+        "--extension-port",
+        type=int,
+        default=DEFAULT_RELAY_PORT,
+        metavar="PORT",
+        help="port on 127.0.0.1 the extension connects to (default: %(default)s; 0 picks a free one)",
     )
     parser.add_argument(
         "--tool-timeout",
@@ -108,7 +120,9 @@ async def run(args: argparse.Namespace) -> None:
 async def _serve(args: argparse.Namespace) -> None:
     timeouts = Timeouts(tool_call=args.tool_timeout)
     async with AsyncExitStack() as stack:
-        if args.cdp_url:
+        if args.extension:
+            channel = _extension_channel(args.extension_port, timeouts)
+        elif args.cdp_url:
             ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command)
             await check_webmcp(ws_url, timeouts)
             channel = Connection.connect(ws_url, timeouts)
@@ -128,7 +142,7 @@ async def _serve(args: argparse.Namespace) -> None:
         async with anyio.create_task_group() as tg:
             bridge = Bridge(connection, tg, timeouts)
             await bridge.start()
-            await _open_start_pages(bridge, args.urls, reuse_blank=not args.cdp_url)
+            await _open_start_pages(bridge, args.urls, reuse_blank=not (args.cdp_url or args.extension))
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
             ui_context = UIContext(bridge)
             server = build_server(bridge, broadcaster, extra_resources=ui_context)
@@ -155,6 +169,21 @@ async def _serve(args: argparse.Namespace) -> None:
                 logger.info("serving MCP on stdio")
                 await serve_stdio(server, broadcaster, experimental=experimental)
             tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def _extension_channel(port: int, timeouts: Timeouts) -> AsyncIterator[Connection]:
+    """A connection through the extension's relay; windows appear once the extension pairs."""
+    code = await anyio.to_thread.run_sync(load_pairing_code)
+    async with ExtensionRelay.serve(code, "127.0.0.1", port) as relay:
+        print(
+            f"webmcp-bridge: waiting for the extension on ws://127.0.0.1:{relay.port}/  "
+            f"pairing code: {code}  (enter it once in the extension's popup)",
+            file=sys.stderr,
+            flush=True,
+        )
+        async with Connection.open(relay, timeouts, close_transport=False) as connection:
+            yield connection
 
 
 async def _open_start_pages(bridge: Bridge, urls: list[str], *, reuse_blank: bool) -> None:
@@ -199,8 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Websocket frame dumps would carry page content, form values included, into the log.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
-    if args.extension:
-        print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
+    if args.extension and (args.cdp_url or args.urls):
+        print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",
+              file=sys.stderr)  # fmt: skip
         return 2
     try:
         anyio.run(run, args)
