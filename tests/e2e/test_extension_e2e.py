@@ -1,0 +1,158 @@
+"""The extension relay end to end: the person's Chrome (here headless Chromium with the unpacked
+extension), the bridge started with --extension, an MCP client, and the popup driven as a person.
+
+Playwright reaches the browser over a debugging port only to play the person in the popup; the
+bridge itself reaches the browser through the extension alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+import websockets
+from mcp_harness import open_http_client
+from playwright.async_api import Page, async_playwright
+from stage import Stage
+from websockets.asyncio.client import connect
+
+from cdp_bridge import Connection
+from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
+from cdp_bridge.relay import proof
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+EXTENSION = Path(__file__).resolve().parents[2] / "extension"
+WAIT = 20.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _printed(log: Path, pattern: str) -> re.Match[str]:
+    # The bridge's stderr goes to a file: poll it, bounded (a file gives no event to wait on).
+    with anyio.fail_after(WAIT):
+        while not (found := re.search(pattern, log.read_text(errors="replace"))):  # noqa: ASYNC110, ASYNC240
+            await anyio.sleep(0.05)
+    return found
+
+
+async def _extension_id(browser: BrowserProcess) -> str:
+    async with Connection.connect(browser.ws_url) as connection:
+        with anyio.fail_after(WAIT):
+            while True:
+                targets = (await connection.browser.send("Target.getTargets"))["targetInfos"]
+                for target in targets:
+                    if target["type"] == "service_worker" and target["url"].startswith("chrome-extension://"):
+                        return str(target["url"].split("/")[2])
+                await anyio.sleep(0.1)
+
+
+@asynccontextmanager
+async def _bridge(tmp_path: Path) -> AsyncIterator[tuple[str, str, int, str]]:
+    """`webmcp-bridge --extension --http`; yields (MCP URL, token, relay port, pairing code)."""
+    http_port, token, log = _free_port(), secrets.token_urlsafe(16), tmp_path / "bridge.log"
+    command = [sys.executable, "-m", "cdp_bridge", "--extension", "--extension-port", "0",
+               "--http", f"127.0.0.1:{http_port}", "--token", token]  # fmt: skip
+    with log.open("wb") as err:
+        process = await anyio.open_process(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        )
+    try:
+        found = await _printed(log, r"ws://127\.0\.0\.1:(\d+)/\s+pairing code: (\S+)")
+        yield f"http://127.0.0.1:{http_port}/mcp", token, int(found.group(1)), found.group(2)
+    finally:
+        process.terminate()
+        with anyio.move_on_after(10):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def _share_only(popup: Page, url_part: str, shared: bool) -> None:
+    box = popup.locator("#tabs li", has_text=url_part).locator("input[type=checkbox]")
+    await box.set_checked(shared)
+
+
+async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: str, tmp_path: Path) -> None:
+    options = LaunchOptions(headless=True, debugging="port", load_extension=str(EXTENSION), start_urls=[site + "/"])
+    async with await launch_browser(options) as browser, _bridge(tmp_path) as (url, token, relay_port, code):
+        extension_id = await _extension_id(browser)
+        async with async_playwright() as pw, open_http_client(url, token, "auto") as mcp:
+            person = await pw.chromium.connect_over_cdp(browser.ws_url)
+            for context in person.contexts:
+                context.on("dialog", lambda _d: None)  # dialogs are the agent's to answer here
+            stage = Stage(site, browser, mcp, person)
+            assert (await stage.windows())["windows"] == [], "nothing is shared before the pairing"
+
+            # The person pairs the extension and shares the sample site's tab.
+            popup = await person.contexts[0].new_page()
+            await popup.goto(f"chrome-extension://{extension_id}/popup.html")
+            await popup.fill("#port", str(relay_port))
+            await popup.fill("#code", code.lower())  # typed as it comes: case and dashes do not matter
+            await popup.click("#pair")
+            await popup.wait_for_selector('#status[data-status="connected"]', timeout=WAIT * 1000)
+            await popup.check("#mode-picked")
+            await _share_only(popup, site + "/", True)
+
+            # The agent sees the tab as a window, with its page tools, its content and ui://current.
+            home = await stage.tab_for("/")
+            win = home["id"]
+            assert "Ticket queue" in home["title"]
+            await stage.wait_tools(lambda names: f"{win}__list_tickets" in names)
+            listed = await stage.call(f"{win}__list_tickets", {})
+            assert not listed.is_error, listed.structured_content
+            assert listed.structured_content["result"]["tickets"], "the page tool answered through the relay"
+            current = json.loads((await stage.client.read_resource("ui://current")).contents[0].text)
+            assert win in json.dumps(current), "ui://current names the shared tab"
+
+            # A page tool that opens confirm(): the dialog is a window, and its answer ends the call.
+            moved = await stage.call(f"{win}__navigate", {"url": site + "/danger.html"})
+            assert not moved.is_error, moved.structured_content
+            await stage.wait_tools(lambda names: f"{win}__purge_closed_tickets" in names)
+            opened = await stage.call(f"{win}__purge_closed_tickets")
+            assert not opened.is_error, opened.structured_content
+            (dialog,) = opened.structured_content["openedWindowIds"]
+            answer = await stage.call(f"{dialog}__accept")
+            assert not answer.is_error, answer.structured_content
+            assert answer.structured_content["result"]["originalCall"]["result"] == {"purged": 2}
+
+            # The person unshares the tab: its window is gone for the agent at once.
+            await _share_only(popup, site + "/", False)
+            await stage.wait_windows(lambda doc: all(w["id"] != win for w in doc["windows"]))
+            assert not any(n.startswith(f"{win}__") for n in await stage.tool_names())
+            await person.close()
+
+        # Nobody else may drive the browser through the relay.
+        relay = f"ws://127.0.0.1:{relay_port}/"
+        for origin in ("https://evil.example", None):
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                async with connect(relay, additional_headers={"Origin": origin} if origin else None):
+                    pass
+            assert refused.value.response.status_code == 403
+        async with connect(relay, additional_headers={"Origin": f"chrome-extension://{extension_id}"}) as ws:
+            with anyio.fail_after(WAIT):
+                challenge = json.loads(await ws.recv())
+                guess = proof("AAAA-BBBB-CCCC", "extension", challenge["nonce"])
+                await ws.send(json.dumps({"relay": "hello", "proof": guess, "nonce": secrets.token_hex(16)}))
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4003
