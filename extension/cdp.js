@@ -27,6 +27,7 @@ export class DebuggerRelay {
     this.children = new Map(); // child sessionId -> tabId
     this.attaching = new Map(); // tabId -> promise of the attach in progress
     this.announced = new Set(); // tabIds whose Target.targetCreated was sent
+    this.openers = new Map(); // tabId -> the shared tab that opened it
     this.shared = new Set(); // tabIds the person shares (and tabs the agent opened)
     this.autoAttach = false;
     this.discover = false;
@@ -125,7 +126,7 @@ export class DebuggerRelay {
       attached: Boolean(entry),
       canAccessOpener: false,
     };
-    const opener = tab.openerTabId !== undefined && this.attached.get(tab.openerTabId);
+    const opener = this.attached.get(this.openers.get(tabId));
     if (opener) info.openerId = opener.targetId;
     return info;
   }
@@ -202,8 +203,29 @@ export class DebuggerRelay {
     }
   }
 
+  /**
+   * A tab a shared tab opened (window.open, target=_blank) is shared too, and announced at once,
+   * with its opener: the bridge counts what a page opened during a call. (chrome.tabs'
+   * openerTabId is the tab strip's notion, often the active tab: webNavigation names the source.)
+   */
+  async onNavigationTarget({ sourceTabId, tabId }) {
+    if (!this.attached.has(sourceTabId)) return false;
+    this.openers.set(tabId, sourceTabId);
+    this.shared.add(tabId);
+    if (this.discover && !this.announced.has(tabId)) {
+      const targetInfo = await this.targetInfo(tabId);
+      if (!targetInfo.targetId.startsWith("tab-") && !this.announced.has(tabId)) {
+        this.announced.add(tabId);
+        this.emit({ method: "Target.targetCreated", params: { targetInfo } });
+      }
+    }
+    if (this.autoAttach) await this.attachTab(tabId);
+    return true;
+  }
+
   onTabRemoved(tabId) {
     this.shared.delete(tabId);
+    this.openers.delete(tabId);
     this.dropTab(tabId);
   }
 }

@@ -191,10 +191,13 @@ chrome.tabs.onUpdated.addListener(async (tabId, change) => {
   await relay.onTabUpdated(tabId, change);
   if (settings.mode === "all" && change.url !== undefined) await applySharing();
 });
-chrome.tabs.onCreated.addListener(async (tab) => {
+chrome.webNavigation.onCreatedNavigationTarget.addListener(async (details) => {
   // A page opened from a shared tab (window.open, a target=_blank link) is the agent's to see.
-  if (tab.openerTabId !== undefined && relay.attached.has(tab.openerTabId)) agentTabs.add(tab.id);
-  await applySharing();
+  if (await relay.onNavigationTarget(details)) agentTabs.add(details.tabId);
+  updateBadge();
+});
+chrome.tabs.onCreated.addListener(async () => {
+  if (settings.mode === "all") await applySharing();
 });
 chrome.tabs.onRemoved.addListener((tabId) => {
   agentTabs.delete(tabId);

@@ -124,6 +124,19 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             current = json.loads((await stage.client.read_resource("ui://current")).contents[0].text)
             assert win in json.dumps(current), "ui://current names the shared tab"
 
+            # Tabs the agent opens, and tabs a shared page opens, are the agent's too; it can close them.
+            opened_tab = await stage.call("app__open_tab", {"url": site + "/ticket.html?id=103"})
+            assert not opened_tab.is_error, opened_tab.structured_content
+            (agent_tab,) = opened_tab.structured_content["openedWindowIds"]
+            popped = await stage.call(f"{win}__open_ticket_in_new_tab", {"id": 105})
+            assert not popped.is_error, popped.structured_content
+            (page_tab,) = popped.structured_content["openedWindowIds"]
+            await stage.wait_windows(lambda d: any(w["id"] == page_tab and "105" in w["title"] for w in d["windows"]))
+            for tab_id in (agent_tab, page_tab):
+                closed = await stage.call(f"{tab_id}__close")
+                assert not closed.is_error, closed.structured_content
+            await stage.wait_windows(lambda d: {w["id"] for w in d["windows"]} == {win})
+
             # A page tool that opens confirm(): the dialog is a window, and its answer ends the call.
             moved = await stage.call(f"{win}__navigate", {"url": site + "/danger.html"})
             assert not moved.is_error, moved.structured_content
