@@ -22,6 +22,7 @@ function render(state) {
   for (const tab of state.tabs) {
     const item = document.createElement("li");
     item.className = tab.shareable ? "" : "unshareable";
+    item.dataset.url = tab.url;
     const label = document.createElement("label");
     const box = document.createElement("input");
     box.type = "checkbox";

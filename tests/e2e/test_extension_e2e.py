@@ -22,7 +22,7 @@ import anyio
 import pytest
 import websockets
 from mcp_harness import open_http_client
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 from stage import Stage
 from websockets.asyncio.client import connect
 
@@ -62,10 +62,11 @@ async def _extension_id(browser: BrowserProcess) -> str:
 
 
 @asynccontextmanager
-async def _bridge(tmp_path: Path) -> AsyncIterator[tuple[str, str, int, str]]:
+async def _bridge(tmp_path: Path, relay_port: int = 0) -> AsyncIterator[tuple[str, str, int, str]]:
     """`webmcp-bridge --extension --http`; yields (MCP URL, token, relay port, pairing code)."""
-    http_port, token, log = _free_port(), secrets.token_urlsafe(16), tmp_path / "bridge.log"
-    command = [sys.executable, "-m", "cdp_bridge", "--extension", "--extension-port", "0",
+    http_port, token = _free_port(), secrets.token_urlsafe(16)
+    log = tmp_path / f"bridge-{http_port}.log"
+    command = [sys.executable, "-m", "cdp_bridge", "--extension", "--extension-port", str(relay_port),
                "--http", f"127.0.0.1:{http_port}", "--token", token]  # fmt: skip
     with log.open("wb") as err:
         process = await anyio.open_process(
@@ -87,9 +88,20 @@ async def _bridge(tmp_path: Path) -> AsyncIterator[tuple[str, str, int, str]]:
             await process.wait()
 
 
-async def _share_only(popup: Page, url_part: str, shared: bool) -> None:
-    box = popup.locator("#tabs li", has_text=url_part).locator("input[type=checkbox]")
-    await box.set_checked(shared)
+async def _pair(person: Browser, extension_id: str, relay_port: int, code: str) -> Page:
+    """The person opens the popup, enters the port and the code; the popup page once connected."""
+    popup = await person.contexts[0].new_page()
+    await popup.goto(f"chrome-extension://{extension_id}/popup.html")
+    await popup.fill("#port", str(relay_port))
+    await popup.fill("#code", code.lower())  # typed as it comes: case and dashes do not matter
+    await popup.click("#pair")
+    await popup.wait_for_selector('#status[data-status="connected"]', timeout=WAIT * 1000)
+    return popup
+
+
+async def _share_only(popup: Page, url: str, shared: bool) -> None:
+    """Tick or untick the tab at exactly `url` in the popup's list (the list refreshes itself)."""
+    await popup.locator(f'#tabs li[data-url="{url}"] input[type=checkbox]').set_checked(shared)
 
 
 async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: str, tmp_path: Path) -> None:
@@ -104,12 +116,7 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             assert (await stage.windows())["windows"] == [], "nothing is shared before the pairing"
 
             # The person pairs the extension and shares the sample site's tab.
-            popup = await person.contexts[0].new_page()
-            await popup.goto(f"chrome-extension://{extension_id}/popup.html")
-            await popup.fill("#port", str(relay_port))
-            await popup.fill("#code", code.lower())  # typed as it comes: case and dashes do not matter
-            await popup.click("#pair")
-            await popup.wait_for_selector('#status[data-status="connected"]', timeout=WAIT * 1000)
+            popup = await _pair(person, extension_id, relay_port, code)
             await popup.check("#mode-picked")
             await _share_only(popup, site + "/", True)
 
@@ -149,7 +156,7 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             assert answer.structured_content["result"]["originalCall"]["result"] == {"purged": 2}
 
             # The person unshares the tab: its window is gone for the agent at once.
-            await _share_only(popup, site + "/", False)
+            await _share_only(popup, site + "/danger.html", False)
             await stage.wait_windows(lambda doc: all(w["id"] != win for w in doc["windows"]))
             assert not any(n.startswith(f"{win}__") for n in await stage.tool_names())
             await person.close()
@@ -169,3 +176,26 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
                 with pytest.raises(websockets.ConnectionClosed) as closed:
                     await ws.recv()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4003
+
+
+async def test_shared_tabs_come_back_by_themselves_when_the_bridge_restarts(site: str, tmp_path: Path) -> None:
+    options = LaunchOptions(headless=True, debugging="port", load_extension=str(EXTENSION), start_urls=[site + "/"])
+    relay_port = _free_port()
+    async with await launch_browser(options) as browser, async_playwright() as pw:
+        extension_id = await _extension_id(browser)
+        person = await pw.chromium.connect_over_cdp(browser.ws_url)
+        async with _bridge(tmp_path, relay_port) as (url, token, _port, code), open_http_client(url, token) as mcp:
+            popup = await _pair(person, extension_id, relay_port, code)
+            await popup.check("#mode-all")
+            await Stage(site, browser, mcp, person).tab_for("/")
+        # The bridge is gone; the same pairing code comes back with the next one (it is kept).
+        async with _bridge(tmp_path, relay_port) as (url, token, _port, again), open_http_client(url, token) as mcp:
+            assert again == code
+            stage = Stage(site, browser, mcp, person)
+            await stage.tab_for("/")  # re-announced without anyone touching the popup
+            # With "all tabs", a tab the person opens later is shared at once.
+            page = await person.contexts[0].new_page()
+            await page.goto(site + "/ticket.html?id=104")
+            await stage.tab_for("/ticket.html?id=104")
+            assert await popup.get_attribute("#status", "data-status") == "connected"
+        await person.close()
