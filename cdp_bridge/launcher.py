@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -426,16 +426,22 @@ def _probe_url(ws_url: str) -> str:
     return f"http://{where.netloc}/json/version" if local else "chrome://version/"
 
 
-async def check_webmcp(browser: str | BrowserProcess, timeouts: Timeouts = Timeouts()) -> None:  # noqa: B008
+async def check_webmcp(
+    browser: str | BrowserProcess,
+    timeouts: Timeouts = Timeouts(),  # noqa: B008
+    *,
+    headers: Mapping[str, str] | None = None,
+) -> None:
     """Raise WebMCPUnavailable unless a secure page in this browser has `document.modelContext`.
 
-    `browser` is a DevTools websocket URL, or a browser this module launched (pipe or port).
+    `browser` is a DevTools websocket URL (opened with `headers`), or a browser this module
+    launched (pipe or port).
     """
     if isinstance(browser, BrowserProcess):
         probe_url = _probe_url(browser.ws_url) if browser.ws_url else "chrome://version/"
         channel = browser.connect(timeouts)
     else:
-        probe_url, channel = _probe_url(browser), Connection.connect(browser, timeouts)
+        probe_url, channel = _probe_url(browser), Connection.connect(browser, timeouts, headers)
     found: bool | None = None
     async with channel as connection:
         browser = connection.browser

@@ -18,6 +18,7 @@ import os
 import secrets
 import signal
 import sys
+import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -73,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="attach to a running browser (http://host:port or ws://…) instead of launching one",
     )
     parser.add_argument(
+        "--cdp-header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="an HTTP header for --cdp-url, e.g. a browser farm's Authorization (repeatable)",
+    )
+    parser.add_argument(
         "--extension",
         action="store_true",
         help="use the person's own Chrome through the extension in extension/: listen on 127.0.0.1 "
@@ -100,10 +108,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
+def _cdp_headers(values: list[str]) -> dict[str, str]:
+    """`--cdp-header NAME:VALUE` options as a dict; raises ValueError on a malformed one."""
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--cdp-header wants NAME:VALUE, not {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = None) -> str:
     if cdp_url.startswith(("ws://", "wss://")):
-        return cdp_url
-    with urllib.request.urlopen(cdp_url.rstrip("/") + "/json/version", timeout=timeout) as reply:  # noqa: S310
+        return cdp_url  # a farm's endpoint: used as given, query string (token, launch options) included
+    parts = urllib.parse.urlsplit(cdp_url)
+    version_url = parts._replace(path=parts.path.rstrip("/") + "/json/version").geturl()
+    request = urllib.request.Request(version_url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310
         return str(json.load(reply)["webSocketDebuggerUrl"])
 
 
@@ -123,9 +145,10 @@ async def _serve(args: argparse.Namespace) -> None:
         if args.extension:
             channel = _extension_channel(args.extension_port, timeouts)
         elif args.cdp_url:
-            ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command)
-            await check_webmcp(ws_url, timeouts)
-            channel = Connection.connect(ws_url, timeouts)
+            headers = _cdp_headers(args.cdp_header)
+            ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
+            await check_webmcp(ws_url, timeouts, headers=headers)
+            channel = Connection.connect(ws_url, timeouts, headers=headers)
         else:
             options = LaunchOptions(
                 browser=args.browser,
@@ -228,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Websocket frame dumps would carry page content, form values included, into the log.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
+    try:
+        _cdp_headers(args.cdp_header)
+    except ValueError as exc:
+        print(f"webmcp-bridge: {exc}", file=sys.stderr)
+        return 2
     if args.extension and (args.cdp_url or args.urls):
         print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",
               file=sys.stderr)  # fmt: skip
