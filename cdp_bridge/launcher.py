@@ -80,6 +80,10 @@ _BASE_FLAGS = (
 # for a remote one chrome://version/ is secure too (both checked with the feature on and off).
 _PROBE = "location.href === %s ? ('modelContext' in document) : null"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_WEBMCP_MISSING_ATTACHED = (
+    "This browser runs without WebMCP (document.modelContext is missing): start it, or have the browser "
+    "farm launch it, with --enable-features=WebMCP (Chromium 146 or newer)."
+)
 _WEBMCP_MISSING = (
     "This browser runs without WebMCP (document.modelContext is missing): use Chromium 146 or newer "
     "with --enable-features=WebMCP, e.g. Debian's chromium package."
@@ -469,4 +473,4 @@ async def check_webmcp(
     if found is None:
         raise BrowserLaunchError(f"The WebMCP probe {probe_url} did not load in {timeouts.navigation:g} s.")
     if not found:
-        raise WebMCPUnavailable(_WEBMCP_MISSING)
+        raise WebMCPUnavailable(_WEBMCP_MISSING if isinstance(browser, BrowserProcess) else _WEBMCP_MISSING_ATTACHED)

@@ -66,8 +66,13 @@ export class DebuggerRelay {
     try {
       await chrome.debugger.attach({ tabId }, "1.3");
     } catch (error) {
-      console.warn(`cannot attach to tab ${tabId}:`, error.message);
-      return null;
+      // Still ours from before the service worker was restarted: start that session afresh.
+      const reattached = /already attached/i.test(error.message)
+        && (await chrome.debugger.detach({ tabId }).then(() => chrome.debugger.attach({ tabId }, "1.3")).then(() => true, () => false));
+      if (!reattached) {
+        console.warn(`cannot attach to tab ${tabId}:`, error.message);
+        return null;
+      }
     }
     if (!this.shared.has(tabId)) {
       // Unshared while we attached.
