@@ -197,5 +197,5 @@ async def test_shared_tabs_come_back_by_themselves_when_the_bridge_restarts(site
             page = await person.contexts[0].new_page()
             await page.goto(site + "/ticket.html?id=104")
             await stage.tab_for("/ticket.html?id=104")
-            assert await popup.get_attribute("#status", "data-status") == "connected"
+            await popup.wait_for_selector('#status[data-status="connected"]', timeout=WAIT * 1000)
         await person.close()
