@@ -130,6 +130,20 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             assert listed.structured_content["result"]["tickets"], "the page tool answered through the relay"
             current = json.loads((await stage.client.read_resource("ui://current")).contents[0].text)
             assert win in json.dumps(current), "ui://current names the shared tab"
+            located = json.loads((await stage.client.read_resource(f"ui://locate/{win}")).contents[0].text)
+            assert located["state"] in ("visible", "hidden") and "bounds" in located, located
+
+            # Tools of iframes: same-origin here, out-of-process (an iframe session of the tab) next.
+            await stage.wait_tools(lambda names: f"{win}__search_kb" in names)
+            found = await stage.call(f"{win}__search_kb", {"query": "refund"})
+            assert not found.is_error, found.structured_content
+            await stage.call(f"{win}__navigate", {"url": site + "/partner.html"})
+            await stage.wait_tools(lambda names: f"{win}__search_kb" in names and f"{win}__list_tickets" not in names)
+            found = await stage.call(f"{win}__search_kb", {"query": "refund"})
+            assert not found.is_error, found.structured_content
+            assert "Refunding a duplicate card charge" in found.structured_content["result"]["titles"]
+            await stage.call(f"{win}__navigate", {"url": site + "/"})
+            await stage.wait_tools(lambda names: f"{win}__open_ticket_in_new_tab" in names)
 
             # Tabs the agent opens, and tabs a shared page opens, are the agent's too; it can close them.
             opened_tab = await stage.call("app__open_tab", {"url": site + "/ticket.html?id=103"})
