@@ -31,6 +31,7 @@ import json
 import logging
 import math
 import os
+import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -54,6 +55,8 @@ _HANDSHAKE_TIMEOUT = 10.0
 _REFUSED = 4003
 _REPLACED = 4000
 _EXTENSION_GONE = -32001
+_HEAD = re.compile(r'\{"(id|method)":(-?\d+|"[^"\\]*")[,}]')
+_SESSION_EVENTS = ("Target.attachedToTarget", "Target.detachedFromTarget")
 # Browser-wide settings the bridge sends once; a new extension must receive them again.
 _REPLAYED = ("Target.setDiscoverTargets", "Target.setAutoAttach")
 
@@ -245,6 +248,20 @@ class ExtensionRelay:
         return True
 
     def _from_extension(self, frame: str) -> None:
+        # Most frames are answers and page events, some of them megabytes (an AX tree, a
+        # screenshot): read only their head; the extension writes "id" or "method" first.
+        head = _HEAD.match(frame)
+        if head is not None:
+            key, value = head.groups()
+            if key == "id":
+                if int(value) < 0:
+                    return  # the answer to a replayed setting
+                self._in_flight.pop(int(value), None)
+                self._inbox_send.send_nowait(frame)
+                return
+            if key == "method" and value.strip('"') not in _SESSION_EVENTS:
+                self._inbox_send.send_nowait(frame)
+                return
         message: dict[str, Any] = json.loads(frame)
         if "relay" in message:
             return  # keep-alive
