@@ -53,10 +53,14 @@ async function applySharing() {
 }
 
 async function unshare(tabId) {
+  if (settings.mode === "all") {
+    // Keep the others shared, drop this one: "all tabs" becomes the tabs shared now.
+    settings.picked = await sharedTabIds();
+    settings.mode = "picked";
+  }
   agentTabs.delete(tabId);
   settings.picked = settings.picked.filter((id) => id !== tabId);
   if (settings.current === tabId) settings.current = null;
-  if (settings.mode === "all") settings.mode = "picked"; // keep the others, drop this one
   await save();
   await applySharing();
 }
