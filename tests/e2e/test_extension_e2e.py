@@ -99,6 +99,13 @@ async def _pair(person: Browser, extension_id: str, relay_port: int, code: str) 
     return popup
 
 
+async def _badge(popup: Page, text: str) -> None:
+    """Wait until the extension's badge reads `text` (the badge has no event a page can await)."""
+    with anyio.fail_after(WAIT):
+        while await popup.evaluate("chrome.action.getBadgeText({})") != text:  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+
+
 async def _share_only(popup: Page, url: str, shared: bool) -> None:
     """Tick or untick the tab at exactly `url` in the popup's list (the list refreshes itself)."""
     await popup.locator(f'#tabs li[data-url="{url}"] input[type=checkbox]').set_checked(shared)
@@ -123,6 +130,7 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             # The agent sees the tab as a window, with its page tools, its content and ui://current.
             home = await stage.tab_for("/")
             win = home["id"]
+            await _badge(popup, "1")  # connected, one tab shared
             assert "Ticket queue" in home["title"]
             await stage.wait_tools(lambda names: f"{win}__list_tickets" in names)
             listed = await stage.call(f"{win}__list_tickets", {})
@@ -173,6 +181,7 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             await _share_only(popup, site + "/danger.html", False)
             await stage.wait_windows(lambda doc: all(w["id"] != win for w in doc["windows"]))
             assert not any(n.startswith(f"{win}__") for n in await stage.tool_names())
+            await _badge(popup, "ON")  # still connected, nothing shared
             await person.close()
 
         # Nobody else may drive the browser through the relay.
