@@ -15,7 +15,8 @@ talks to it exactly as it talks to a launched browser. What this module adds:
   when the extension left are answered with an error, every session it had announced is
   reported detached and its target destroyed (so its window closes), and when an extension
   comes back the browser-wide settings the bridge sent (`Target.setDiscoverTargets`,
-  `Target.setAutoAttach`) are sent again, so the shared tabs are announced afresh.
+  `Target.setAutoAttach`) are sent again, so the shared tabs are announced afresh (the
+  bookkeeping lives in ledger.py, shared with the reconnecting farm transport).
 
 Wire format after the handshake: one CDP message (JSON text) per frame, both ways. Frames
 that carry a `relay` key are control messages (the handshake, keep-alive pings), never CDP.
@@ -26,17 +27,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import itertools
 import json
 import logging
 import math
 import os
-import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import websockets
@@ -44,6 +42,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from .errors import ConnectionClosed
+from .ledger import ChannelLedger
 
 __all__ = ["ExtensionRelay", "load_pairing_code", "normalize_code", "proof"]
 
@@ -52,13 +51,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_PORT = 8766
 _ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"  # no 0/O, 1/I/L, U: easy to read and type
 _HANDSHAKE_TIMEOUT = 10.0
+_NO_EXTENSION = "no extension is connected; it reconnects by itself"
 _REFUSED = 4003
 _REPLACED = 4000
-_EXTENSION_GONE = -32001
-_HEAD = re.compile(r'\{"(id|method)":(-?\d+|"[^"\\]*")[,}]')
-_SESSION_EVENTS = ("Target.attachedToTarget", "Target.detachedFromTarget")
-# Browser-wide settings the bridge sends once; a new extension must receive them again.
-_REPLAYED = ("Target.setDiscoverTargets", "Target.setAutoAttach")
 
 
 def normalize_code(code: str) -> str:
@@ -111,12 +106,7 @@ class ExtensionRelay:
         self._current: ServerConnection | None = None
         self._connected = anyio.Event()
         self._inbox_send, self._inbox = anyio.create_memory_object_stream[str](math.inf)
-        self._in_flight: dict[int, str | None] = {}
-        """Command id → sessionId, for commands the current extension has not answered yet."""
-        self._sessions: dict[str, tuple[str, str | None]] = {}
-        """sessionId → (targetId, parent sessionId) for every session the extension announced."""
-        self._replay: dict[str, str] = {}
-        self._replay_ids = itertools.count(-1, -1)  # negative: never an id the Connection uses
+        self._ledger = ChannelLedger()
         self._closed = False
 
     @classmethod
@@ -166,19 +156,17 @@ class ExtensionRelay:
     async def send(self, text: str) -> None:
         if self._closed:
             raise ConnectionClosed("the extension relay has stopped")
-        message = json.loads(text)
-        message_id, method, session_id = message.get("id"), message.get("method", ""), message.get("sessionId")
-        if session_id is None and method in _REPLAYED:
-            self._replay[method] = text
+        message_id, method, session_id = self._ledger.outgoing(text)
         ws = self._current
         if ws is None:
-            if session_id is None and method in _REPLAYED:
-                self._push({"id": message_id, "result": {}})  # sent to the extension when it comes
+            if self._ledger.is_replayed(method, session_id):
+                self._push(self._ledger.accepted(message_id))  # sent to the extension when it comes
             else:
-                self._answer_error(message_id, session_id, "no extension is connected; it reconnects by itself")
+                self._push(
+                    self._ledger.error(message_id, session_id, "no extension is connected; it reconnects by itself")
+                )
             return
-        if isinstance(message_id, int):
-            self._in_flight[message_id] = session_id
+        self._ledger.sent(message_id, session_id)
         try:
             await ws.send(text)
         except websockets.ConnectionClosed:
@@ -213,10 +201,8 @@ class ExtensionRelay:
             self._lost()
             await previous.close(_REPLACED, "another extension connected")
         logger.info("the extension connected")
-        for text in self._replay.values():
-            replayed = json.loads(text)
-            replayed["id"] = next(self._replay_ids)
-            await ws.send(json.dumps(replayed))
+        for frame in self._ledger.replay():
+            await ws.send(frame)
         self._connected.set()
         try:
             async for frame in ws:
@@ -248,65 +234,17 @@ class ExtensionRelay:
         return True
 
     def _from_extension(self, frame: str) -> None:
-        # Most frames are answers and page events, some of them megabytes (an AX tree, a
-        # screenshot): read only their head; the extension writes "id" or "method" first.
-        head = _HEAD.match(frame)
-        if head is not None:
-            key, value = head.groups()
-            if key == "id":
-                if int(value) < 0:
-                    return  # the answer to a replayed setting
-                self._in_flight.pop(int(value), None)
-                self._inbox_send.send_nowait(frame)
-                return
-            if key == "method" and value.strip('"') not in _SESSION_EVENTS:
-                self._inbox_send.send_nowait(frame)
-                return
-        message: dict[str, Any] = json.loads(frame)
-        if "relay" in message:
-            return  # keep-alive
-        message_id = message.get("id")
-        if isinstance(message_id, int):
-            if message_id < 0:
-                return  # the answer to a replayed setting
-            self._in_flight.pop(message_id, None)
-        method = message.get("method")
-        params = message.get("params") or {}
-        if method == "Target.attachedToTarget":
-            self._sessions[params["sessionId"]] = (params["targetInfo"]["targetId"], message.get("sessionId"))
-        elif method == "Target.detachedFromTarget":
-            self._sessions.pop(params.get("sessionId", ""), None)
-        self._inbox_send.send_nowait(frame)
+        if self._ledger.incoming(frame):
+            self._inbox_send.send_nowait(frame)
 
     def _lost(self) -> None:
-        """The extension went away: answer what it left unanswered, close what it had attached."""
-        for session_id, (target_id, parent) in list(self._sessions.items()):
-            detached: dict[str, Any] = {
-                "method": "Target.detachedFromTarget",
-                "params": {"sessionId": session_id, "targetId": target_id},
-            }
-            if parent is not None:
-                detached["sessionId"] = parent
-            self._push(detached)
-            if parent is None:
-                self._push({"method": "Target.targetDestroyed", "params": {"targetId": target_id}})
-        self._sessions.clear()
-        # After the detaches, so a tab's own commands fail as SessionClosed, like a closed tab's.
-        for message_id, session_id in list(self._in_flight.items()):
-            self._answer_error(message_id, session_id, "the extension disconnected before answering")
-        self._in_flight.clear()
+        """The extension went away: close what it had attached, answer what it left unanswered."""
+        for message in self._ledger.lost("the extension disconnected before answering"):
+            self._push(message)
 
-    def _answer_error(self, message_id: object, session_id: str | None, text: str) -> None:
-        if not isinstance(message_id, int):
-            return
-        answer: dict[str, Any] = {"id": message_id, "error": {"code": _EXTENSION_GONE, "message": text}}
-        if session_id is not None:
-            answer["sessionId"] = session_id
-        self._push(answer)
-
-    def _push(self, message: dict[str, Any]) -> None:
-        if not self._closed:
-            self._inbox_send.send_nowait(json.dumps(message))
+    def _push(self, message: str | None) -> None:
+        if message is not None and not self._closed:
+            self._inbox_send.send_nowait(message)
 
 
 def _check_origin(connection: ServerConnection, request: Request) -> Response | None:
