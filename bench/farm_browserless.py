@@ -18,9 +18,11 @@ docs/deploy.md. What it does:
    tab, runs the confirm() flow (a page tool opens a dialog window; accepting it ends the call);
 5. attaches once more with the token in `--cdp-header "Authorization: Bearer …"` instead of
    the query string;
-6. attaches to the same farm without WebMCP in the launch options, which must end in one
+6. attaches with `--cdp-reconnect` to a session the farm ends after 15 s (`timeout=15000`):
+   the lost browser's windows must close, the new session's appear, and a tab open there;
+7. attaches to the same farm without WebMCP in the launch options, which must end in one
    sentence on stderr and exit status 1;
-7. tears everything down. Prints a JSON summary; exits 0 when every step passed.
+8. tears everything down. Prints a JSON summary; exits 0 when every step passed.
 """
 
 from __future__ import annotations
@@ -82,11 +84,13 @@ def install(folder: Path) -> None:
         link.symlink_to(CHROMIUM)
 
 
-def farm_url(port: int, token: str | None, webmcp: bool) -> str:
+def farm_url(port: int, token: str | None, webmcp: bool, session_ms: int | None = None) -> str:
     args = ["--enable-features=WebMCP"] if webmcp else []
     query = {"launch": json.dumps({"args": args})}
     if token:
         query = {"token": token, **query}
+    if session_ms:
+        query["timeout"] = str(session_ms)  # browserless ends the session (and its browser) then
     return f"ws://127.0.0.1:{port}/chromium?{urllib.parse.urlencode(query)}"
 
 
@@ -166,6 +170,33 @@ async def sample_flow(command: list[str], site: str) -> dict[str, Any]:
     return figures
 
 
+async def reconnect_flow(command: list[str], site: str) -> dict[str, Any]:
+    """The farm ends the session: with --cdp-reconnect the bridge takes a new one and carries on."""
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    async with Client(params, read_timeout_seconds=STEP_TIMEOUT) as client:
+
+        async def some_windows() -> set[str]:
+            return {w["id"] for w in (await windows(client))["windows"]}
+
+        before = await until("the first session's windows", some_windows)
+        dropped_at = time.monotonic()
+
+        async def replaced() -> set[str]:
+            now = await some_windows()
+            return now if now and not now & before else set()
+
+        after = await until("the new session's windows", replaced)
+        opened = await client.call_tool("app__open_tab", {"url": site + "/"})
+        if opened.is_error:
+            raise FarmError(f"app__open_tab in the new session failed: {opened.structured_content}")
+        return {
+            "windows_before": sorted(before),
+            "windows_after": sorted(after),
+            "new_windows_after_s": round(time.monotonic() - dropped_at, 1),  # includes the 15 s session
+            "open_tab_in_new_session": "ok",
+        }
+
+
 async def main_async(folder: Path) -> dict[str, Any]:
     await anyio.to_thread.run_sync(install, folder)
     port, token = _free_port(), secrets.token_urlsafe(16)
@@ -191,6 +222,8 @@ async def main_async(folder: Path) -> dict[str, Any]:
                  "--cdp-header", f"Authorization: Bearer {token}", site + "/"],
                 site,
             )  # fmt: skip
+            dropped = [*bridge, "--cdp-url", farm_url(port, token, True, session_ms=15_000), "--cdp-reconnect"]
+            summary["session_dropped"] = await reconnect_flow(dropped, site)
         refused = await anyio.run_process(
             [*bridge, "--cdp-url", farm_url(port, token, False)], check=False, stdin=subprocess.DEVNULL
         )

@@ -29,6 +29,7 @@ import anyio
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
+from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
 from cdp_bridge.relay import ExtensionRelay, load_pairing_code
 from cdp_bridge.timeouts import Timeouts
@@ -79,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME:VALUE",
         help="an HTTP header for --cdp-url, e.g. a browser farm's Authorization (repeatable)",
+    )
+    parser.add_argument(
+        "--cdp-reconnect",
+        action="store_true",
+        help="when the browser at --cdp-url drops the connection (a farm ending a session), connect "
+        "again for a new one instead of exiting: its windows close and the new browser's appear",
     )
     parser.add_argument(
         "--extension",
@@ -148,7 +155,10 @@ async def _serve(args: argparse.Namespace) -> None:
             headers = _cdp_headers(args.cdp_header)
             ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
             await check_webmcp(ws_url, timeouts, headers=headers)
-            channel = Connection.connect(ws_url, timeouts, headers=headers)
+            if args.cdp_reconnect:
+                channel = _reconnecting_channel(ws_url, headers, timeouts)
+            else:
+                channel = Connection.connect(ws_url, timeouts, headers=headers)
         else:
             options = LaunchOptions(
                 browser=args.browser,
@@ -192,6 +202,14 @@ async def _serve(args: argparse.Namespace) -> None:
                 logger.info("serving MCP on stdio")
                 await serve_stdio(server, broadcaster, experimental=experimental)
             tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def _reconnecting_channel(ws_url: str, headers: dict[str, str], timeouts: Timeouts) -> AsyncIterator[Connection]:
+    """A connection that survives the far side dropping it (see cdp_bridge.reconnect)."""
+    transport = await ReconnectingTransport.open(ws_url, headers, timeouts)
+    async with Connection.open(transport, timeouts) as connection:
+        yield connection
 
 
 @asynccontextmanager
