@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import fcntl
 import json
 import logging
 import math
@@ -167,6 +166,7 @@ def _child_preexec(pipe_ends: tuple[int, int] | None) -> Callable[[], None] | No
     linux = sys.platform.startswith("linux")
     if not linux and pipe_ends is None:
         return None
+    import fcntl  # POSIX only, like the debugging pipe itself; imported before the fork
     prctl = ctypes.CDLL(None, use_errno=True).prctl if linux else None  # looked up before fork
     parent = os.getpid()
 
