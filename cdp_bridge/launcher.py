@@ -167,6 +167,7 @@ def _child_preexec(pipe_ends: tuple[int, int] | None) -> Callable[[], None] | No
     if not linux and pipe_ends is None:
         return None
     import fcntl  # POSIX only, like the debugging pipe itself; imported before the fork
+
     prctl = ctypes.CDLL(None, use_errno=True).prctl if linux else None  # looked up before fork
     parent = os.getpid()
 

@@ -131,6 +131,12 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             home = await stage.tab_for("/")
             win = home["id"]
             await _badge(popup, "1")  # connected, one tab shared
+            # The semantic view, read from the accessibility tree through chrome.debugger.
+            doc = await stage.wait_windows(
+                lambda d: any(b["type"] == "table" for w in d["windows"] if w["id"] == win for b in w["blocks"])
+            )
+            table = next(b for w in doc["windows"] if w["id"] == win for b in w["blocks"] if b["type"] == "table")
+            assert table["columns"] == ["ID", "Subject", "Status", "Priority"]
             assert "Ticket queue" in home["title"]
             await stage.wait_tools(lambda names: f"{win}__list_tickets" in names)
             listed = await stage.call(f"{win}__list_tickets", {})
