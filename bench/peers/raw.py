@@ -41,7 +41,9 @@ class RawCdp:
 
     async def open(self) -> None:
         """Launch Chromium and attach to its page (outside any caller's cancel scope, as for MCP)."""
-        browser = await self._stack.enter_async_context(await launch_browser(LaunchOptions(headless=True)))
+        browser = await self._stack.enter_async_context(
+            await launch_browser(LaunchOptions(headless=True, debugging="port"))
+        )
         connection = await self._stack.enter_async_context(Connection.connect(browser.ws_url))
         targets = (await connection.browser.send("Target.getTargets"))["targetInfos"]
         page = next(t for t in targets if t["type"] == "page")

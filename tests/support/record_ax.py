@@ -7,7 +7,7 @@ Each file holds `{"url", "frames": [{key, owner, nodes}], "secret_ids": [...]}`,
 with the bridge's own collector (`cdp_bridge.ax_collect.collect_page`), after Playwright
 (as the user) brought the page into the state named in `PAGES`. Secret *values* are
 never written: the login page is filled with made-up values, and only ids are recorded.
-Then run `pytest tests/test_snapshot.py --update-goldens` and review the golden diff.
+Then run `pytest tests/view --update-goldens` and review the golden diff.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _slim(node: dict[str, Any]) -> dict[str, Any] | None:
 async def record(names: list[str]) -> None:
     """Record the named pages (all when empty)."""
     DATA.mkdir(parents=True, exist_ok=True)
-    process = await launch_browser(LaunchOptions(headless=True))
+    process = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     try:
         with run_site() as site:
             async with async_playwright() as pw:

@@ -326,7 +326,7 @@ class Desktop:
 
     # --- tabs opened by pages, and by the agent ------------------------------------
 
-    async def settle_existing_tabs(self, timeout: float) -> None:
+    async def settle_existing_tabs(self, timeout: float, *, expect_tab: bool) -> None:
         """Wait (bounded) until every page the browser has is a window with a view.
 
         A launched browser has its first blank tab; an attached one (--cdp-url) has the
@@ -339,7 +339,7 @@ class Desktop:
                 pages = [t["targetId"] for t in reply.get("targetInfos", ()) if t.get("type") == "page"]
                 for target_id in pages:
                     await self.targets.wait_attached(target_id, timeout)
-                if pages:
+                if pages or not expect_tab:
                     break
                 await self._tab_added.wait()  # a launched browser may not have opened its first tab yet
         async with anyio.create_task_group() as tg:
