@@ -212,7 +212,7 @@ async def main_async(folder: Path) -> dict[str, Any]:
         await anyio.to_thread.run_sync(wait_http, f"http://127.0.0.1:{port}/json/version", STEP_TIMEOUT)
         assert site_process.stdout is not None
         site = site_process.stdout.readline().split(" listening on ", 1)[1].split()[0].rstrip("/")
-        bridge = [sys.executable, "-m", "cdp_bridge"]
+        bridge = [sys.executable, "-m", "webmcp"]
 
         with anyio.fail_after(STEP_TIMEOUT * 4):
             query_token = [*bridge, "--cdp-url", farm_url(port, token, True), site + "/"]

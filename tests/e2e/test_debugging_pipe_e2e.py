@@ -25,7 +25,7 @@ def _browser_pids(profile: Path) -> list[int]:
             state = (entry / "stat").read_text().split(") ", 1)[1][0]
         except OSError:
             continue
-        if str(profile).encode() in cmdline and b"cdp_bridge" not in cmdline and state != "Z":
+        if str(profile).encode() in cmdline and b"-m\x00webmcp" not in cmdline and state != "Z":
             pids.append(int(entry.name))
     return pids
 
@@ -53,7 +53,7 @@ async def test_launched_browser_opens_no_devtools_port_and_the_bridge_works_over
     site: str, tmp_path: Path
 ) -> None:
     profile = tmp_path / "profile"
-    command = [sys.executable, "-m", "cdp_bridge", "--headless", "--user-data-dir", str(profile), site + "/"]
+    command = [sys.executable, "-m", "webmcp", "--headless", "--user-data-dir", str(profile), site + "/"]
     async with open_stdio_client(command, mode="auto") as mcp:
         # The bridge drives the browser: the start page is a window with the site's page tools.
         windows = json.loads((await mcp.client.read_resource("app://windows")).contents[0].text)

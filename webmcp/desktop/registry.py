@@ -18,6 +18,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from cdp_bridge.connection import CDPSession, Connection
+from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
@@ -335,7 +336,12 @@ class Desktop:
         """
         with anyio.move_on_after(timeout):
             while True:
-                reply = await self.browser.send("Target.getTargets", timeout=timeout)
+                try:
+                    reply = await self.browser.send("Target.getTargets", timeout=timeout)
+                except CDPError as exc:
+                    # No browser behind the connection yet (the extension has not paired): nothing to wait for.
+                    logger.info("no tabs to settle yet: %s", exc)
+                    break
                 pages = [t["targetId"] for t in reply.get("targetInfos", ()) if t.get("type") == "page"]
                 for target_id in pages:
                     await self.targets.wait_attached(target_id, timeout)
