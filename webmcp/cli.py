@@ -33,6 +33,7 @@ from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
 from cdp_bridge.relay import ExtensionRelay, load_pairing_code
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.errors import ToolError
@@ -119,6 +120,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=Timeouts().tool_call,
         metavar="SECONDS",
         help="how long a page tool may run before it is cancelled (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--allow-local-schemes",
+        action="store_true",
+        help="let agents open file:, chrome: and other local URLs (refused by default)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only pages whose origin matches are opened and shown to agents (repeatable; e.g. "
+        "'https://*.example.com'); others show as a window with a notice, without content or tools",
+    )
+    parser.add_argument(
+        "--block-origin",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="pages whose origin matches are never opened or shown to agents (repeatable; wins over --allow-origin)",
     )
     parser.add_argument(
         "--human-submit",
@@ -233,6 +254,9 @@ async def _serve(args: argparse.Namespace) -> None:
         async with anyio.create_task_group() as tg:
             desktop = Desktop(connection, tg, timeouts)
             desktop.human_submit = args.human_submit
+            desktop.policy = OriginPolicy(
+                allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
+            )
             await desktop.start()
             await _open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
             logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))

@@ -12,33 +12,35 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
+from webmcp.untrusted.schema_guard import cap_text
 
 if TYPE_CHECKING:
     from webmcp.desktop.tab import Tab
 
-__all__ = ["ALLOWED_SCHEMES", "check_url", "history", "navigate", "reload"]
+__all__ = ["check_url", "history", "navigate", "reload"]
 
-ALLOWED_SCHEMES = ("http://", "https://", "file://", "about:", "data:")
 
 Start = Callable[[], Awaitable["str | ToolResult | None"]]
 """Starts a navigation: its loaderId, None when the loader is not known, or a finished answer."""
 
 
-def check_url(url: str) -> None:
-    """Refuse URLs the bridge does not open (javascript:, chrome:, …) with validation_failed."""
-    if not url.startswith(ALLOWED_SCHEMES):
+def check_url(policy: OriginPolicy, url: str) -> None:
+    """Refuse a URL the origin policy does not allow (local schemes, blocked origins) with validation_failed."""
+    decision = policy.check(url)
+    if not decision.allowed:
         raise ToolError(
             "validation_failed",
-            f"Not a URL the bridge opens: {url!r}",
-            fields=[{"field": "url", "error": "Must start with http://, https://, file://, about: or data:"}],
+            f"The bridge does not open {cap_text(url, 200)!r}: {decision.reason}",
+            fields=[{"field": "url", "error": decision.reason}],
         )
 
 
 async def navigate(tab: Tab, url: str) -> ToolResult:
     """Load `url` in `tab`."""
-    check_url(url)
+    check_url(tab.desktop.policy, url)
 
     async def start() -> str | ToolResult | None:
         reply = await tab.page.session.send("Page.navigate", {"url": url}, timeout=tab.timeouts.navigation)

@@ -25,6 +25,7 @@ from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.live_view import frame_origins
 from webmcp.desktop.mirror import Invocation, PageTool
+from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.tab import Tab, install_observer
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.view.summary import modal_summary
@@ -55,6 +56,8 @@ class Desktop:
         """Window id → open in-page `<dialog>` (showModal) of some tab."""
         self.forms: dict[str, PendingForm] = {}
         """Window id → a declarative form filled for a call, waiting to be submitted."""
+        self.policy = OriginPolicy()
+        """Which URLs the agent may open and which pages are shown with content (docs/security.md)."""
         self.human_submit = False
         """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
         self._order: list[str] = []
@@ -219,7 +222,8 @@ class Desktop:
     def sync_modals(self, tab: Tab) -> None:
         """Publish the tab's open in-page modal dialogs as windows, after each view rebuild."""
         view = tab.view
-        found = {m.key: m for m in (view.modals if view is not None else ())}
+        shown = view is not None and tab.blocked() is None
+        found = {m.key: m for m in (view.modals if shown and view is not None else ())}
         mine = {m.key: m for m in self.modals.values() if m.tab_id == tab.id}
         changed = False
         for key, modal in mine.items():

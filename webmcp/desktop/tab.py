@@ -297,6 +297,11 @@ class Tab:
         page_blocks = self._page_blocks if view.modals else view.blocks
         # Like a browser's address bar: the agent always knows where the tab is.
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
+        blocked = self.blocked()
+        if blocked is not None:
+            # Title and address only: the page's content and tools stay with the person at the browser.
+            summary = f"This page is not shown to agents: {blocked}"
+            page_blocks = [{"type": "notice", "id": "blocked", "severity": "warn", "text": summary}]
         blocks = [address, *self.tool_notices(), *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
@@ -314,8 +319,18 @@ class Tab:
         """The origin of the page the tab shows (its main frame's)."""
         return self.mirror.origin_of(self._main_frame_id())
 
+    def blocked(self) -> str | None:
+        """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
+        url = self.page.url
+        if not url or url == "about:blank":
+            return None
+        decision = self.desktop.policy.check(url)
+        return None if decision.allowed else decision.reason
+
     def page_tools(self) -> list[PageTool]:
         """The page's tools the window lists, in handle order, within the per-window caps."""
+        if self.blocked() is not None:
+            return []
         kept, _notice = cap_window_tools(list(self.mirror.tools.values()))
         return kept
 
@@ -400,6 +415,8 @@ class Tab:
         """
         view = self.view
         full = view.full_blocks if view is not None else []
+        if self.blocked() is not None:
+            view, full = None, self.window.blocks[1:]  # the notice only: no content of a blocked page
         if block_id is None:
             page = block_page(full, offset, limit)
             page["version"] = self.window.version

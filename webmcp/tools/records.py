@@ -94,7 +94,7 @@ async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
 
 async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
     url = str(args.get("url", "about:blank"))
-    check_url(url)
+    check_url(desktop.policy, url)
     tab = await desktop.open_tab()
     if tab is None:
         raise ToolError("action_timeout", "The new tab did not come up in time.")

@@ -184,7 +184,9 @@ class UIContext:
         # A page under a JavaScript dialog runs no script until it is answered; a page whose
         # renderer is busy (e.g. the bridge's own AX snapshot of a huge page, seconds long)
         # is listed without its document rather than holding up the whole answer.
-        with anyio.move_on_after(self.tab_budget if tab.dialog is None else 0):
+        # A page the origin policy keeps from agents is listed without its document.
+        budget = self.tab_budget if tab.dialog is None and tab.blocked() is None else 0
+        with anyio.move_on_after(budget):
             try:
                 pointing, doc = await self._read_page(tab, limit)
             except* CDPError:
