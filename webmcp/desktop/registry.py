@@ -152,6 +152,14 @@ class Desktop:
         tab = self._tab_by_target.get(page.target_id)
         if tab is None:
             return
+        opener = self._tab_by_target.get(page.opener_id) if page.opener_id else None
+        if opener is not None and opener.unsolicited_opens > 0:
+            # A popup nobody asked for: closed before it is ever published.
+            opener.unsolicited_opens -= 1
+            opener.popups_closed += 1
+            opener.mark_dirty()
+            self._tg.start_soon(self._close_target, page.target_id)
+            return
         self.tabs[tab.id] = tab
         self._order.append(tab.id)
         if page.opener_id:
@@ -163,6 +171,12 @@ class Desktop:
         tab.mark_dirty()
         self._tg.start_soon(tab.run_refresher)
         self.changed()
+
+    async def _close_target(self, target_id: str) -> None:
+        try:
+            await self.browser.send("Target.closeTarget", {"targetId": target_id}, timeout=self.timeouts.command)
+        except CDPError as exc:
+            logger.debug("could not close an unsolicited popup: %s", exc)
 
     def page_changed(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)

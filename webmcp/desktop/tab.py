@@ -82,6 +82,9 @@ class Tab:
         """Set when the main frame's cross-document navigation under way has shown its page."""
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
+        self.unsolicited_opens = 0
+        """Of those, opened without a user gesture and outside an agent's call, not yet closed."""
+        self.popups_closed = 0
 
     @property
     def id(self) -> str:
@@ -100,10 +103,13 @@ class Tab:
         session.on("Page.frameDetached", lambda p: self.mirror.drop_frames(lambda t: t.frame_id != p["frameId"]))
         session.on("Page.loadEventFired", lambda _p: self._loaded())
         session.on("Page.domContentEventFired", lambda _p: self.mark_dirty())
-        session.on("Page.windowOpen", lambda _p: self._window_opened())
+        session.on("Page.windowOpen", self._window_opened)
 
-    def _window_opened(self) -> None:
+    def _window_opened(self, params: dict[str, Any]) -> None:
         self.window_opens += 1
+        # As a popup blocker would: no click and no agent call asked for it (docs/security.md).
+        if not params.get("userGesture") and not self.mirror.in_flight:
+            self.unsolicited_opens += 1
 
     def _tools_changed(self) -> None:
         self.mark_dirty()
@@ -337,6 +343,16 @@ class Tab:
     def tool_notices(self) -> list[dict[str, Any]]:
         """Notices about the page's tools that are not listed, and why (docs/security.md)."""
         notices: list[dict[str, Any]] = []
+        if self.popups_closed:
+            notices.append(
+                {
+                    "type": "notice",
+                    "id": "popups-closed",
+                    "severity": "warn",
+                    "text": f"The page tried to open {self.popups_closed} tab(s) on its own, without a click and "
+                    "outside an agent's call; the bridge closed them, as a popup blocker would.",
+                }
+            )
         _kept, capped = cap_window_tools(list(self.mirror.tools.values()))
         if capped:
             notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
