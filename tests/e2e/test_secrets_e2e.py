@@ -24,7 +24,6 @@ from webmcp.view.masking import MASK
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 PAGE = "/hostile/secrets.html"
-AWAITS_INTEGRATION = "awaits webmcp.view.secrets (the rule from the element, mask_outgoing) being wired in"
 
 
 async def _open(stage: Stage) -> tuple[str, Any]:
@@ -72,12 +71,7 @@ SURFACES = {
 
 @pytest.mark.parametrize(
     "surface",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=AWAITS_INTEGRATION))
-        if name == "ui://current"
-        else name
-        for name in SURFACES
-    ],
+    SURFACES,
 )
 async def test_no_secret_value_reaches_the_agent(stage: Stage, surface: str) -> None:
     win, page = await _open(stage)

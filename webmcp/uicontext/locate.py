@@ -31,6 +31,7 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WindowBounds
 from webmcp.models import Bounds, Location
+from webmcp.view.secrets import IS_SECRET_JS
 
 __all__ = [
     "Bounds",
@@ -88,7 +89,7 @@ _COLLECT_JS = r"""((secret, maxHeadings, maxLandmarks, maxSelected) => {
     }
     if (chain.length && chain[0] === el) {
       const m = meta[index.get(el)]; m[1] |= flag;
-      try { if (el.matches(secret)) m[1] |= 8; } catch (e) {}
+      try { if (el.matches(secret) || isSecretField(el)) m[1] |= 8; } catch (e) {}
       // Text of what the user points at, for a title when the element has no accessible name.
       if (flag & 7 && m.length < 3 && !(m[1] & 8)) m.push((el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 80));
     }
@@ -243,7 +244,10 @@ async def collect_pointing(
         CDPError: the page went away or refused the script.
     """
     context = await _world(session, frame_id, limit)
-    call = f"{_COLLECT_JS}({json.dumps(secret_selector)}, {max_headings}, {max_landmarks}, {max_selected})"
+    # The element-level rule too (names, labels): a CSS selector cannot see a label.
+    predicate = f"const isSecretField = {IS_SECRET_JS};"
+    collect = f"(() => {{ {predicate} return {_COLLECT_JS}; }})()"
+    call = f"{collect}({json.dumps(secret_selector)}, {max_headings}, {max_landmarks}, {max_selected})"
     try:
         reply = await session.send(
             "Runtime.evaluate",
