@@ -197,17 +197,32 @@ def input_schema_of(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def tool_output_schema() -> dict[str, Any]:
-    """The `outputSchema` every window tool declares (GUI bridge §1.12.3)."""
-    schema = ToolResult.model_json_schema(by_alias=True)
-    schema.pop("title", None)
-    for prop in schema["properties"].values():
+    """The `outputSchema` every window tool declares (GUI bridge §12.3).
+
+    One object schema for both outcomes: clients such as the TypeScript SDK validate
+    `structuredContent` against it even when `isError` is true, so the error fields
+    (`code`, `message`, `currentVersion`, `fields`, …) are in it too, and further fields an
+    error may carry (`blockingWindowId`, `outcome`, …) are allowed.
+    """
+    properties: dict[str, Any] = {}
+    for model in (ToolResult, ToolErrorBody):
+        for name, prop in model.model_json_schema(by_alias=True)["properties"].items():
+            prop = _drop_nulls(prop)
+            prop.pop("default", None)
+            properties.setdefault(name, prop)
+    properties["message"] = {"type": "string"}
+    field_error = FieldError.model_json_schema()
+    field_error.pop("title", None)
+    for prop in field_error["properties"].values():
         prop.pop("title", None)
-        # `None` is never sent (exclude_none); the schema says what a client does receive.
-        if "anyOf" in prop:
-            kinds = [k for k in prop.pop("anyOf") if k.get("type") != "null"]
-            prop.update(kinds[0])
-        prop.pop("default", None)
-    return schema
+    properties["fields"] = {"type": "array", "items": field_error}
+    return {
+        "type": "object",
+        "description": "A ToolResult ({message, openedWindowIds, result}) or, with isError, a tool error "
+        "({code, message, …}).",
+        "properties": properties,
+        "additionalProperties": True,
+    }
 
 
 # --- UI context (docs/protocols.md#uic) -----------------------------------------------------------------

@@ -42,5 +42,10 @@ def test_tool_results_match_the_declared_output_schema() -> None:
     result = ToolResult(message="m", opened_window_ids=["dlg-1"], result={"a": 1}, untrusted_content=True).wire()
     assert result == {"message": "m", "openedWindowIds": ["dlg-1"], "result": {"a": 1}, "untrustedContent": True}
     assert validator.is_valid(result)
-    assert not validator.is_valid({"ok": True})
+    # Clients validate error results against it too (the TypeScript SDK does): every error fits.
+    error = {"code": "validation_failed", "message": "m", "fields": [{"field": "id", "error": "Required"}]}
+    assert validator.is_valid(error)
+    assert validator.is_valid({"code": "blocked_by_modal", "message": "m", "blockingWindowId": "dlg-1"})
+    assert not validator.is_valid({"code": "no_such_code", "message": "m"})
+    assert not validator.is_valid({"message": 3})
     assert json.dumps(RESULT_SCHEMA) == json.dumps(tool_output_schema())
