@@ -168,9 +168,7 @@ async def test_tool_that_sets_location_then_answers_returns_its_answer(kitchen: 
     assert "/kitchen/orders/HK-1001" in result.structured_content["message"]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 9.2: a tool answered by the page it opened ends in call_interrupted"
-)
+@pytest.mark.xfail(strict=True, reason="issue 9.2: a tool answered by the page it opened ends in call_interrupted")
 async def test_tool_that_navigates_and_is_answered_by_the_next_page_returns_that_answer(kitchen: Stage) -> None:
     async with httpx2.AsyncClient(timeout=10) as http:
         placed = await http.post(kitchen.site + "/api/kitchen/orders", json={"dish": "tart", "quantity": 3})
