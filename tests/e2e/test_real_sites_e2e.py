@@ -119,7 +119,6 @@ async def _tool_of(mcp: Any, action: str) -> str:
             await mcp.notifications.wait_for("tools_list_changed", timeout=15)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.1: the worker stays paused by waitForDebuggerOnStart (action_timeout)")
 async def test_page_tool_answers_from_a_dedicated_worker(site: str, browser: BrowserProcess) -> None:
     async with _bridge_alone(site, browser, "/kitchen/display.html") as mcp:
         tool = await _tool_of(mcp, "estimate_wait")
@@ -137,6 +136,14 @@ async def test_page_tool_answers_from_a_shared_worker(site: str, browser: Browse
             "tickets": ["Table 4: 2 chowder"],
             "computedBy": "shared worker",
         }
+
+
+async def test_page_tool_answers_from_a_service_worker(site: str, browser: BrowserProcess) -> None:
+    async with _bridge_alone(site, browser, "/kitchen/display.html") as mcp:
+        tool = await _tool_of(mcp, "stock_level")
+        result = await mcp.client.call_tool(tool, {"dish": "mussels"})
+        assert not result.is_error, result.structured_content
+        assert result.structured_content["result"] == {"dish": "mussels", "portions": 7, "computedBy": "service worker"}
 
 
 # --- 2. Tools whose effect is a navigation deliver their result -------------------------------
