@@ -520,26 +520,19 @@ async def test_client_cancelling_a_call_cancels_it_in_the_page(kitchen: Stage) -
 async def test_client_going_away_cancels_its_call_in_the_page(site: str, browser: BrowserProcess) -> None:
     async with open_stage(site, browser, "auto", start_path="/kitchen/display.html") as watcher:
         await watcher.wait_tools(lambda names: any(n.endswith("__print_prep_list") for n in names))
-        win = str((await watcher.tab_for("/kitchen/display.html"))["id"])
         page = await watcher.user_page("/kitchen/display.html")
         command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url]
         async with open_stdio_client(command, mode="auto") as caller, anyio.create_task_group() as tg:
-            await _wait_tool(caller, f"{win}__print_prep_list")
+            tool = await _tool_of(caller, "print_prep_list")  # the caller's bridge names its own windows
 
             async def call() -> None:
-                await caller.client.call_tool(f"{win}__print_prep_list", {"stations": 4})
+                await caller.client.call_tool(tool, {"stations": 4})
 
             tg.start_soon(call)
             await tool_started(page, "print_prep_list")
             tg.cancel_scope.cancel()
         # The second bridge's client closed its stdio: that bridge must cancel what it started.
         await _cancelled_in_page(watcher)
-
-
-async def _wait_tool(mcp: Any, name: str) -> None:
-    with anyio.fail_after(15):
-        while name not in [t.name for t in (await mcp.client.list_tools()).tools]:
-            await mcp.notifications.wait_for("tools_list_changed", timeout=15)
 
 
 # --- 11. Hosts that read only `content` -------------------------------------------------------
