@@ -112,11 +112,12 @@ async def _tool_of(mcp: Any, action: str) -> str:
     """The full name of the page tool `action` once it is listed."""
     with anyio.fail_after(15):
         while True:
+            seen = mcp.notifications.count("tools_list_changed")
             names = [t.name for t in (await mcp.client.list_tools()).tools]
             found = [n for n in names if n.endswith(f"__{action}")]
             if found:
                 return found[0]
-            await mcp.notifications.wait_for("tools_list_changed", timeout=15)
+            await mcp.notifications.wait_for("tools_list_changed", after=seen, timeout=15)
 
 
 async def test_page_tool_answers_from_a_dedicated_worker(site: str, browser: BrowserProcess) -> None:
@@ -460,11 +461,12 @@ async def test_attaching_to_a_loaded_page_summarizes_what_it_shows(site: str, br
         async with open_stdio_client(command, mode="auto") as mcp:
             with anyio.fail_after(15):
                 while True:
+                    seen = mcp.notifications.count("resource_updated")
                     doc = json.loads((await mcp.client.read_resource("app://windows")).contents[0].text)
                     tabs = [w for w in doc["windows"] if address_of(w) == site + "/kitchen/"]
                     if tabs and tabs[0]["blocks"]:
                         break
-                    await mcp.notifications.wait_for("resource_updated", timeout=15)
+                    await mcp.notifications.wait_for("resource_updated", after=seen, timeout=15)
             (tab,) = tabs
             assert "loading" not in tab["summary"].lower(), tab["summary"]
             assert "slow brew" in tab["summary"] or "Harbor Kitchen" in tab["summary"]
