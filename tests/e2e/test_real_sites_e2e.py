@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from mcp_harness import open_stdio_client
 from playwright.async_api import async_playwright
-from stage import Stage, address_of, open_stage, tool_started, user_navigates
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.mcp_harness import open_stdio_client
+from tests.support.stage import Stage, address_of, open_stage, tool_started, user_navigates
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
