@@ -41,7 +41,7 @@ def node() -> str:
 
 
 def _bridge(browser: BrowserProcess, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, *extra]
+    return [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, *extra]
 
 
 def _free_port() -> int:

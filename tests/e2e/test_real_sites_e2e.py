@@ -103,7 +103,7 @@ async def _bridge_alone(site: str, browser: BrowserProcess, path: str) -> AsyncI
     Playwright, once connected, resumes every worker it is offered: with the user attached
     a worker left paused by the bridge would run anyway and hide the fault.
     """
-    command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url, "--tool-timeout", TOOL_TIMEOUT]
+    command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, "--tool-timeout", TOOL_TIMEOUT]
     async with open_stdio_client([*command, site + path], mode="auto") as mcp:
         yield mcp
 
@@ -457,7 +457,7 @@ async def test_attaching_to_a_loaded_page_summarizes_what_it_shows(site: str, br
         user = await pw.chromium.connect_over_cdp(browser.ws_url)
         page = await user.contexts[0].new_page()
         await user_navigates(page, site + "/kitchen/")
-        command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url]
+        command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url]
         async with open_stdio_client(command, mode="auto") as mcp:
             with anyio.fail_after(15):
                 while True:
@@ -523,7 +523,7 @@ async def test_client_going_away_cancels_its_call_in_the_page(site: str, browser
     async with open_stage(site, browser, "auto", start_path="/kitchen/display.html") as watcher:
         await watcher.wait_tools(lambda names: any(n.endswith("__print_prep_list") for n in names))
         page = await watcher.user_page("/kitchen/display.html")
-        command = [sys.executable, "-m", "cdp_bridge", "--cdp-url", browser.ws_url]
+        command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url]
         async with open_stdio_client(command, mode="auto") as caller, anyio.create_task_group() as tg:
             tool = await _tool_of(caller, "print_prep_list")  # the caller's bridge names its own windows
 
