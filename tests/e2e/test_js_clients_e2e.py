@@ -103,7 +103,12 @@ def _check_sdk_report(report: dict[str, Any], site: str) -> None:
     ticket = report["ticket"]
     assert not ticket.get("isError") and ticket["structuredContent"]["result"]["subject"] == "Cannot reset my password"
     assert ticket["content"][0]["type"] == "text" and ticket["content"][0]["text"]
+
+
+def _check_sdk_errors(report: dict[str, Any]) -> None:
+    """Error results reach the SDK's caller as results (the SDK validates them against outputSchema)."""
     bad = report["badInput"]
+    assert "thrown" not in bad, bad["thrown"]
     assert bad["isError"] is True and bad["structuredContent"]["code"] == "validation_failed"
     assert bad["structuredContent"]["fields"][0]["field"] == "id"
     assert report["noWindow"]["structuredContent"]["code"] == "window_not_found"
@@ -122,6 +127,18 @@ async def test_typescript_sdk_client_drives_the_bridge_over_streamable_http(
     async with _http_bridge(site, browser) as url:
         report = await _drive(node, "http", url, TOKEN)
     _check_sdk_report(report, site)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="main: error results do not fit the tools' outputSchema (additionalProperties: false), "
+    "and the TypeScript SDK checks structuredContent even when isError, so it throws",
+)
+async def test_typescript_sdk_client_gets_error_results_as_results(
+    node: str, site: str, browser: BrowserProcess
+) -> None:
+    report = await _drive(node, "stdio", *_bridge(browser, site + "/"))
+    _check_sdk_errors(report)
 
 
 async def _inspect(node: str, target: list[str], method: str, *options: str) -> Any:
@@ -145,8 +162,6 @@ async def test_inspector_cli_lists_reads_and_calls_over_stdio(node: str, site: s
     assert "app://windows" in [r["uri"] for r in resources["resources"]]
     read = await _inspect(node, target, "resources/read", "--uri", "app://windows")
     assert "operableWindowIds" in json.loads(read["contents"][0]["text"])
-    bad = await _inspect(node, target, "tools/call", "--tool-name", "app__open_tab", "--tool-arg", "url=javascript:1")
-    assert bad["isError"] is True and bad["structuredContent"]["code"] == "validation_failed"
 
 
 async def test_inspector_cli_lists_reads_and_calls_over_streamable_http(
@@ -164,18 +179,25 @@ async def test_inspector_cli_lists_reads_and_calls_over_streamable_http(
         assert tab in json.loads(read["contents"][0]["text"])["operableWindowIds"]
         ticket = await _inspect(node, target, "tools/call", "--tool-name", f"{tab}__get_ticket", "--tool-arg", "id=101")
         assert not ticket.get("isError") and ticket["structuredContent"]["result"]["id"] == 101
-        bad = await _inspect(node, target, "tools/call", "--tool-name", f"{tab}__get_ticket", "--tool-arg", "id=abc")
-        assert bad["isError"] is True and bad["structuredContent"]["fields"][0]["field"] == "id"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.11: content holds only the message, not the answer")
-async def test_a_host_that_reads_only_content_sees_the_answer_and_the_wrong_fields(
+@pytest.mark.xfail(
+    strict=True,
+    reason="main: error results do not fit the tools' outputSchema; the Inspector CLI (TypeScript SDK) fails the call",
+)
+async def test_inspector_cli_shows_bad_input_as_an_error_result(node: str, site: str, browser: BrowserProcess) -> None:
+    stdio = _bridge(browser)
+    bad = await _inspect(node, stdio, "tools/call", "--tool-name", "app__open_tab", "--tool-arg", "url=javascript:1")
+    assert bad["isError"] is True and bad["structuredContent"]["code"] == "validation_failed"
+    async with _http_bridge(site, browser) as url:
+        target = [url, "--transport", "http", "--header", f"Authorization: Bearer {TOKEN}"]
+        missing = await _inspect(node, target, "tools/call", "--tool-name", "tab-999__reload")
+        assert missing["isError"] is True and missing["structuredContent"]["code"] == "window_not_found"
+
+
+async def test_a_host_that_reads_only_content_sees_the_pages_answer(
     node: str, site: str, browser: BrowserProcess
 ) -> None:
     report = await _drive(node, "stdio", *_bridge(browser, site + "/"))
     ticket_text = report["ticket"]["content"][0]["text"]
     assert "Cannot reset my password" in ticket_text, ticket_text
-    bad_text = report["badInput"]["content"][0]["text"]
-    assert '"field": "id"' in bad_text or '"field":"id"' in bad_text, bad_text
-    missing = report["noWindow"]["content"][0]["text"]
-    assert "window_not_found" in missing and "None" not in missing, missing

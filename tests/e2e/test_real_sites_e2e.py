@@ -547,7 +547,6 @@ def _structured_in_text(text: str) -> Any:
     return value
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.11: content holds only 'get_ticket completed.'")
 async def test_content_text_carries_the_message_and_the_structured_content(stage: Stage) -> None:
     await stage.wait_tools(lambda names: any(n.endswith("__get_ticket") for n in names))
     win = str((await stage.tab_for("/"))["id"])

@@ -52,6 +52,16 @@ client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => {
 });
 
 const report = {};
+
+/** The result of a call, or `{thrown}` when the client itself rejected it (e.g. schema checks). */
+async function attempt(call) {
+  try {
+    return await call();
+  } catch (err) {
+    return { thrown: String(err.message || err) };
+  }
+}
+
 try {
   await client.connect(transportFor());
   report.server = client.getServerVersion();
@@ -82,8 +92,10 @@ try {
   report.updatedUris = updated.uris;
 
   report.ticket = await client.callTool({ name: `${tab}__get_ticket`, arguments: { id: 101 } });
-  report.badInput = await client.callTool({ name: `${tab}__get_ticket`, arguments: { id: "one hundred" } });
-  report.noWindow = await client.callTool({ name: "tab-999__reload", arguments: {} });
+  // The SDK checks structuredContent against the tool's outputSchema, error results too.
+  report.badInput = await attempt(() =>
+    client.callTool({ name: `${tab}__get_ticket`, arguments: { id: "one hundred" } }));
+  report.noWindow = await attempt(() => client.callTool({ name: "tab-999__reload", arguments: {} }));
 } catch (err) {
   console.error(`drive_bridge: ${err.stack || err}`);
   process.exitCode = 1;
