@@ -72,7 +72,8 @@ async def _http_bridge(site: str, browser: BrowserProcess) -> AsyncIterator[str]
                     await anyio.sleep(0.1)  # the port gives no event to wait on
         yield url
     finally:
-        process.terminate()
+        if process.returncode is None:
+            process.terminate()
         with anyio.move_on_after(15):
             await process.wait()
         if process.returncode is None:
