@@ -5,6 +5,12 @@ page and every out-of-process iframe gets its own flat session, set up before th
 runs a line of script (`waitForDebuggerOnStart`), so tools registered and dialogs opened
 during load are never missed. The agent side learns about pages through the callbacks of
 `TargetObserver`; it never sees raw `Target.*` traffic.
+
+`waitForDebuggerOnStart` pauses every target auto-attach reports, including those its
+filter leaves out: a dedicated worker the bridge did not attach to never ran, and a page
+tool waiting on it never answered. So auto-attach is told about every kind of target, and
+those the bridge has no use for (workers, worklets, and so on) are resumed and let go at
+once.
 """
 
 from __future__ import annotations
@@ -24,6 +30,15 @@ from .protocol import AttachedToTarget, TargetInfo
 __all__ = ["BrowserTargets", "PageTarget", "TargetObserver", "SessionSetup"]
 
 logger = logging.getLogger(__name__)
+
+_SERVED_TYPES = ("page", "iframe")
+"""Target types the bridge keeps a session for; any other is resumed and detached."""
+
+# Every kind of target but the browser and the tab wrappers: what auto-attach reports it
+# pauses, so the bridge must hear of each one to resume it.
+_EVERY_TARGET = [{"type": "browser", "exclude": True}, {"type": "tab", "exclude": True}, {}]
+# Under a page: its out-of-process iframes and workers; pages are reported by the browser.
+_EVERY_CHILD = [{"type": "page", "exclude": True}, *_EVERY_TARGET]
 
 SessionSetup = Callable[["PageTarget", CDPSession], Awaitable[None]]
 """Enables what the agent side needs on a new page or iframe session, before it runs."""
@@ -92,7 +107,7 @@ class BrowserTargets:
                 "autoAttach": True,
                 "waitForDebuggerOnStart": True,
                 "flatten": True,
-                "filter": [{"type": "page"}, {"exclude": True}],
+                "filter": _EVERY_TARGET,
             },
         )
 
@@ -126,8 +141,20 @@ class BrowserTargets:
     def _on_attached(self, parent: CDPSession, params: AttachedToTarget) -> None:
         info = params["targetInfo"]
         session = self._conn.session(params["sessionId"], info["targetId"])
+        paused = params.get("waitingForDebugger", False)
+        if info["type"] not in _SERVED_TYPES or (info["type"] == "page" and parent is not self._conn.browser):
+            self._tg.start_soon(self._let_go, parent, session, paused)
+            return
         session.on("Target.attachedToTarget", lambda p: self._on_attached(session, cast(AttachedToTarget, p)))
-        self._tg.start_soon(self._set_up, parent, session, info, params.get("waitingForDebugger", False))
+        self._tg.start_soon(self._set_up, parent, session, info, paused)
+
+    async def _let_go(self, parent: CDPSession, session: CDPSession, paused: bool) -> None:
+        """Resume a target the bridge does not serve (a worker, a worklet…), then detach from it."""
+        await self._release(session, paused)
+        try:
+            await parent.send("Target.detachFromTarget", {"sessionId": session.session_id})
+        except CDPError as exc:
+            logger.debug("could not detach from %s: %s", session.target_id, exc)
 
     async def _set_up(self, parent: CDPSession, session: CDPSession, info: TargetInfo, paused: bool) -> None:
         target_id = info["targetId"]
@@ -152,7 +179,7 @@ class BrowserTargets:
                     "autoAttach": True,
                     "waitForDebuggerOnStart": True,
                     "flatten": True,
-                    "filter": [{"type": "iframe"}, {"exclude": True}],
+                    "filter": _EVERY_CHILD,
                 },
             )
             await self._setup(page, session)

@@ -18,7 +18,10 @@ API (all JSON):
 * ``POST /api/contact`` ``{email, message}`` -> ``{"sent": true, ...}``
 * ``POST /api/login`` ``{username, password, ...}`` -> ``{"ok": bool, ...}``
 * ``GET  /api/state`` -> the whole state (for tests)
-* ``POST /api/reset`` -> restores the seed data
+* ``POST /api/reset`` -> restores the seed data (the kitchen's too)
+
+The Harbor Kitchen section (restaurant, booking, shop) adds its routes from
+``sample_site.kitchen``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+
+from sample_site.kitchen import SITE_KEY, add_kitchen_routes, reset_kitchen
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -264,6 +269,7 @@ async def reset(request: web.Request) -> web.Response:
     state = _state(request)  # mutate in place: a started app must not be re-assigned
     state.clear()
     state.update(fresh_state())
+    reset_kitchen(request.app)
     return web.json_response({"reset": True})
 
 
@@ -278,16 +284,23 @@ async def favicon(request: web.Request) -> web.FileResponse:
 
 
 @web.middleware
-async def no_cache(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Disable caching so that edits and per-test state are always fresh."""
+async def cache_policy(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Cache as a real site does: the API never, pages and assets after revalidation.
+
+    API answers carry per-test state, so they are ``no-store``. Pages and assets are
+    ``no-cache`` (aiohttp adds ``ETag`` and ``Last-Modified``): the browser asks again on
+    each load, so edits show at once, and the back-forward cache stays usable, which a
+    ``no-store`` page would switch off (the history tests need it on, as on real sites).
+    """
     response = await handler(request)
-    response.headers["Cache-Control"] = "no-store"
+    if "Cache-Control" not in response.headers:
+        response.headers["Cache-Control"] = "no-store" if request.path.startswith("/api/") else "no-cache"
     return response
 
 
 def make_app() -> web.Application:
     """Build a fresh application with its own in-memory state."""
-    app = web.Application(middlewares=[no_cache])
+    app = web.Application(middlewares=[cache_policy])
     app[STATE_KEY] = fresh_state()
     app.router.add_get("/", index)
     app.router.add_get("/favicon.ico", favicon)
@@ -303,6 +316,7 @@ def make_app() -> web.Application:
     app.router.add_post("/api/login", login)
     app.router.add_get("/api/state", get_state)
     app.router.add_post("/api/reset", reset)
+    add_kitchen_routes(app)
     app.router.add_static("/", STATIC_DIR, show_index=False)
     return app
 
@@ -318,4 +332,10 @@ async def start_site(host: str = "127.0.0.1", port: int = 0) -> tuple[web.AppRun
     site = web.TCPSite(runner, host, port)
     await site.start()
     bound_port = runner.addresses[0][1]
+    # The kitchen's reviews widget comes from a second port: another origin on the same site,
+    # as a third-party widget would be (a cross-origin iframe).
+    partner = web.TCPSite(runner, host, 0)
+    await partner.start()
+    partner_port = runner.addresses[1][1]
+    runner.app[SITE_KEY]["partner_origin"] = f"http://{host}:{partner_port}"
     return runner, f"http://{host}:{bound_port}"

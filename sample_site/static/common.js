@@ -102,5 +102,10 @@ window.Harbor = (() => {
     return el("span", value, `badge ${value}`);
   }
 
+  // Say so when the browser shows this page again from its back-forward cache (no reload).
+  addEventListener("pageshow", (event) => {
+    if (event.persisted) log("Page restored from the back-forward cache");
+  });
+
   return { api, say, showError, log, registerTool, sleep, param, el, badge };
 })();
