@@ -130,11 +130,6 @@ async def test_typescript_sdk_client_drives_the_bridge_over_streamable_http(
     _check_sdk_report(report, site)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="main: error results do not fit the tools' outputSchema (additionalProperties: false), "
-    "and the TypeScript SDK checks structuredContent even when isError, so it throws",
-)
 async def test_typescript_sdk_client_gets_error_results_as_results(
     node: str, site: str, browser: BrowserProcess
 ) -> None:
@@ -182,10 +177,6 @@ async def test_inspector_cli_lists_reads_and_calls_over_streamable_http(
         assert not ticket.get("isError") and ticket["structuredContent"]["result"]["id"] == 101
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="main: error results do not fit the tools' outputSchema; the Inspector CLI (TypeScript SDK) fails the call",
-)
 async def test_inspector_cli_shows_bad_input_as_an_error_result(node: str, site: str, browser: BrowserProcess) -> None:
     stdio = _bridge(browser)
     bad = await _inspect(node, stdio, "tools/call", "--tool-name", "app__open_tab", "--tool-arg", "url=javascript:1")

@@ -150,7 +150,6 @@ async def test_page_tool_answers_from_a_service_worker(site: str, browser: Brows
 # --- 2. Tools whose effect is a navigation deliver their result -------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.2: a form tool that submits to another page ends in call_interrupted")
 async def test_form_tool_that_posts_to_a_confirmation_page_returns_the_order(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/order.html", "place_order")
@@ -164,7 +163,6 @@ async def test_form_tool_that_posts_to_a_confirmation_page_returns_the_order(kit
     assert "Order HK-1001 confirmed" in _window(doc, win)["title"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.2: the answer of a tool that navigated does not name the new address")
 async def test_tool_that_sets_location_then_answers_returns_its_answer(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/order.html", "reorder_usual")
@@ -176,7 +174,6 @@ async def test_tool_that_sets_location_then_answers_returns_its_answer(kitchen: 
     assert "/kitchen/orders/HK-1001" in result.structured_content["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.2: a tool answered by the page it opened ends in call_interrupted")
 async def test_tool_that_navigates_and_is_answered_by_the_next_page_returns_that_answer(kitchen: Stage) -> None:
     async with httpx2.AsyncClient(timeout=10) as http:
         placed = await http.post(kitchen.site + "/api/kitchen/orders", json={"dish": "tart", "quantity": 3})
@@ -203,7 +200,6 @@ async def _restored_from_bfcache(stage: Stage, path: str) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.3: back from the bfcache answers 'still loading' after 15 s")
 async def test_agent_back_and_forward_from_the_back_forward_cache_show_the_page_and_its_tools(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/order.html", "place_order")
@@ -226,7 +222,6 @@ async def test_agent_back_and_forward_from_the_back_forward_cache_show_the_page_
     assert f"{win}__place_order" in names and f"{win}__show_menu" not in names
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.3: the view does not follow a pushState navigation")
 async def test_fragment_and_push_state_navigations_return_at_once_and_back_undoes_them(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     jumped = await kitchen.call(f"{win}__jump_to", {"section": "hours"})
@@ -248,7 +243,6 @@ async def test_fragment_and_push_state_navigations_return_at_once_and_back_undoe
     assert not menu.is_error and menu.structured_content["result"]["menu"] == "lunch"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.3: after the user's Back the restored page's tools are not listed")
 async def test_user_back_from_the_back_forward_cache_brings_back_the_pages_tools(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     page = await kitchen.user_page("/kitchen/")
@@ -269,7 +263,6 @@ async def test_user_back_from_the_back_forward_cache_brings_back_the_pages_tools
 BOOKING = {"name": "Ada Lovelace", "party": 4, "date": "2026-12-03", "time": "19:00", "card": "4111111111111111"}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.4: the call waits silently, then ends as cancelled; no form window")
 async def test_form_waiting_for_the_person_is_a_modal_window_the_agent_can_submit(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/book.html", "book_table")
@@ -296,7 +289,6 @@ async def test_form_waiting_for_the_person_is_a_modal_window_the_agent_can_submi
     await kitchen.wait_windows(lambda d: not _modals(d) and win in d["operableWindowIds"])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.4: the call waits silently, then ends as cancelled; no form window")
 async def test_person_submits_the_waiting_form_in_the_page_and_the_bridge_follows(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/book.html", "book_table")
@@ -316,7 +308,6 @@ async def test_person_submits_the_waiting_form_in_the_page_and_the_bridge_follow
 # --- 5. Every window opened by a call is in its openedWindowIds ------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.5: a <dialog> a tool opens is missing from openedWindowIds")
 async def test_tool_that_opens_an_in_page_dialog_returns_its_window(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/shop.html", "view_cart")
@@ -329,7 +320,6 @@ async def test_tool_that_opens_an_in_page_dialog_returns_its_window(kitchen: Sta
     assert win not in doc["operableWindowIds"], "the next call meets the modal, not a surprise"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.5: app__open_tab returns before the new tab has loaded")
 async def test_open_tab_returns_once_the_page_is_shown_with_its_tools(kitchen: Stage) -> None:
     await _kitchen_tab(kitchen)
     opened = await kitchen.call("app__open_tab", {"url": kitchen.site + "/kitchen/shop.html"})
@@ -345,7 +335,6 @@ async def test_open_tab_returns_once_the_page_is_shown_with_its_tools(kitchen: S
 # --- 6. Read after write ----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.6: app://windows lags the page's change by 40-75 ms after the call")
 async def test_windows_read_right_after_a_page_tool_shows_its_change(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/shop.html", "add_to_cart")
@@ -476,7 +465,6 @@ async def test_attaching_to_a_loaded_page_summarizes_what_it_shows(site: str, br
 # --- 9. Tools from another origin -------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.9: a cross-origin tool neither names its origin nor is untrusted")
 async def test_tool_of_a_cross_origin_frame_names_its_origin_and_its_output_is_untrusted(kitchen: Stage) -> None:
     partner = (await _api(kitchen, "/api/kitchen/partner"))["origin"]
     assert partner and partner != kitchen.site
@@ -502,7 +490,6 @@ async def _cancelled_in_page(stage: Stage) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.10: a call the client cancels keeps running in the page")
 async def test_client_cancelling_a_call_cancels_it_in_the_page(kitchen: Stage) -> None:
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/display.html", "print_prep_list")
@@ -518,7 +505,6 @@ async def test_client_cancelling_a_call_cancels_it_in_the_page(kitchen: Stage) -
     await _cancelled_in_page(kitchen)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9.10: a call whose client goes away keeps running in the page")
 async def test_client_going_away_cancels_its_call_in_the_page(site: str, browser: BrowserProcess) -> None:
     async with open_stage(site, browser, "auto", start_path="/kitchen/display.html") as watcher:
         await watcher.wait_tools(lambda names: any(n.endswith("__print_prep_list") for n in names))

@@ -124,11 +124,11 @@ async def refresh_form(form: PendingForm) -> None:
     if form.tool.backend_node_id is None:
         return
     try:
-        items = await read_form_fields(form.tab, form.tool.backend_node_id)
+        title, items = await read_form_fields(form.tab, form.tool.backend_node_id)
     except CDPError:
         return  # The page is navigating (the form was submitted) or gone: its answer follows.
     before = form.window.version
-    form.describe(items)
+    form.describe(title, items)
     if form.window.version != before:
         form.tab.desktop.changed()
 

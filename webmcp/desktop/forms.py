@@ -21,6 +21,7 @@ from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
+from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import MASK, SECRET_SELECTOR
 
 if TYPE_CHECKING:
@@ -39,12 +40,15 @@ _FIELDS_JS = """function (secret) {
     if (el.type === 'radio' && !el.checked) continue;
     out.push({label: String(label).slice(0, 200), value: String(value).slice(0, 2000), secret: el.matches(secret)});
   }
-  return out;
+  const heading = this.querySelector('h1,h2,h3,legend');
+  const title = this.getAttribute('aria-label') || this.getAttribute('tooldescription')
+    || (heading && heading.innerText) || this.getAttribute('toolname') || '';
+  return {title: String(title).trim().slice(0, 120), fields: out};
 }"""
 
 
-async def read_form_fields(tab: Tab, backend_node_id: int) -> list[dict[str, Any]]:
-    """The form's fields as a `fields` block's items, secret values masked here.
+async def read_form_fields(tab: Tab, backend_node_id: int) -> tuple[str, list[dict[str, Any]]]:
+    """The form's name as a person reads it, and its fields as a `fields` block's items, secrets masked here.
 
     Raises:
         CDPError: the form is gone.
@@ -61,14 +65,15 @@ async def read_form_fields(tab: Tab, backend_node_id: int) -> list[dict[str, Any
         },
         timeout=tab.timeouts.command,
     )
+    found = reply.get("result", {}).get("value") or {}
     items: list[dict[str, Any]] = []
-    for raw in reply.get("result", {}).get("value") or []:
+    for raw in found.get("fields") or []:
         item: dict[str, Any] = {"label": str(raw.get("label", "")), "value": str(raw.get("value", ""))}
         if raw.get("secret"):
             item["value"] = MASK if item["value"] else ""
             item["sensitive"] = True
         items.append(item)
-    return items
+    return cap_text(str(found.get("title") or ""), 120), items
 
 
 @dataclass(eq=False)
@@ -102,10 +107,10 @@ class PendingForm:
     async def fresh_version(self) -> int:
         return self.window.version
 
-    def describe(self, items: list[dict[str, Any]]) -> None:
+    def describe(self, title: str, items: list[dict[str, Any]]) -> None:
         """Show the form's filled values (after the page filled it, and after each edit)."""
         who = "submit it, or cancel" if self.agent_may_submit else "the person at the browser must submit it; or cancel"
-        self.window.title = f"Submit \u2018{self.tool.name}\u2019?"
+        self.window.title = f"Submit \u2018{title or self.tool.display_name or self.tool.name}\u2019?"
         self.window.summary = (
             f"The page filled the form \u201c{self.tool.name}\u201d for your call and waits for it to be "
             f"submitted: {who}."
