@@ -112,6 +112,8 @@ class View:
     """Open modal dialogs; their content is not in `blocks`."""
     invalid_fields: list[str] = field(default_factory=list)
     """Labels of fields marked invalid (page and modals)."""
+    url: str = ""
+    """The address of the document the view was read from (its root's `url`)."""
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
@@ -199,10 +201,11 @@ def build_view(
     """
     frame_list = [f if isinstance(f, FrameNodes) else FrameNodes(f[0], list(f[1])) for f in frames]
     frame_list = [f for f in frame_list if f.nodes] if frame_list and frame_list[0].nodes else []
-    title = ""
+    title = url = ""
     if frame_list:
         root = next((n for n in frame_list[0].nodes if not n.get("parentId")), frame_list[0].nodes[0])
         title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
+        url = next((str(p["value"].get("value", "")) for p in root.get("properties", ()) if p["name"] == "url"), "")
     keyed, raw_modals = walk_frames(frame_list, set(secret_backend_ids))
     if secret_values:
         keyed = [(k, mask_secrets(b, secret_values)) for k, b in keyed]
@@ -236,4 +239,5 @@ def build_view(
         invalid_fields=[
             i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")
         ],
+        url=url,
     )
