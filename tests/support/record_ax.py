@@ -82,6 +82,8 @@ async def _cinema_book_touched(page: Page) -> None:
     # the browser stops the submit and the email field shows as invalid (:user-invalid).
     await page.fill("#date", "2026-12-03")
     await page.fill("#name", "Ada Lovelace")
+    await page.press("#name", "Tab")  # the change re-renders the guests, with a note: the button moves
+    await page.wait_for_function("document.querySelector('#guests p') !== null", timeout=WAIT_MS)
     await page.click("#booking button[type=submit]")
     await page.wait_for_function("document.querySelector('#email:user-invalid') !== null", timeout=WAIT_MS)
 
