@@ -126,13 +126,14 @@ class Tab:
     def document_title(self) -> str:
         """The title of the document shown now; a page without `<title>` is titled by its address."""
         title, url = self.page.title, self.page.url
-        # Chromium reports the address without its scheme as the title of a page without one.
-        if title and title not in (url, url.split("://", 1)[-1]):
-            return title
         view = self.view
         # Only a view of this very document: right after a navigation the last view is the old page's.
         if view is not None and view.title and view.url == url:
             return view.title
+        # Chromium gives the address (without "http://" or a bare trailing "/") as the title of a
+        # page without <title>, and of one whose <title> it has not reported (yet).
+        if title and _bare(title) != _bare(url):
+            return title
         return url or "New tab"
 
     def _retitle(self) -> None:
@@ -311,6 +312,11 @@ class Tab:
             "answer it with its accept or dismiss tool.",
             opened_window_ids=[dialog.window.id],
         )
+
+
+def _bare(address: str) -> str:
+    """An address without its scheme and trailing slash, as Chromium shows it in place of a title."""
+    return address.split("://", 1)[-1].rstrip("/")
 
 
 async def _try_send(session: CDPSession, method: str, timeout: float) -> None:
