@@ -111,7 +111,7 @@ FLOWS: list[tuple[str, str, str, Callable[[Stage, str], Awaitable[None]]]] = [
 async def main(runs: int) -> None:
     rows = []
     with run_site() as site:
-        browser = await launch_browser(LaunchOptions(headless=True))
+        browser = await launch_browser(LaunchOptions(headless=True, debugging="port"))
         try:
             async with open_stage(site, browser, "auto") as stage:
                 doc = await stage.wait_windows(lambda d: any(not w["modal"] for w in d["windows"]))

@@ -154,7 +154,7 @@ async def bench(n: int, warmup: int, tool: str) -> None:
     site_process, site = await start_site_process()
     try:
         async with (
-            await launch_browser(LaunchOptions(headless=True)) as browser,
+            await launch_browser(LaunchOptions(headless=True, debugging="port")) as browser,
             Connection.connect(browser.ws_url) as connection,
         ):
             version = await connection.browser.send("Browser.getVersion")

@@ -70,7 +70,7 @@ async def _ax_count(ws_url: str, url: str) -> int:
 async def main(runs: int, nodes: int) -> list[tuple[str, float, float]]:
     rows: list[tuple[str, float, float]] = []
     with run_site() as site:
-        browser = await launch_browser(LaunchOptions(headless=True))
+        browser = await launch_browser(LaunchOptions(headless=True, debugging="port"))
         try:
             async with open_stage(site, browser, "auto") as stage:
                 page = await stage.user_page("/")

@@ -124,7 +124,7 @@ async def _idle_reads(stage: Stage, runs: int) -> tuple[list[float], int]:
 
 async def main(runs: int) -> None:
     """Run every figure and print the table."""
-    process = await launch_browser(LaunchOptions(headless=True))
+    process = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     try:
         with run_site() as site:
             async with open_stage(site, process, "auto", start_path="/big.html?rows=3000") as stage:

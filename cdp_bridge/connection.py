@@ -1,9 +1,10 @@
-"""One DevTools websocket: command ids and their replies, flat sessions, event routing.
+"""One DevTools connection: command ids and their replies, flat sessions, event routing.
 
-A `Connection` owns the websocket and one reader task. Every command registers its
+A `Connection` runs over one `Transport` (a websocket, Chromium's debugging pipe, or the
+extension's relay; see transport.py) and owns one reader task. Every command registers its
 pending reply before it is written and removes it on every path; when the reader stops,
 every waiter fails at once with `ConnectionClosed`. Target sessions are multiplexed on
-the same socket (`Target.setAutoAttach` / `attachToTarget` with `flatten: true`) and
+the same channel (`Target.setAutoAttach` / `attachToTarget` with `flatten: true`) and
 routed by `sessionId`; events go to the handlers subscribed on their session.
 """
 
@@ -18,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import websockets
-from websockets.asyncio.client import ClientConnection
 
 from .errors import CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
 from .timeouts import Timeouts
+from .transport import Transport, WebSocketTransport
 
 __all__ = ["CDPSession", "Connection", "EventHandler"]
 
@@ -131,12 +131,15 @@ class _Expectation:
 
 
 class Connection:
-    """The websocket to one browser, shared by every session on it."""
+    """The channel to one browser, shared by every session on it."""
 
-    def __init__(self, ws: ClientConnection, timeouts: Timeouts) -> None:
-        self._ws = ws
+    # Ids are unique in the process, not just per connection: a connection opened after another
+    # on the same pipe must never take a late answer meant for its predecessor as its own.
+    _ids = itertools.count(1)
+
+    def __init__(self, transport: Transport, timeouts: Timeouts) -> None:
+        self._transport = transport
         self.timeouts = timeouts
-        self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._sessions: dict[str | None, CDPSession] = {}
         self.browser = CDPSession(self, None)
@@ -147,20 +150,34 @@ class Connection:
 
     @classmethod
     @asynccontextmanager
-    async def connect(cls, ws_url: str, timeouts: Timeouts = Timeouts()) -> AsyncIterator[Connection]:
-        """Open the websocket and run the reader until the block exits.
+    async def connect(
+        cls, ws_url: str, timeouts: Timeouts = Timeouts(), headers: Mapping[str, str] | None = None
+    ) -> AsyncIterator[Connection]:
+        """Open a DevTools websocket and run the reader until the block exits.
 
         Raises:
             ConnectionClosed: the endpoint could not be reached in time.
         """
         try:
             with anyio.fail_after(timeouts.launch):
-                # Chromium's frames can be tens of MB (a full AX tree, a screenshot): no size cap,
-                # and no keepalive pings that a busy browser might fail to answer in time.
-                ws = await websockets.connect(ws_url, max_size=None, ping_interval=None, open_timeout=None)
-        except (OSError, TimeoutError, websockets.WebSocketException) as exc:
-            raise ConnectionClosed(f"Could not reach the browser's DevTools at {ws_url}: {exc}") from exc
-        connection = cls(ws, timeouts)
+                transport = await WebSocketTransport.open(ws_url, headers)
+        except TimeoutError as exc:
+            where = ws_url.partition("?")[0]  # a farm's query string may hold its token
+            raise ConnectionClosed(f"Could not reach the browser's DevTools at {where}: timed out") from exc
+        async with cls.open(transport, timeouts) as connection:
+            yield connection
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls, transport: Transport, timeouts: Timeouts = Timeouts(), *, close_transport: bool = True
+    ) -> AsyncIterator[Connection]:
+        """Run a connection over `transport` until the block exits.
+
+        `close_transport=False` leaves the channel open for a later connection (a pipe that
+        belongs to the browser process, not to this connection).
+        """
+        connection = cls(transport, timeouts)
         connection.close_reason = ""
         try:
             async with anyio.create_task_group() as tg:
@@ -171,8 +188,9 @@ class Connection:
                     tg.cancel_scope.cancel()
         finally:
             connection._fail_all("the bridge closed its connection to the browser")
-            with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                await ws.close()
+            if close_transport:
+                with anyio.CancelScope(shield=True):
+                    await transport.close()
 
     def session(self, session_id: str, target_id: str | None = None) -> CDPSession:
         """The session object for `session_id`, created on first use."""
@@ -192,7 +210,7 @@ class Connection:
         if self.closed.is_set():
             raise ConnectionClosed(f"{method}: {self.close_reason}")
         deadline = self.timeouts.command if timeout is None else timeout
-        message_id = next(self._ids)
+        message_id = next(Connection._ids)
         message: dict[str, Any] = {"id": message_id, "method": method, "params": dict(params or {})}
         if session_id is not None:
             message["sessionId"] = session_id
@@ -200,12 +218,12 @@ class Connection:
         self._pending[message_id] = pending
         try:
             with anyio.move_on_after(deadline):
-                await self._ws.send(json.dumps(message))
+                await self._transport.send(json.dumps(message))
                 await pending.done.wait()
             if not pending.done.is_set():
                 raise CommandTimeout(method, deadline)
-        except websockets.ConnectionClosed as exc:
-            raise ConnectionClosed(f"{method}: the browser closed the DevTools connection") from exc
+        except ConnectionClosed as exc:
+            raise ConnectionClosed(f"{method}: {exc}") from exc
         finally:
             self._pending.pop(message_id, None)
         if pending.error is not None:
@@ -214,12 +232,11 @@ class Connection:
         return pending.result
 
     async def _read_loop(self) -> None:
-        reason = "the browser closed the DevTools connection"
         try:
-            async for raw in self._ws:
-                self._route(json.loads(raw))
-        except websockets.ConnectionClosed:
-            pass
+            while True:
+                self._route(json.loads(await self._transport.receive()))
+        except ConnectionClosed as exc:
+            reason = str(exc)
         except Exception:  # boundary: whatever broke the reader, the waiters must learn of it
             logger.exception("DevTools reader failed")
             reason = "the DevTools reader failed (see the log)"

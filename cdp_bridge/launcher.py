@@ -3,6 +3,20 @@
 The browser never inherits our stdin/stdout (the bridge speaks MCP over stdio), runs in its own
 process group so close() can sweep every helper process, and is tied to the bridge's life with
 PR_SET_PDEATHSIG so a SIGKILLed bridge leaves no orphan browser behind.
+
+How the bridge talks to it (`LaunchOptions.debugging`):
+
+- `"pipe"` (the default, and what `webmcp-bridge` uses): `--remote-debugging-pipe`. DevTools
+  runs over two pipes handed to the browser as file descriptors 3 (commands in) and 4
+  (answers and events out), NUL-terminated JSON. Only this process holds the other ends, so no
+  other local process can reach the browser's DevTools: no TCP port is opened and no
+  DevToolsActivePort file is written. Open connections with `BrowserProcess.connect()`, one at
+  a time.
+- `"port"`: `--remote-debugging-port=0` on 127.0.0.1; any local process can drive the browser
+  without a token. For tests and tools that attach a second client (Playwright's
+  `connect_over_cdp`) next to the bridge; `BrowserProcess.ws_url` is then set.
+
+A browser the user started is reached through `--cdp-url` instead, not through this module.
 """
 
 from __future__ import annotations
@@ -12,6 +26,7 @@ import contextlib
 import ctypes
 import json
 import logging
+import math
 import os
 import shutil
 import signal
@@ -20,16 +35,25 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import anyio
 
 from .connection import Connection
-from .errors import BrowserLaunchError, BrowserNotFound, CDPError, ProtocolError, WebMCPUnavailable
+from .errors import (
+    BrowserLaunchError,
+    BrowserNotFound,
+    CDPError,
+    ConnectionClosed,
+    ProtocolError,
+    WebMCPUnavailable,
+)
 from .timeouts import Timeouts
+from .transport import PipeTransport
 
 __all__ = ["BrowserProcess", "LaunchOptions", "check_webmcp", "find_browser", "launch_browser"]
 
@@ -42,8 +66,11 @@ _POLL = 0.05
 _LOG_NAME = "chromium.log"
 # Port 0: Chromium picks a free port and writes it to <profile>/DevToolsActivePort. No
 # --remote-allow-origins: it only gates websocket clients that send an Origin header (websockets doesn't).
+_PORT_FLAG = "--remote-debugging-port=0"
+_PIPE_FLAG = "--remote-debugging-pipe"
+_PIPE_FDS = (3, 4)  # Chromium reads commands from fd 3 and writes to fd 4
 _BASE_FLAGS = (
-    "--remote-debugging-port=0 --no-first-run --no-default-browser-check --disable-background-networking "
+    "--no-first-run --no-default-browser-check --disable-background-networking "
     "--disable-component-update --disable-sync --disable-default-apps --disable-popup-blocking "
     "--password-store=basic --use-mock-keychain"
 ).split()
@@ -52,6 +79,10 @@ _BASE_FLAGS = (
 # for a remote one chrome://version/ is secure too (both checked with the feature on and off).
 _PROBE = "location.href === %s ? ('modelContext' in document) : null"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_WEBMCP_MISSING_ATTACHED = (
+    "This browser runs without WebMCP (document.modelContext is missing): start it, or have the browser "
+    "farm launch it, with --enable-features=WebMCP (Chromium 146 or newer)."
+)
 _WEBMCP_MISSING = (
     "This browser runs without WebMCP (document.modelContext is missing): use Chromium 146 or newer "
     "with --enable-features=WebMCP, e.g. Debian's chromium package."
@@ -98,6 +129,8 @@ class LaunchOptions:
     start_urls: list[str] = field(default_factory=list)
     enable_webmcp: bool = True
     """False only to test the WebMCPUnavailable path."""
+    debugging: Literal["pipe", "port"] = "pipe"
+    """"pipe": only this process can reach DevTools; "port": a loopback port any local process can use."""
 
 
 def _build_args(options: LaunchOptions, executable: str, profile: str) -> list[str]:
@@ -111,7 +144,8 @@ def _build_args(options: LaunchOptions, executable: str, profile: str) -> list[s
             features += [f for f in arg.split("=", 1)[1].split(",") if f]
         else:
             extra.append(arg)
-    args = [executable, *_BASE_FLAGS, f"--user-data-dir={profile}"]
+    channel = _PIPE_FLAG if options.debugging == "pipe" else _PORT_FLAG
+    args = [executable, channel, *_BASE_FLAGS, f"--user-data-dir={profile}"]
     if features:
         args.append("--enable-features=" + ",".join(dict.fromkeys(features)))
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -126,17 +160,27 @@ def _build_args(options: LaunchOptions, executable: str, profile: str) -> list[s
     return [*args, *extra, (options.start_urls or ["about:blank"])[0]]
 
 
-def _pdeathsig_preexec() -> Callable[[], None] | None:
-    """A preexec_fn asking Linux to SIGKILL the child when the forking thread dies, else None."""
-    if not sys.platform.startswith("linux"):
+def _child_preexec(pipe_ends: tuple[int, int] | None) -> Callable[[], None] | None:
+    """A preexec_fn: put the debugging pipe's ends on fds 3 and 4, and (on Linux) ask for
+    SIGKILL when the forking thread dies. None when there is nothing to do."""
+    linux = sys.platform.startswith("linux")
+    if not linux and pipe_ends is None:
         return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before fork, only called after
+    import fcntl  # POSIX only, like the debugging pipe itself; imported before the fork
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl if linux else None  # looked up before fork
     parent = os.getpid()
 
     def preexec() -> None:
-        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # we already died between fork and prctl
-            os.kill(os.getpid(), signal.SIGKILL)
+        if pipe_ends is not None:
+            # Through fds >= 10 first: an end may itself sit on 3 or 4 and be overwritten.
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in pipe_ends]
+            for fd, target in zip(high, _PIPE_FDS, strict=True):
+                os.dup2(fd, target)
+        if prctl is not None:
+            prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            if os.getppid() != parent:  # we already died between fork and prctl
+                os.kill(os.getpid(), signal.SIGKILL)
 
     return preexec
 
@@ -191,10 +235,36 @@ class BrowserProcess:
         self.user_data_dir = profile
         self.log_path = os.path.join(workdir, _LOG_NAME)
         self.ws_url: str = ""
-        """The browser-level DevTools websocket, ws://127.0.0.1:PORT/devtools/browser/ID."""
+        """With `debugging="port"`: the DevTools websocket, ws://127.0.0.1:PORT/devtools/browser/ID."""
+        self.pipe: PipeTransport | None = None
+        """With `debugging="pipe"`: our ends of the browser's debugging pipe."""
+        self._pipe_in_use = False
         self._workdir = workdir  # holds the log and, for a temporary profile, the profile itself
         self._timeouts = timeouts
         self._closed = False
+
+    @asynccontextmanager
+    async def connect(self, timeouts: Timeouts | None = None) -> AsyncIterator[Connection]:
+        """A DevTools connection to this browser, over its pipe or its port.
+
+        The pipe carries one connection at a time; it stays open for the next one.
+
+        Raises:
+            ConnectionClosed: the browser is gone, or its pipe is already in use.
+        """
+        timeouts = timeouts or self._timeouts
+        if self.pipe is None:
+            async with Connection.connect(self.ws_url, timeouts) as connection:
+                yield connection
+            return
+        if self._pipe_in_use:
+            raise ConnectionClosed("the browser's debugging pipe already carries a connection")
+        self._pipe_in_use = True
+        try:
+            async with Connection.open(self.pipe, timeouts, close_transport=False) as connection:
+                yield connection
+        finally:
+            self._pipe_in_use = False
 
     async def __aenter__(self) -> BrowserProcess:
         return self
@@ -214,7 +284,7 @@ class BrowserProcess:
     async def _polite_close(self) -> None:
         # Any failure just means we escalate to signals; the browser may drop the socket unanswered.
         with anyio.move_on_after(self._timeouts.shutdown), contextlib.suppress(Exception):
-            async with Connection.connect(self.ws_url, self._timeouts) as connection:
+            async with self.connect() as connection:
                 await connection.browser.send("Browser.close", timeout=self._timeouts.shutdown)
 
     async def close(self) -> None:
@@ -224,9 +294,11 @@ class BrowserProcess:
         self._closed = True
         with anyio.CancelScope(shield=True):
             shutdown = self._timeouts.shutdown
-            if self.running and self.ws_url:
+            if self.running and (self.ws_url or (self.pipe is not None and not self._pipe_in_use)):
                 await self._polite_close()
                 await self._wait_exit(shutdown)
+            if self.pipe is not None:
+                await self.pipe.close()
             if self.running:
                 _killpg(self.pid, signal.SIGTERM)
                 await self._wait_exit(shutdown)
@@ -261,10 +333,20 @@ def _prepare(options: LaunchOptions) -> tuple[str, str, Any]:
 
 
 async def launch_browser(options: LaunchOptions, timeouts: Timeouts = Timeouts()) -> BrowserProcess:  # noqa: B008
-    """Start Chromium and wait (up to `timeouts.launch`) for its DevTools URL. asyncio backend only."""
+    """Start Chromium and wait (up to `timeouts.launch`) for DevTools to answer. asyncio backend only.
+
+    Raises:
+        BrowserNotFound: no executable.
+        BrowserLaunchError: it exited, or DevTools did not answer in time (with its log's tail).
+    """
     executable = find_browser(options.browser)
     workdir, profile, log = await anyio.to_thread.run_sync(_prepare, options)
+    pipe_ends: tuple[int, int] | None = None  # the browser's ends: it reads the first, writes the second
+    ours: tuple[int, int] | None = None
     try:
+        if options.debugging == "pipe":
+            to_browser, from_browser = os.pipe(), os.pipe()
+            pipe_ends, ours = (to_browser[0], from_browser[1]), (from_browser[0], to_browser[1])
         # asyncio forks on the event-loop thread (never a worker thread, whose exit would fire
         # PDEATHSIG at once), and unlike anyio.open_process it accepts preexec_fn.
         process = await asyncio.create_subprocess_exec(
@@ -273,36 +355,73 @@ async def launch_browser(options: LaunchOptions, timeouts: Timeouts = Timeouts()
             stdout=log,
             stderr=subprocess.STDOUT,  # never our MCP stdio
             start_new_session=True,
-            preexec_fn=_pdeathsig_preexec(),
+            # fds 3 and 4 are open here (the pipes took the lowest free numbers), so they can be
+            # kept; the preexec puts the browser's pipe ends on them before the others are closed.
+            pass_fds=_PIPE_FDS if pipe_ends else (),
+            preexec_fn=_child_preexec(pipe_ends),
         )
     except BaseException:
+        for fd in (*(pipe_ends or ()), *(ours or ())):
+            os.close(fd)
         await anyio.to_thread.run_sync(_rmtree_retrying, workdir)
         raise
     finally:
         log.close()  # the child holds its own copy
     browser = BrowserProcess(process, executable, profile, workdir, timeouts)
+    if pipe_ends is not None and ours is not None:
+        for fd in pipe_ends:  # only the browser may hold them, or its exit would not end our reads
+            os.close(fd)
+        browser.pipe = PipeTransport(*ours)
     try:
-        active_port = os.path.join(profile, "DevToolsActivePort")
+        answered = False
         with anyio.move_on_after(timeouts.launch):
-            while not (ws_url := await _read_active_port(active_port)) and browser.running:  # noqa: ASYNC110
-                await anyio.sleep(_POLL)
-        if not ws_url:
-            tail = await anyio.to_thread.run_sync(_log_tail, browser.log_path)
-            if browser.running:
-                why = f"offered no DevTools endpoint within {timeouts.launch:g} s"
+            if browser.pipe is not None:
+                answered = await _pipe_answers(browser)
             else:
-                why = f"exited (code {process.returncode}) before offering DevTools"
-                why += f" (is the profile {profile} in use?)" if options.user_data_dir else ""
-            raise BrowserLaunchError(f"{executable} {why}; its log ends:\n{tail}")
-        browser.ws_url = ws_url
+                browser.ws_url = await _active_port_url(browser, profile)
+                answered = bool(browser.ws_url)
+        if not answered:
+            raise BrowserLaunchError(await _launch_failure(browser, options, timeouts))
         if len(options.start_urls) > 1:
-            async with Connection.connect(ws_url, timeouts) as connection:
+            async with browser.connect() as connection:
                 for url in options.start_urls[1:]:
                     await connection.browser.send("Target.createTarget", {"url": url})
         return browser
     except BaseException:
         await browser.close()
         raise
+
+
+async def _active_port_url(browser: BrowserProcess, profile: str) -> str:
+    """Poll DevToolsActivePort until it names the browser's websocket ("" if the browser exits)."""
+    active_port = os.path.join(profile, "DevToolsActivePort")
+    while not (ws_url := await _read_active_port(active_port)) and browser.running:  # noqa: ASYNC110
+        await anyio.sleep(_POLL)
+    return ws_url or ""
+
+
+async def _pipe_answers(browser: BrowserProcess) -> bool:
+    """Wait until the browser answers over its pipe (True); False if it exits first."""
+    async with browser.connect() as connection:
+        try:
+            await connection.browser.send("Browser.getVersion", timeout=math.inf)
+            return True
+        except ConnectionClosed:
+            pass
+    assert browser.pipe is not None
+    await browser.pipe.close()
+    await browser._wait_exit(browser._timeouts.shutdown)
+    return False
+
+
+async def _launch_failure(browser: BrowserProcess, options: LaunchOptions, timeouts: Timeouts) -> str:
+    tail = await anyio.to_thread.run_sync(_log_tail, browser.log_path)
+    if browser.running:
+        why = f"offered no DevTools endpoint within {timeouts.launch:g} s"
+    else:
+        why = f"exited (code {browser._process.returncode}) before offering DevTools"
+        why += f" (is the profile {browser.user_data_dir} in use?)" if options.user_data_dir else ""
+    return f"{browser.executable} {why}; its log ends:\n{tail}"
 
 
 def _probe_url(ws_url: str) -> str:
@@ -312,15 +431,28 @@ def _probe_url(ws_url: str) -> str:
     return f"http://{where.netloc}/json/version" if local else "chrome://version/"
 
 
-async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  # noqa: B008
-    """Raise WebMCPUnavailable unless a secure page in this browser has `document.modelContext`."""
-    probe_url = _probe_url(ws_url)
+async def check_webmcp(
+    browser: str | BrowserProcess,
+    timeouts: Timeouts = Timeouts(),  # noqa: B008
+    *,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """Raise WebMCPUnavailable unless a secure page in this browser has `document.modelContext`.
+
+    `browser` is a DevTools websocket URL (opened with `headers`), or a browser this module
+    launched (pipe or port).
+    """
+    if isinstance(browser, BrowserProcess):
+        probe_url = _probe_url(browser.ws_url) if browser.ws_url else "chrome://version/"
+        channel = browser.connect(timeouts)
+    else:
+        probe_url, channel = _probe_url(browser), Connection.connect(browser, timeouts, headers)
     found: bool | None = None
-    async with Connection.connect(ws_url, timeouts) as connection:
-        browser = connection.browser
-        target = (await browser.send("Target.createTarget", {"url": probe_url, "background": True}))["targetId"]
+    async with channel as connection:
+        browser_session = connection.browser
+        target = (await browser_session.send("Target.createTarget", {"url": probe_url, "background": True}))["targetId"]
         try:
-            attached = await browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})
+            attached = await browser_session.send("Target.attachToTarget", {"targetId": target, "flatten": True})
             session = connection.session(attached["sessionId"], target)
             with anyio.move_on_after(timeouts.navigation):
                 while found is None:  # null until the probe page (not the first about:blank) runs
@@ -334,12 +466,12 @@ async def check_webmcp(ws_url: str, timeouts: Timeouts = Timeouts()) -> None:  #
             # closeTarget answers before the tab is gone; a bridge attaching right after
             # must not see the probe as a tab of the user's: wait for the detach.
             with anyio.CancelScope(shield=True), contextlib.suppress(CDPError):
-                async with browser.expect(
+                async with browser_session.expect(
                     "Target.detachedFromTarget", lambda p: p.get("targetId") == target
                 ) as detached:
-                    await browser.send("Target.closeTarget", {"targetId": target})
+                    await browser_session.send("Target.closeTarget", {"targetId": target})
                     await detached.wait(timeouts.shutdown)
     if found is None:
         raise BrowserLaunchError(f"The WebMCP probe {probe_url} did not load in {timeouts.navigation:g} s.")
     if not found:
-        raise WebMCPUnavailable(_WEBMCP_MISSING)
+        raise WebMCPUnavailable(_WEBMCP_MISSING if isinstance(browser, BrowserProcess) else _WEBMCP_MISSING_ATTACHED)

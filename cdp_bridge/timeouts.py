@@ -30,3 +30,5 @@ class Timeouts:
     """Closing the browser before it is killed."""
     notify: float = 2.0
     """Delivering one notification to one client."""
+    human: float = 600.0
+    """How long a form filled for an agent's call waits for someone to submit it."""

@@ -30,7 +30,7 @@ def site() -> Iterator[str]:
 @pytest.fixture
 async def browser() -> AsyncIterator[BrowserProcess]:
     """A headless Chromium with WebMCP on, stopped after the test."""
-    process = await launch_browser(LaunchOptions(headless=True))
+    process = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     try:
         yield process
     finally:

@@ -3,6 +3,7 @@
     webmcp-bridge [URL ...]                serve MCP on stdio, launching Chromium
     webmcp-bridge --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
     webmcp-bridge --cdp-url http://127.0.0.1:9222   attach to a running browser
+    webmcp-bridge --extension              relay through the Chrome extension in extension/
 
 Logs go to stderr (stdout belongs to the MCP stdio transport). The browser this command
 starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
@@ -17,8 +18,10 @@ import os
 import secrets
 import signal
 import sys
+import urllib.parse
 import urllib.request
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -26,9 +29,15 @@ import anyio
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
+from cdp_bridge.reconnect import ReconnectingTransport
+from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
+from cdp_bridge.relay import ExtensionRelay, load_pairing_code
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.registry import Desktop
+from webmcp.desktop.tab import Tab
+from webmcp.errors import ToolError
 from webmcp.server.app import build_server, package_version, run_notifier
+from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
 from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
 from webmcp.uicontext.provider import UIContext, declare
 
@@ -72,18 +81,58 @@ def build_parser() -> argparse.ArgumentParser:
         help="bearer token for --http (default: $WEBMCP_BRIDGE_TOKEN, else one is generated and printed to "
         "stderr; prefer the variable: a token on the command line shows in `ps`)",
     )
+    add_http_guard_arguments(parser)
     parser.add_argument(
         "--cdp-url",
         metavar="URL",
         help="attach to a running browser (http://host:port or ws://…) instead of launching one",
     )
-    parser.add_argument("--extension", action="store_true", help=argparse.SUPPRESS)  # not available yet
+    parser.add_argument(
+        "--cdp-header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="an HTTP header for --cdp-url, e.g. a browser farm's Authorization (repeatable)",
+    )
+    parser.add_argument(
+        "--cdp-reconnect",
+        action="store_true",
+        help="when the browser at --cdp-url drops the connection (a farm ending a session), connect "
+        "again for a new one instead of exiting: its windows close and the new browser's appear",
+    )
+    parser.add_argument(
+        "--extension",
+        action="store_true",
+        help="use the person's own Chrome through the extension in extension/: listen on 127.0.0.1 "
+        "for it and print the pairing code to enter once in its popup",
+    )
+    parser.add_argument(
+        "--extension-port",
+        type=int,
+        default=DEFAULT_RELAY_PORT,
+        metavar="PORT",
+        help="port on 127.0.0.1 the extension connects to (default: %(default)s; 0 picks a free one)",
+    )
     parser.add_argument(
         "--tool-timeout",
         type=float,
         default=Timeouts().tool_call,
         metavar="SECONDS",
         help="how long a page tool may run before it is cancelled (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--human-submit",
+        action="store_true",
+        help="a form that a page tool filled (one without toolautosubmit) can only be submitted by the person "
+        "at the browser; agents may still cancel it",
+    )
+    parser.add_argument(
+        "--snapshot-timeout",
+        type=float,
+        default=Timeouts().snapshot,
+        metavar="SECONDS",
+        help="how long reading a page's accessibility tree may take; a write whose expectedVersion cannot be "
+        "checked in time is refused with state_unverified (default: %(default)s)",
     )
     parser.add_argument(
         "--log-level",
@@ -123,10 +172,24 @@ def log_level(value: str) -> str:
     return level
 
 
-def _cdp_ws_url(cdp_url: str, timeout: float) -> str:
+def _cdp_headers(values: list[str]) -> dict[str, str]:
+    """`--cdp-header NAME:VALUE` options as a dict; raises ValueError on a malformed one."""
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--cdp-header wants NAME:VALUE, not {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = None) -> str:
     if cdp_url.startswith(("ws://", "wss://")):
-        return cdp_url
-    with urllib.request.urlopen(cdp_url.rstrip("/") + "/json/version", timeout=timeout) as reply:  # noqa: S310
+        return cdp_url  # a farm's endpoint: used as given, query string (token, launch options) included
+    parts = urllib.parse.urlsplit(cdp_url)
+    version_url = parts._replace(path=parts.path.rstrip("/") + "/json/version").geturl()
+    request = urllib.request.Request(version_url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310
         return str(json.load(reply)["webSocketDebuggerUrl"])
 
 
@@ -141,26 +204,38 @@ async def run(args: argparse.Namespace) -> None:
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    timeouts = Timeouts(tool_call=args.tool_timeout)
+    timeouts = Timeouts(tool_call=args.tool_timeout, snapshot=args.snapshot_timeout)
     async with AsyncExitStack() as stack:
-        if args.cdp_url:
-            ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command)
+        if args.extension:
+            channel = _extension_channel(args.extension_port, timeouts)
+        elif args.cdp_url:
+            headers = _cdp_headers(args.cdp_header)
+            ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
+            await check_webmcp(ws_url, timeouts, headers=headers)
+            if args.cdp_reconnect:
+                channel = _reconnecting_channel(ws_url, headers, timeouts)
+            else:
+                channel = Connection.connect(ws_url, timeouts, headers=headers)
         else:
             options = LaunchOptions(
                 browser=args.browser,
                 headless=True if args.headless else None,
                 user_data_dir=args.user_data_dir,
             )
+            # Over --remote-debugging-pipe: no other local process can reach this browser.
             browser = await launch_browser(options, timeouts)
             stack.push_async_callback(browser.close)
-            ws_url = browser.ws_url
             logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
-        await check_webmcp(ws_url, timeouts)
-        connection = await stack.enter_async_context(Connection.connect(ws_url, timeouts))
+            await check_webmcp(browser, timeouts)
+            logger.info("WebMCP is on in the browser")
+            channel = browser.connect(timeouts)
+        connection = await stack.enter_async_context(channel)
         async with anyio.create_task_group() as tg:
             desktop = Desktop(connection, tg, timeouts)
+            desktop.human_submit = args.human_submit
             await desktop.start()
-            await _open_start_pages(desktop, args.urls, reuse_blank=not args.cdp_url)
+            await _open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
+            logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
             broadcaster = Broadcaster(send_timeout=timeouts.notify)
             ui_context = UIContext(desktop)
             server = build_server(desktop, broadcaster, extra_resources=ui_context)
@@ -180,6 +255,7 @@ async def _serve(args: argparse.Namespace) -> None:
                     port=port,
                     token=token,
                     experimental=experimental,
+                    guard=HttpGuard.from_args(args),
                 )
             else:
                 logger.info("serving MCP on stdio")
@@ -187,22 +263,59 @@ async def _serve(args: argparse.Namespace) -> None:
             tg.cancel_scope.cancel()
 
 
+@asynccontextmanager
+async def _reconnecting_channel(ws_url: str, headers: dict[str, str], timeouts: Timeouts) -> AsyncIterator[Connection]:
+    """A connection that survives the far side dropping it (see cdp_bridge.reconnect)."""
+    transport = await ReconnectingTransport.open(ws_url, headers, timeouts)
+    async with Connection.open(transport, timeouts) as connection:
+        yield connection
+
+
+@asynccontextmanager
+async def _extension_channel(port: int, timeouts: Timeouts) -> AsyncIterator[Connection]:
+    """A connection through the extension's relay; windows appear once the extension pairs."""
+    code = await anyio.to_thread.run_sync(load_pairing_code)
+    async with ExtensionRelay.serve(code, "127.0.0.1", port) as relay:
+        print(
+            f"webmcp-bridge: waiting for the extension on ws://127.0.0.1:{relay.port}/  "
+            f"pairing code: {code}  (enter it once in the extension's popup)",
+            file=sys.stderr,
+            flush=True,
+        )
+        async with Connection.open(relay, timeouts, close_transport=False) as connection:
+            yield connection
+
+
 async def _open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
-    """Open the command line's URLs once the bridge listens (so no tool registration is missed)."""
+    """Before MCP is served: every tab is a window, and the command line's pages have loaded.
+
+    So a client's first tools/list and app://windows already hold the pages' tools. Each
+    page has the navigation deadline; one that does not load in time is listed as loading.
+    """
     timeouts = desktop.timeouts
+    await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
     pending = list(urls)
+    targets: list[tuple[Tab, str]] = []
     if reuse_blank and pending:
         # The browser we launched starts with one blank tab: the first URL goes there.
-        first_tab = anyio.Event()
-        desktop.on_change(lambda: first_tab.set() if desktop.tabs else None)
-        if not desktop.tabs:
-            with anyio.move_on_after(timeouts.launch):
-                await first_tab.wait()
         blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
         if blank is not None:
-            await desktop.targets.navigate(blank.page, pending.pop(0), timeouts.navigation)
+            targets.append((blank, pending.pop(0)))
     for url in pending:
-        await desktop.targets.create_page(url, timeouts.navigation)
+        tab = await desktop.open_tab()
+        if tab is not None:
+            targets.append((tab, url))
+
+    async def load(tab: Tab, url: str) -> None:
+        try:
+            async with tab.op_lock:
+                await tab.navigate(url)
+        except ToolError as exc:
+            logger.warning("could not open %s: %s", url, exc.message)
+
+    async with anyio.create_task_group() as tg:
+        for tab, url in targets:
+            tg.start_soon(load, tab, url)
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
@@ -229,8 +342,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     # Websocket frame dumps would carry page content, form values included, into the log.
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
-    if args.extension:
-        print("webmcp-bridge: --extension is not available yet; run without it.", file=sys.stderr)
+    # No message body in any log at any level; long or repeated records are cut (issue 10).
+    install_log_guards()
+    if args.http:
+        try:
+            warning = HttpGuard.from_args(args).check_bind(args.http[0])
+        except RemoteBindRefused as exc:
+            print(f"webmcp-bridge: {exc}", file=sys.stderr)
+            return 2
+        if warning is not None:
+            print(f"webmcp-bridge: {warning}", file=sys.stderr)
+    try:
+        _cdp_headers(args.cdp_header)
+    except ValueError as exc:
+        print(f"webmcp-bridge: {exc}", file=sys.stderr)
+        return 2
+    if args.extension and (args.cdp_url or args.urls):
+        print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",
+              file=sys.stderr)  # fmt: skip
         return 2
     try:
         anyio.run(run, args)

@@ -12,6 +12,8 @@
         page_error             the page tool threw or reported an error (+ pageMessage)
         call_interrupted       the tab closed, crashed or navigated during the call
         browser_error          the browser refused a browser action (+ detail)
+        state_unverified       expectedVersion could not be checked: the page could not be read
+                               then, so nothing was done (+ currentVersion, the last known one)
 
 `from_cdp_error` maps the CDP side's exceptions (`cdp_bridge.errors`) onto these codes.
 """
@@ -26,7 +28,8 @@ from webmcp.models import ErrorCode
 __all__ = ["ToolError", "from_cdp_error"]
 
 _TOOL_NOT_FOUND = -32602
-"""What `WebMCP.invokeTool` answers for a tool the page does not (or no longer) offer."""
+"""With "Tool not found": what `WebMCP.invokeTool` answers for a tool the page no longer offers
+(the same code with another message means invalid parameters)."""
 
 
 class ToolError(Exception):
@@ -57,7 +60,7 @@ def from_cdp_error(exc: CDPError, what: str, timeout: float | None = None) -> To
         )
     if isinstance(exc, SessionClosed | ConnectionClosed):
         return ToolError("call_interrupted", f"The tab went away during {what}: {exc}")
-    if isinstance(exc, ProtocolError) and exc.code == _TOOL_NOT_FOUND:
+    if isinstance(exc, ProtocolError) and exc.code == _TOOL_NOT_FOUND and "not found" in exc.message.lower():
         return ToolError("action_not_available", f"The page no longer offers {what}; re-read tools/list.")
     message = exc.message if isinstance(exc, ProtocolError) else str(exc)
     return ToolError("browser_error", f"The browser refused {what}: {message}", detail=message)

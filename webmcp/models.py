@@ -49,6 +49,7 @@ ErrorCode = Literal[
     "page_error",
     "call_interrupted",
     "browser_error",
+    "state_unverified",
 ]
 """Every `code` a tool error may carry: a closed set."""
 

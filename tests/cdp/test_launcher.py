@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from cdp_bridge import launcher
-from cdp_bridge.errors import BrowserLaunchError, BrowserNotFound, WebMCPUnavailable
+from cdp_bridge.errors import BrowserLaunchError, BrowserNotFound, ConnectionClosed, WebMCPUnavailable
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, check_webmcp, find_browser, launch_browser
 from cdp_bridge.timeouts import Timeouts
 
@@ -80,7 +80,7 @@ async def _cdp(ws_url: str, method: str) -> dict:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[BrowserProcess]:
-    async with await launch_browser(LaunchOptions(headless=True)) as proc:
+    async with await launch_browser(LaunchOptions(headless=True, debugging="port")) as proc:
         yield proc
     assert not _live_in_group(proc.pid)
 
@@ -157,7 +157,10 @@ def test_build_args_merges_features_and_extension(tmp_path: Path) -> None:
     assert "--enable-features=WebMCP,Foo" in args
     assert not [a for a in args if a == "--enable-features=Foo"]
     assert f"--load-extension={tmp_path}" in args and f"--disable-extensions-except={tmp_path}" in args
-    assert "--remote-debugging-port=0" in args and "--headless=new" in args
+    assert "--remote-debugging-pipe" in args and "--headless=new" in args
+    assert not [a for a in args if a.startswith("--remote-debugging-port")]
+    port_args = launcher._build_args(LaunchOptions(debugging="port"), "/bin/chromium", "/p")
+    assert "--remote-debugging-port=0" in port_args and "--remote-debugging-pipe" not in port_args
     assert args[-1] == "http://127.0.0.1:1/"
     assert args.count("http://127.0.0.1:1/") == 1
     assert launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")[-1] == "about:blank"
@@ -198,7 +201,7 @@ async def test_launch_answers_and_has_webmcp(browser: BrowserProcess) -> None:
 @needs_browser
 @pytest.mark.anyio
 async def test_without_feature_check_webmcp_raises() -> None:
-    async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=False)) as proc:
+    async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=False, debugging="port")) as proc:
         with pytest.raises(WebMCPUnavailable, match="document.modelContext is missing"):
             await check_webmcp(proc.ws_url)
         with pytest.raises(WebMCPUnavailable):
@@ -216,7 +219,7 @@ def test_probe_page_is_loopback_http_or_chrome_version() -> None:
 @pytest.mark.parametrize("webmcp", [True, False])
 async def test_remote_probe_page_tells_too(webmcp: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(launcher, "_probe_url", lambda ws_url: "chrome://version/")
-    async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=webmcp)) as proc:
+    async with await launch_browser(LaunchOptions(headless=True, enable_webmcp=webmcp, debugging="port")) as proc:
         if webmcp:
             await check_webmcp(proc.ws_url)
         else:
@@ -228,7 +231,7 @@ async def test_remote_probe_page_tells_too(webmcp: bool, monkeypatch: pytest.Mon
 @pytest.mark.anyio
 async def test_close_kills_group_and_removes_temp_profile() -> None:
     urls = ["data:text/html,one", "data:text/html,two", "data:text/html,three"]
-    proc = await launch_browser(LaunchOptions(headless=True, start_urls=urls))
+    proc = await launch_browser(LaunchOptions(headless=True, start_urls=urls, debugging="port"))
     pages = (await _cdp(proc.ws_url, "Target.getTargets"))["targetInfos"]
     assert sorted(t["url"] for t in pages if t["type"] == "page") == sorted(urls)
     profile, log = proc.user_data_dir, proc.log_path
@@ -257,7 +260,7 @@ async def test_kept_user_data_dir_survives(tmp_path: Path) -> None:
     profile = tmp_path / "profile"
     (profile).mkdir()
     (profile / "DevToolsActivePort").write_text("1\n/devtools/browser/stale\n")  # from a dead run
-    async with await launch_browser(LaunchOptions(headless=True, user_data_dir=str(profile))) as proc:
+    async with await launch_browser(LaunchOptions(headless=True, user_data_dir=str(profile), debugging="port")) as proc:
         assert "stale" not in proc.ws_url
         assert "Chrome/" in (await _cdp(proc.ws_url, "Browser.getVersion"))["product"]
     assert profile.is_dir() and any(profile.iterdir())
@@ -295,13 +298,66 @@ async def test_load_extension_runs_its_service_worker(tmp_path: Path) -> None:
         json.dumps({"manifest_version": 3, "name": "t", "version": "1", "background": {"service_worker": "sw.js"}})
     )
     (tmp_path / "sw.js").write_text("self.loaded = true;\n")
-    async with await launch_browser(LaunchOptions(headless=True, load_extension=str(tmp_path))) as proc:
+    options = LaunchOptions(headless=True, load_extension=str(tmp_path), debugging="port")
+    async with await launch_browser(options) as proc:
         with anyio.fail_after(10):
             while True:
                 targets = (await _cdp(proc.ws_url, "Target.getTargets"))["targetInfos"]
                 if [t for t in targets if t["type"] == "service_worker" and t["url"].endswith("/sw.js")]:
                     break
                 await anyio.sleep(0.1)
+
+
+def _listening_sockets(pids: list[int]) -> list[str]:
+    """Local addresses of TCP sockets in LISTEN state held open by any of `pids` (Linux /proc)."""
+    listening: dict[str, str] = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in list(f)[1:]:
+                fields = line.split()
+                if fields[3] == "0A":  # TCP_LISTEN
+                    listening[fields[9]] = fields[1]
+    found = []
+    for pid in pids:
+        try:
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        except OSError:
+            continue  # the process ended meanwhile
+        found += [listening[link[8:-1]] for link in links if link.startswith("socket:[") and link[8:-1] in listening]
+    return found
+
+
+@needs_browser
+@pytest.mark.anyio
+@pytest.mark.parametrize("debugging", ["pipe", "port"])
+async def test_pipe_launch_listens_on_no_port_and_answers_over_the_pipe(debugging: str) -> None:
+    async with await launch_browser(LaunchOptions(headless=True, debugging=debugging)) as proc:  # type: ignore[arg-type]
+        await check_webmcp(proc)
+        async with proc.connect() as connection:
+            version = await connection.browser.send("Browser.getVersion")
+            # Chromium opens DevTools lazily on some builds: a listener, if any, exists by now.
+            listeners = _listening_sockets(_live_in_group(proc.pid))
+        assert "Chrome/" in version["product"]
+        active_port_file = Path(proc.user_data_dir, "DevToolsActivePort")
+        if debugging == "pipe":
+            assert listeners == [] and proc.ws_url == ""
+            assert not active_port_file.exists()  # noqa: ASYNC240 - one stat of a local file
+        else:  # the check above can fail: with a port, it sees the listener
+            assert listeners and proc.ws_url.startswith("ws://127.0.0.1:")
+            assert active_port_file.exists()  # noqa: ASYNC240
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_pipe_carries_one_connection_at_a_time_and_close_still_stops_the_browser() -> None:
+    proc = await launch_browser(LaunchOptions(headless=True))
+    async with proc.connect():
+        with pytest.raises(ConnectionClosed, match="already carries a connection"):
+            async with proc.connect():
+                pass
+    await proc.close()
+    assert not _live_in_group(proc.pid)
+    assert not _exists(proc.user_data_dir)
 
 
 _CHILD = textwrap.dedent(

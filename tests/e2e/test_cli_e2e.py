@@ -45,8 +45,13 @@ async def test_bridge_exits_with_its_client_and_leaves_no_browser(site: str, tmp
     profile = tmp_path / "profile"
     command = [*BRIDGE, "--headless", "--user-data-dir", str(profile), site + "/"]
     async with open_stdio_client(command, mode="auto") as mcp:
+        # The first list already holds the start page's tools: the bridge answers once it is ready.
         listed = await mcp.client.list_tools()
-        assert any(t.name == "app__open_tab" for t in listed.tools)
+        names = {t.name for t in listed.tools}
+        assert "app__open_tab" in names
+        assert "tab-1__get_ticket" in names, sorted(names)
+        first = await mcp.client.read_resource("app://windows")
+        assert "still loading" not in first.contents[0].text
         assert _browsers_using(profile), "the bridge runs its own browser"
     await _wait_until(lambda: not _browsers_using(profile))
     assert profile.exists(), "a profile the user named is kept"

@@ -68,3 +68,23 @@ async def test_a_crashed_tab_ends_its_call_and_leaves_the_bridge_serving(stage: 
     assert other in doc["operableWindowIds"]
     still = await stage.call(f"{other}__ticket_details")
     assert not still.is_error
+
+
+async def test_a_write_whose_version_cannot_be_checked_is_refused_not_let_through(
+    site: str, browser: BrowserProcess
+) -> None:
+    async with open_stage(site, browser, "auto", "--snapshot-timeout", "1", start_path="/") as stage:
+        win = (await stage.tab_for("/"))["id"]
+        await stage.wait_tools(lambda n: f"{win}__close_ticket" in n)
+        version = (await stage.tab_for("/"))["version"]
+        page = await stage.user_page("/")
+        # The page's main thread is busy for 4 s: its accessibility tree cannot be read meanwhile.
+        await page.evaluate("setTimeout(() => { const t = Date.now(); while (Date.now() - t < 4000) {} }, 0)")
+        refused = await stage.call(
+            f"{win}__close_ticket", {"id": 101, "resolution": "Fixed", "expectedVersion": version}
+        )
+        assert refused.is_error, refused.structured_content
+        assert refused.structured_content["code"] == "state_unverified"
+        assert refused.structured_content["currentVersion"] >= version
+        state = await page.evaluate("fetch('/api/tickets/101').then((r) => r.json())")
+        assert state["status"] == "open", "the write went through although its version was never checked"

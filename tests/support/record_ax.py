@@ -118,7 +118,7 @@ def _slim(node: dict[str, Any]) -> dict[str, Any] | None:
 async def record(names: list[str]) -> None:
     """Record the named pages (all when empty)."""
     DATA.mkdir(parents=True, exist_ok=True)
-    process = await launch_browser(LaunchOptions(headless=True))
+    process = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     try:
         with run_site() as site:
             async with async_playwright() as pw:

@@ -115,6 +115,10 @@ class InPageModal:
     def tab_id(self) -> str:
         return self.tab.id
 
+    @property
+    def origin(self) -> str:
+        return self.tab.origin
+
     def owns(self, tool: PageTool) -> bool:
         """True for a declarative tool whose form lies inside this dialog."""
         return tool.backend_node_id is not None and tool.backend_node_id in self.backend_ids
@@ -127,8 +131,7 @@ class InPageModal:
         return [t for t in self.tab.page_tools() if self.owns(t)]
 
     async def fresh_version(self) -> int:
-        self.tab.mark_dirty()
-        await self.tab.refresh()
+        await self.tab.fresh_version()  # raises state_unverified when the page cannot be read
         return self.window.version
 
     async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:

@@ -8,22 +8,30 @@ own sessions) and builds the view from them.
 
 from __future__ import annotations
 
-from cdp_bridge.ax import FrameNodes, collect_page
+from cdp_bridge.ax import FrameNodes, PageNodes, collect_page
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
+from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.view.build import BlockIds, View, build_view
 from webmcp.view.masking import SECRET_SELECTOR
 
-__all__ = ["BINDING", "install_observer", "read_page"]
+__all__ = ["BINDING", "frame_origins", "install_observer", "read_page"]
 
 WORLD = "webmcp_bridge"
+_SECRET_READ_S = 2.0
 BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = f"""(() => {{
   if (globalThis.__webmcpBridgeObserving) return; globalThis.__webmcpBridgeObserving = true;
-  let timer = 0;
-  const ping = () => {{ if (timer) return; timer = setTimeout(() => {{ timer = 0; {BINDING}(''); }}, 15); }};
+  // The first change is reported at once (so a tool's effect is known before its answer
+  // arrives); further changes within 15 ms are folded into one report at the end.
+  let timer = 0, again = false;
+  const fire = () => {{
+    {BINDING}('');
+    timer = setTimeout(() => {{ timer = 0; if (again) {{ again = false; fire(); }} }}, 15);
+  }};
+  const ping = () => {{ if (timer) {{ again = true; return; }} fire(); }};
   new MutationObserver(ping).observe(document, {{subtree: true, childList: true, characterData: true,
     attributes: true}});
   for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
@@ -45,6 +53,29 @@ async def install_observer(session: CDPSession) -> None:
     await session.send("WebMCP.enable")
 
 
+async def _decide_secrets(session: CDPSession, nodes: PageNodes) -> None:
+    """Add the fields the element-level rule calls secret (labels, names, case) to what the selector found."""
+    fields = await read_secret_fields(session.send, timeout=_SECRET_READ_S)
+    nodes.secret_ids |= fields.backend_ids
+    nodes.secret_values |= fields.values
+    for frame in nodes.frames:
+        frame.secret_ids = nodes.secret_ids
+
+
+async def frame_origins(session: CDPSession) -> dict[str, str]:
+    """Frame id → origin for every frame the session shows now (for pages loaded before the bridge)."""
+    tree = await session.send("Page.getFrameTree")
+    origins: dict[str, str] = {}
+    pending = [tree.get("frameTree", {})]
+    while pending:
+        node = pending.pop()
+        pending.extend(node.get("childFrames", ()))
+        frame = node.get("frame", {})
+        if frame.get("id"):
+            origins[str(frame["id"])] = str(frame.get("securityOrigin", ""))
+    return origins
+
+
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> tuple[View, frozenset[str]]:
     """The view of every frame of `page`, and the current values of its secret inputs.
 
@@ -56,11 +87,13 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> tuple[View
     session = page.session
     prefix = str(doc_seq)
     main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR)
+    await _decide_secrets(session, main)
     frames: list[FrameNodes] = list(main.frames)
     values = set(main.secret_values)
     for target_id, frame_session in list(page.frame_sessions.items()):
         try:
             sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True)
+            await _decide_secrets(frame_session, sub)
             owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
         except CDPError:
             continue  # Mid-navigation or gone; its next change retries.

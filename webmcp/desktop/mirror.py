@@ -12,7 +12,6 @@ when the event overtakes the command's own answer (Chromium sends them in either
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -22,12 +21,12 @@ import anyio
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WebMCPToolResponded
+from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
 __all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
 
 logger = logging.getLogger(__name__)
 
-_SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _EARLY_KEEP = 256
 _PROBE_WORLD = "webmcp_bridge_tools"
 _GET_TOOLS_JS = """(async () => {
@@ -53,6 +52,14 @@ class PageTool:
     annotations: dict[str, Any]
     backend_node_id: int | None
     """The `<form>` of a declarative tool; None for imperative ones."""
+    display_name: str = ""
+    """The page's name, cleaned and capped, for quoting."""
+    wrapped: bool = False
+    """The page's schema is not an object: the published one holds it under `input`."""
+    notices: tuple[str, ...] = ()
+    fingerprint: str = ""
+    origin: str = ""
+    """The origin of the frame that registered it."""
 
     @property
     def declarative(self) -> bool:
@@ -80,11 +87,18 @@ class Invocation:
     invocation_id: str | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
     outcome: Outcome | None = None
+    navigated_to: str | None = None
+    """The address the tab moved to while the call ran (a form that submits, `location = …`)."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
             self.outcome = outcome
             self.done.set()
+
+
+def _page_input(tool: PageTool, arguments: dict[str, Any]) -> Any:
+    """What the page receives: the arguments, unwrapped when the page's schema was not an object."""
+    return arguments.get(WRAPPED_KEY) if tool.wrapped else arguments
 
 
 def _error_message(params: WebMCPToolResponded) -> str:
@@ -103,10 +117,15 @@ class ToolMirror:
         self._on_change = on_change
         self.tools: dict[tuple[str | None, str, str], PageTool] = {}
         self._handles: dict[tuple[str | None, str, str], str] = {}
-        self._counter = 0
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
         self.in_flight: set[Invocation] = set()
+        self.unusable: dict[tuple[str | None, str, str], Unusable] = {}
+        """Tools a page registered that cannot be published, with the reason."""
+        self.frame_origins: dict[str, str] = {}
+        """Frame id → the origin of the document it shows (fed by the tab's navigation events)."""
+        self._incoming: set[tuple[str | None, str, str]] | None = None
+        """Tools announced since the main frame began a cross-document navigation."""
 
     def watch(self, session: CDPSession) -> None:
         """Follow the WebMCP events of `session` (the page's or an OOPIF's)."""
@@ -114,37 +133,55 @@ class ToolMirror:
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
 
+    def origin_of(self, frame_id: str) -> str:
+        """The origin of the document `frame_id` shows, as far as the tab has seen."""
+        return self.frame_origins.get(frame_id, "")
+
     def by_handle(self, handle: str) -> PageTool | None:
         """The live tool published as `handle`, if any."""
         return next((t for t in self.tools.values() if t.handle == handle), None)
 
-    def _handle_for(self, key: tuple[str | None, str, str], name: str) -> str:
+    def _handle_for(self, key: tuple[str | None, str, str], handle: str) -> str:
+        """`handle` (name-safe, from normalise_tool) unless another tool of this tab holds it."""
         known = self._handles.get(key)
         if known is not None:
             return known
-        taken = {t.handle for t in self.tools.values()} | self._reserved
-        if _SAFE.match(name) and name not in taken and not name.startswith("page_"):
-            handle = name
-        else:
-            safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40] or "tool"
-            self._counter += 1
-            handle = f"page_{safe}_{self._counter}"
+        taken = {t.handle for k, t in self.tools.items() if k != key} | self._reserved
+        if handle in taken:
+            handle = handle_for(key[2], salt=f"{key[0]}/{key[1]}")  # stable per frame, hashed
         self._handles[key] = handle
         return handle
 
     def _added(self, session: CDPSession, params: dict[str, Any]) -> None:
-        for raw in params.get("tools", ()):
-            name = str(raw.get("name", ""))
-            key = (session.session_id, str(raw.get("frameId", "")), name)
+        tools = params.get("tools")
+        for raw in tools if isinstance(tools, list) else ():
+            if not isinstance(raw, dict):
+                continue
+            normal = normalise_tool(raw)
+            key = (session.session_id, str(raw.get("frameId", "")), normal.name)
+            if self._incoming is not None:
+                self._incoming.add(key)
+            if isinstance(normal, Unusable):
+                # Listed as a notice in the window, never as a tool (docs/security.md).
+                self.unusable[key] = normal
+                self.tools.pop(key, None)
+                continue
+            self.unusable.pop(key, None)
+            backend = raw.get("backendNodeId")
             self.tools[key] = PageTool(
-                handle=self._handle_for(key, name),
-                name=name,
+                handle=self._handle_for(key, normal.handle),
+                name=normal.name,
                 frame_id=key[1],
                 session=session,
-                description=str(raw.get("description", "")),
-                input_schema=dict(raw.get("inputSchema") or {"type": "object", "properties": {}}),
-                annotations=dict(raw.get("annotations") or {}),
-                backend_node_id=raw.get("backendNodeId"),
+                description=normal.description,
+                input_schema=normal.input_schema,
+                annotations=dict(normal.annotations),
+                backend_node_id=backend if isinstance(backend, int) else None,
+                display_name=normal.display_name,
+                wrapped=normal.wrapped,
+                notices=normal.notices,
+                fingerprint=normal.fingerprint,
+                origin=self.origin_of(key[1]),
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
@@ -192,14 +229,36 @@ class ToolMirror:
         for raw in params.get("tools", ()):
             key = (session.session_id, str(raw.get("frameId", "")), str(raw.get("name", "")))
             self.tools.pop(key, None)
+            self.unusable.pop(key, None)
         logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
         self._on_change()
+
+    def document_starting(self) -> None:
+        """The main frame began loading another document: note which tools it announces."""
+        self._incoming = set()
+
+    def document_committed(self, session: CDPSession, restored: bool) -> None:
+        """The main frame of `session` now shows another document: drop the old one's tools.
+
+        Navigation sends no toolsRemoved. A page restored from the back-forward cache
+        announces its tools between the start of the navigation and its commit (and fires
+        no load): those are kept; a new document's tools all come after the commit.
+        """
+        incoming, self._incoming = self._incoming, None
+        self.unusable = {k: u for k, u in self.unusable.items() if k[0] != session.session_id or k in (incoming or ())}
+        if restored and incoming is not None:
+            self.drop_frames(lambda t: t.session is not session or t.key in incoming)
+        else:
+            self.drop_frames(lambda t: t.session is not session)
 
     def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:
         """Forget tools for which `keep` is false (their frame navigated or detached)."""
         gone = [k for k, t in self.tools.items() if not keep(t)]
         for key in gone:
             del self.tools[key]
+        frames = {k[:2] for k in gone}
+        for key in [k for k in self.unusable if k[:2] in frames]:
+            del self.unusable[key]
         logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
         if gone:
             self._on_change()
@@ -228,11 +287,17 @@ class ToolMirror:
             CDPError: the session or connection failed.
         """
         invocation = Invocation(tool)
-        reply = await tool.session.send(
-            "WebMCP.invokeTool",
-            {"frameId": tool.frame_id, "toolName": tool.name, "input": arguments},
-            timeout=timeout,
-        )
+        # Tracked before the command is sent: the page may navigate before its answer arrives.
+        self.in_flight.add(invocation)
+        try:
+            reply = await tool.session.send(
+                "WebMCP.invokeTool",
+                {"frameId": tool.frame_id, "toolName": tool.name, "input": _page_input(tool, arguments)},
+                timeout=timeout,
+            )
+        except BaseException:
+            self.in_flight.discard(invocation)
+            raise
         invocation.invocation_id = str(reply["invocationId"])
         early = self._early.pop(invocation.invocation_id, None)
         if early is not None:
@@ -240,7 +305,6 @@ class ToolMirror:
             self._responded(early)
         else:
             self._pending[invocation.invocation_id] = invocation
-        self.in_flight.add(invocation)
         return invocation
 
     def finish(self, invocation: Invocation) -> None:
@@ -248,6 +312,11 @@ class ToolMirror:
         self.in_flight.discard(invocation)
         if invocation.invocation_id is not None:
             self._pending.pop(invocation.invocation_id, None)
+
+    def navigated(self, url: str) -> None:
+        """The tab committed another document: calls in flight go on (a form's answer comes later)."""
+        for invocation in self.in_flight:
+            invocation.navigated_to = url
 
     def interrupt_all(self, reason: str, only: Callable[[Invocation], bool] = lambda _i: True) -> None:
         """Settle in-flight calls as Interrupted (tab closed, crashed or navigated)."""

@@ -84,8 +84,12 @@ async def reload(tab: Tab) -> ToolResult:
 async def _run(tab: Tab, action: str, start: Start) -> ToolResult:
     session = tab.page.session
     limit = tab.timeouts.navigation
-    watch = _LoadWatch()
-    unsubscribe = [session.on("Page.frameNavigated", watch.committed), session.on("Page.loadEventFired", watch.loaded)]
+    watch = _LoadWatch(tab.page.target_id)
+    unsubscribe = [
+        session.on("Page.frameNavigated", watch.committed),
+        session.on("Page.navigatedWithinDocument", watch.moved_within),
+        session.on("Page.loadEventFired", watch.loaded),
+    ]
     try:
         finished, started = await tab.desktop.unless_dialog(tab, start, limit)
         if not finished:
@@ -104,18 +108,24 @@ async def _run(tab: Tab, action: str, start: Start) -> ToolResult:
             off()
     tab.mark_dirty()
     await tab.refresh()
-    return ToolResult(message=f"{tab.id} now shows {tab.page.url or 'the page'} (version {tab.window.version}).")
+    shown = watch.url or tab.page.url or "the page"
+    return ToolResult(message=f"{tab.id} now shows {shown} (version {tab.window.version}).")
 
 
 class _LoadWatch:
     """Main-frame commits and load events of one tab, in the order the browser sent them.
 
     A navigation's own load is the first load after *its* commit: a load event still due
-    from the page being left (say, a slow iframe) must not count as the new page's.
+    from the page being left (say, a slow iframe) must not count as the new page's. A page
+    restored from the back-forward cache fires no load (its commit says so), and a
+    same-document move (`#fragment`, `history.pushState`) commits nothing: each ends the
+    wait at once.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, main_frame: str) -> None:
+        self.main_frame = main_frame
         self.events: list[tuple[str, str]] = []
+        self.url = ""
         self.changed = anyio.Event()
 
     def _add(self, kind: str, loader_id: str = "") -> None:
@@ -126,7 +136,14 @@ class _LoadWatch:
     def committed(self, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
         if not frame.get("parentId"):
-            self._add("commit", str(frame.get("loaderId", "")))
+            self.url = str(frame.get("url", ""))
+            restored = params.get("type") == "BackForwardCacheRestore"
+            self._add("restored" if restored else "commit", str(frame.get("loaderId", "")))
+
+    def moved_within(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") in (self.main_frame, None):
+            self.url = str(params.get("url", ""))
+            self._add("within")
 
     def loaded(self, _params: dict[str, Any]) -> None:
         self._add("load")
@@ -134,6 +151,8 @@ class _LoadWatch:
     def _done(self, loader_id: str | None) -> bool:
         seen_commit = False
         for kind, loader in self.events:
+            if kind in ("restored", "within") and loader_id is None:
+                return True
             if kind == "commit" and (loader_id is None or loader == loader_id):
                 seen_commit = True
             elif kind == "load" and seen_commit:

@@ -22,6 +22,9 @@ from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.forms import PendingForm
+from webmcp.desktop.live_view import frame_origins
+from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.tab import Tab, install_observer
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.view.summary import modal_summary
@@ -30,7 +33,7 @@ __all__ = ["Desktop", "Window"]
 
 logger = logging.getLogger(__name__)
 
-Window = Tab | JsDialog | InPageModal
+Window = Tab | JsDialog | InPageModal | PendingForm
 """Anything published as a window."""
 
 _OPENED_KEEP = 256
@@ -50,6 +53,10 @@ class Desktop:
         self.dialogs: dict[str, JsDialog] = {}
         self.modals: dict[str, InPageModal] = {}
         """Window id → open in-page `<dialog>` (showModal) of some tab."""
+        self.forms: dict[str, PendingForm] = {}
+        """Window id → a declarative form filled for a call, waiting to be submitted."""
+        self.human_submit = False
+        """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
         self._order: list[str] = []
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
@@ -90,7 +97,12 @@ class Desktop:
 
     def window(self, window_id: str) -> Window | None:
         """The tab, dialog or in-page modal published as `window_id`."""
-        return self.tabs.get(window_id) or self.dialogs.get(window_id) or self.modals.get(window_id)
+        return (
+            self.tabs.get(window_id)
+            or self.dialogs.get(window_id)
+            or self.modals.get(window_id)
+            or self.forms.get(window_id)
+        )
 
     def windows_document(self) -> dict[str, Any]:
         """The `app://windows` document (GUI bridge §4.2 (docs/protocols.md#gui-4.2)).
@@ -128,6 +140,7 @@ class Desktop:
         session.on("Page.javascriptDialogOpening", lambda p: self._dialog_opened(tab, session, p))
         session.on("Page.javascriptDialogClosed", lambda p: self._dialog_closed(tab, session))
         await install_observer(session)
+        tab.mirror.frame_origins.update(await frame_origins(session))
         if session is page.session and page.url not in ("", "about:blank"):
             # A page that was already loaded when the bridge attached (--cdp-url).
             await tab.mirror.recover_child_frames(session)
@@ -166,6 +179,8 @@ class Desktop:
             self._forget(window_id)
         for window_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
             self._forget(window_id)
+        for window_id in [f for f, form in self.forms.items() if form.tab_id == tab.id]:
+            self._forget(window_id)
         self.changed()
 
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
@@ -199,6 +214,7 @@ class Desktop:
     def _forget(self, window_id: str) -> None:
         self.dialogs.pop(window_id, None)
         self.modals.pop(window_id, None)
+        self.forms.pop(window_id, None)
         if window_id in self._order:
             self._order.remove(window_id)
 
@@ -242,6 +258,32 @@ class Desktop:
                 changed = True
         if changed:
             self.changed()
+
+    def open_form(self, tab: Tab, tool: PageTool, invocation: Invocation) -> PendingForm:
+        """Publish a form filled for `invocation` as a modal window over `tab`."""
+        window = WindowState(
+            id=self._ids.mint("dlg"), title="", modal=True, owner_id=top_of_chain(self.window_states(), tab.id)
+        )
+        form = PendingForm(window, tab, tool, invocation, agent_may_submit=not self.human_submit)
+        self.forms[window.id] = form
+        self._order.append(window.id)
+        self.changed()
+        return form
+
+    def close_form(self, form: PendingForm) -> None:
+        """The form was submitted or cancelled: its window goes."""
+        if form.window.id in self.forms:
+            self._forget(form.window.id)
+            form.tab.mark_dirty()
+            self.changed()
+
+    def forms_of(self, tab: Tab) -> list[PendingForm]:
+        """The waiting forms of `tab`."""
+        return [f for f in self.forms.values() if f.tab is tab]
+
+    def modals_of(self, tab: Tab) -> list[InPageModal]:
+        """The in-page modal dialogs of `tab` now open, oldest first."""
+        return [m for m in self.modals.values() if m.tab is tab]
 
     def is_published(self, window_id: str) -> bool:
         """True while `window_id` is one of the published windows."""
@@ -287,6 +329,26 @@ class Desktop:
 
     # --- tabs opened by pages, and by the agent ------------------------------------
 
+    async def settle_existing_tabs(self, timeout: float, *, expect_tab: bool) -> None:
+        """Wait (bounded) until every page the browser has is a window with a view.
+
+        A launched browser has its first blank tab; an attached one (--cdp-url) has the
+        user's tabs, which may already be loaded. Each gets its first view built here, so
+        the first read of app://windows shows what the pages show.
+        """
+        with anyio.move_on_after(timeout):
+            while True:
+                reply = await self.browser.send("Target.getTargets", timeout=timeout)
+                pages = [t["targetId"] for t in reply.get("targetInfos", ()) if t.get("type") == "page"]
+                for target_id in pages:
+                    await self.targets.wait_attached(target_id, timeout)
+                if pages or not expect_tab:
+                    break
+                await self._tab_added.wait()  # a launched browser may not have opened its first tab yet
+        async with anyio.create_task_group() as tg:
+            for tab in list(self.tabs.values()):
+                tg.start_soon(tab.catch_up, timeout)
+
     def opened_mark(self) -> int:
         """A mark to pass to `opened_since` later."""
         return self._opened_seq
@@ -306,13 +368,16 @@ class Desktop:
                 await self._tab_added.wait()
         return mine()
 
-    async def open_tab(self, url: str) -> Tab | None:
-        """A new tab, sent to `url` once it is set up; None if it did not come up in time.
+    async def open_tab(self) -> Tab | None:
+        """A new blank tab, once its session is set up; None if it did not come up in time.
+
+        It starts blank so that nothing the page registers while loading is missed; the
+        caller navigates it (`Tab.navigate`, which waits for the page to load).
 
         Raises:
             CDPError: the browser refused to create the tab.
         """
-        page = await self.targets.create_page(url, self.timeouts.navigation)
+        page = await self.targets.create_page("about:blank", self.timeouts.navigation)
         return self.tab_for_target(page.target_id) if page is not None else None
 
     def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:

@@ -21,10 +21,11 @@ from cdp_bridge.targets import PageTarget
 from webmcp.desktop import calls, navigation
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.live_view import BINDING, install_observer, read_page
-from webmcp.desktop.mirror import PageTool, ToolMirror
+from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
+from webmcp.untrusted.page_limits import cap_window_tools, quote_page_text
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import block_page, rows_page
@@ -43,6 +44,14 @@ TAB_OPERATIONS = frozenset(
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
+_UNUSABLE_NOTICES = 5
+"""At most this many notices name unusable page tools one by one; one more counts the rest."""
+NAVIGATION_ANSWER_GRACE = 2.0
+"""After a call's tab has loaded another document, how long the call may still answer.
+
+A form tool that submits to another page answers a few hundred ms after the new page
+loads (its output read from that page); past this grace the outcome is unknown.
+"""
 
 
 class Tab:
@@ -68,6 +77,9 @@ class Tab:
         self.loading = True
         self.closed = False
         self.gone = anyio.Event()
+        self._main_frame = ""
+        self._navigation_done: anyio.Event | None = None
+        """Set when the main frame's cross-document navigation under way has shown its page."""
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
 
@@ -81,7 +93,10 @@ class Tab:
         """Follow `session` (the page's own, or an OOPIF's) for tools, changes and navigation."""
         self.mirror.watch(session)
         session.on("Runtime.bindingCalled", lambda p: self.mark_dirty() if p.get("name") == BINDING else None)
+        session.on("Page.frameStartedNavigating", lambda p: self._navigation_started(session, p))
         session.on("Page.frameNavigated", lambda p: self._navigated(session, p))
+        session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
+        session.on("Page.frameStoppedLoading", lambda p: self._stopped_loading(session, p))
         session.on("Page.frameDetached", lambda p: self.mirror.drop_frames(lambda t: t.frame_id != p["frameId"]))
         session.on("Page.loadEventFired", lambda _p: self._loaded())
         session.on("Page.domContentEventFired", lambda _p: self.mark_dirty())
@@ -97,15 +112,52 @@ class Tab:
     def _loaded(self) -> None:
         self.loading = False
         self.mark_dirty()
+        self._navigation_shown()
+        self._give_navigated_calls_a_grace()
+
+    def _stopped_loading(self, session: CDPSession, params: dict[str, Any]) -> None:
+        # Also the end of a navigation that was aborted (a 204, a download, a blocked URL).
+        if session is self.page.session and params.get("frameId") == self._main_frame_id():
+            self._navigation_shown()
+
+    def _navigation_shown(self) -> None:
+        done, self._navigation_done = self._navigation_done, None
+        if done is not None:
+            done.set()
+
+    async def navigation_settled(self, budget: float) -> None:
+        """Wait, at most `budget` seconds, for a cross-document navigation under way to show its page."""
+        done = self._navigation_done
+        if done is not None:
+            with anyio.move_on_after(budget):
+                await done.wait()
+
+    def _navigation_started(self, session: CDPSession, params: dict[str, Any]) -> None:
+        same_document = str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument"))
+        if session is self.page.session and params.get("frameId") == self._main_frame_id() and not same_document:
+            self.mirror.document_starting()
+            if self._navigation_done is None:
+                self._navigation_done = anyio.Event()
+
+    def _main_frame_id(self) -> str:
+        # A page target's id is its main frame's id; the commits tell if that ever differs.
+        return self._main_frame or self.page.target_id
 
     def _navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
         frame_id = frame.get("id", "")
+        self.mirror.frame_origins[frame_id] = str(frame.get("securityOrigin", ""))
         if session is self.page.session and not frame.get("parentId"):
             self._doc_seq += 1
-            self.loading = True
-            self.mirror.interrupt_all("The tab navigated away while the tool was running.")
-            self.mirror.drop_frames(lambda t: t.session is not session)
+            self._main_frame = frame_id
+            restored = params.get("type") == "BackForwardCacheRestore"
+            # A restored page fires no load event: it is shown as it was.
+            self.loading = not restored
+            self.mirror.navigated(str(frame.get("url", "")))
+            self.mirror.document_committed(session, restored)
+            if restored:
+                self._navigation_shown()
+                self._give_navigated_calls_a_grace()
         else:
             self.mirror.interrupt_all(
                 "The frame that holds the tool navigated while it was running.",
@@ -113,6 +165,22 @@ class Tab:
             )
             self.mirror.drop_frames(lambda t: t.frame_id != frame_id)
         self.mark_dirty()
+
+    def _give_navigated_calls_a_grace(self) -> None:
+        waiting = [i for i in self.mirror.in_flight if i.navigated_to is not None and not i.done.is_set()]
+        if waiting:
+            self.desktop.spawn(self._end_navigated_calls, waiting)
+
+    async def _end_navigated_calls(self, invocations: list[Invocation]) -> None:
+        await anyio.sleep(NAVIGATION_ANSWER_GRACE)
+        for invocation in invocations:
+            invocation.settle(
+                Outcome(
+                    "Interrupted",
+                    error_text=f"The tab moved to {invocation.navigated_to} during the call and the page gave no "
+                    "answer; whether the call took effect is unknown: read the window before trying again.",
+                )
+            )
 
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon."""
@@ -148,7 +216,9 @@ class Tab:
         self.gone.set()
         self._dirty.set()
         what = "crashed" if self.page.crashed else "closed"
-        self.mirror.interrupt_all(f"The tab {what} while the tool was running.")
+        self.mirror.interrupt_all(
+            f"The tab {what} while the tool was running; whether the call took effect is unknown."
+        )
 
     # --- the view ------------------------------------------------------------------
 
@@ -169,11 +239,15 @@ class Tab:
             # long as the build took leaves the page (and its tool calls) at least half the time.
             await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
 
-    async def refresh(self) -> None:
-        """Rebuild the view now (if anything changed since the last build)."""
+    async def refresh(self) -> bool:
+        """Rebuild the view now if anything changed since the last build.
+
+        Returns True when the view reflects the page as it is now, False when the page
+        could not be read (busy past the snapshot deadline, or mid-navigation).
+        """
         async with self._snapshot_lock:
             if not self._dirty.is_set():
-                return
+                return True
             self._dirty = anyio.Event()
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
@@ -181,21 +255,46 @@ class Tab:
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
-                return
+                return False
             except TimeoutError:
                 # A huge or hung page: try again later (the refresher's pause bounds the rate).
                 logger.debug("snapshot of %s timed out after %s s", self.id, self.timeouts.snapshot)
                 if not self.closed:
                     self._dirty.set()
-                return
+                return False
             self._apply(view)
             self.desktop.sync_modals(self)
+        for form in self.desktop.forms_of(self):
+            await calls.refresh_form(form)  # the person may have edited the waiting form
+        return True
+
+    async def catch_up(self, budget: float) -> None:
+        """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
+        if not self.closed:
+            # refresh() waits for a rebuild already under way, then rebuilds only if still dirty.
+            with anyio.move_on_after(budget):
+                await self.refresh()
 
     async def fresh_version(self) -> int:
-        """The window's version, checked against the page as it is now."""
+        """The window's version, checked against the page as it is now.
+
+        Raises:
+            ToolError: `state_unverified` when the page could not be read, so the version
+                could not be checked (a write must not pass on an old view).
+        """
         self.mark_dirty()
-        await self.refresh()
+        if not await self.refresh():
+            raise ToolError(
+                "state_unverified",
+                f"{self.id} could not be read just now (the page is busy or loading), so expectedVersion "
+                "could not be checked against it; nothing was done. Read app://windows and try again.",
+                currentVersion=self.window.version,
+            )
         return self.window.version
+
+    def secret_values(self) -> frozenset[str]:
+        """Values of the page's secret fields as of the last view (memory only, for masking)."""
+        return self._secret_values
 
     def mask(self, value: Any) -> Any:
         """`value` with every secret input's current value replaced by the mask."""
@@ -212,7 +311,7 @@ class Tab:
         page_blocks = self._page_blocks if view.modals else view.blocks
         # Like a browser's address bar: the agent always knows where the tab is.
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
-        blocks = [address, *page_blocks]
+        blocks = [address, *self.tool_notices(), *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
             self.window.blocks = blocks
@@ -224,9 +323,43 @@ class Tab:
     def is_open(self) -> bool:
         return not self.closed
 
+    @property
+    def origin(self) -> str:
+        """The origin of the page the tab shows (its main frame's)."""
+        return self.mirror.origin_of(self._main_frame_id())
+
     def page_tools(self) -> list[PageTool]:
-        """The page's tools, in handle order."""
-        return sorted(self.mirror.tools.values(), key=lambda t: t.handle)
+        """The page's tools the window lists, in handle order, within the per-window caps."""
+        kept, _notice = cap_window_tools(list(self.mirror.tools.values()))
+        return kept
+
+    def tool_notices(self) -> list[dict[str, Any]]:
+        """Notices about the page's tools that are not listed, and why (docs/security.md)."""
+        notices: list[dict[str, Any]] = []
+        _kept, capped = cap_window_tools(list(self.mirror.tools.values()))
+        if capped:
+            notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
+        for n, (key, unusable) in enumerate(sorted(self.mirror.unusable.items(), key=lambda kv: kv[1].handle)):
+            if n == _UNUSABLE_NOTICES:
+                notices.append(
+                    {
+                        "type": "notice",
+                        "id": "tools-unusable-more",
+                        "severity": "warn",
+                        "text": f"{len(self.mirror.unusable) - n} more page tools cannot be offered.",
+                    }
+                )
+                break
+            text = quote_page_text(unusable.display_name, self.mirror.origin_of(key[1]), what="tool name")
+            notices.append(
+                {
+                    "type": "notice",
+                    "id": f"tool-unusable-{unusable.handle}",
+                    "severity": "warn",
+                    "text": f"{text} cannot be offered as a tool: {unusable.reason}",
+                }
+            )
+        return notices
 
     async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""

@@ -38,6 +38,8 @@ from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestPar
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .http_guard import HttpGuard
+
 logger = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 2.0
@@ -284,14 +286,33 @@ async def serve_http(
     token: str,
     experimental: dict[str, dict[str, Any]] | None = None,
     ready: anyio.Event | None = None,
+    guard: HttpGuard | None = None,
 ) -> None:
-    """Serve Streamable HTTP at `/mcp` behind a bearer token until cancelled."""
+    """Serve Streamable HTTP at `/mcp` behind a bearer token until cancelled.
+
+    Raises:
+        RemoteBindRefused: `host` is not loopback and `guard.allow_remote` is off.
+    """
+    guard = guard or HttpGuard()
+    warning = guard.check_bind(host)
+    if warning is not None:
+        logger.warning("%s", warning)
     broadcaster.attach(server)
     _pin_initialization_options(server, experimental)
-    # DNS-rebinding protection is switched on by the SDK for loopback hosts.
-    app = _BearerGate(server.streamable_http_app(streamable_http_path="/mcp", host=host), token)
+    # Host/Origin allow-lists on for every bind (the SDK's default covers loopback only).
+    app = _BearerGate(
+        server.streamable_http_app(
+            streamable_http_path="/mcp", host=host, transport_security=guard.transport_security(host, port)
+        ),
+        token,
+    )
     config = uvicorn.Config(
-        app, log_config=None, lifespan="on", timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S, access_log=False
+        app,
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S,
+        access_log=False,
+        **guard.uvicorn_options(),
     )
     uv = _EmbeddedUvicorn(config)
     sock = _bind(host, port)

@@ -16,6 +16,7 @@ from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import WindowState, operable_ids
 from webmcp.models import tool_output_schema
 from webmcp.tools.records import ToolRecord, WindowKind, records_for
+from webmcp.untrusted.page_limits import page_tool_description
 
 __all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "tool_specs"]
 
@@ -63,15 +64,19 @@ def action_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _page_tool_spec(window_id: str, window_title: str, tool: PageTool) -> ToolSpec:
-    notes = []
-    if tool.handle != tool.name:
-        notes.append(f"The page names this tool \u201c{tool.name}\u201d.")
-    if tool.annotations.get("untrustedContent"):
-        notes.append("Its output may hold untrusted content (user-generated or third-party).")
+def _page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec:
+    # The bridge's words frame the page's; every page string is capped, quoted and attributed
+    # to the origin of the frame that registered the tool (docs/security.md).
+    origin = tool.origin or page_origin
+    notes = [page_tool_description(tool, origin)]
+    if tool.origin and page_origin and tool.origin != page_origin:
+        notes.append(
+            f"It comes from an embedded frame of {tool.origin}, not from the page itself ({page_origin}); "
+            "its output is marked untrusted."
+        )
     if tool.declarative and not tool.annotations.get("autosubmit"):
-        notes.append("It fills a form that the user must submit in the page.")
-    description = " ".join([tool.description or f"The page tool {tool.name}.", *notes])
+        notes.append("It fills a form in the page, which then waits to be submitted (a window with submit/cancel).")
+    description = " ".join(notes)
     annotations: dict[str, Any] = {
         "readOnlyHint": bool(tool.annotations.get("readOnly", False)),
         "destructiveHint": bool(tool.annotations.get("consequential", False)),
@@ -79,7 +84,7 @@ def _page_tool_spec(window_id: str, window_title: str, tool: PageTool) -> ToolSp
     }
     return ToolSpec(
         name=f"{window_id}__{tool.handle}",
-        title=f"{tool.name} \u00b7 {window_title} (window {window_id})",
+        title=f"Page tool \u201c{tool.display_name or tool.handle}\u201d (window {window_id})",
         description=description,
         input_schema=action_schema(tool.input_schema),
         annotations=annotations,
@@ -87,11 +92,12 @@ def _page_tool_spec(window_id: str, window_title: str, tool: PageTool) -> ToolSp
     )
 
 
-def _record_spec(window_id: str, window_title: str, record: ToolRecord) -> ToolSpec:
+def _record_spec(window_id: str, record: ToolRecord) -> ToolSpec:
+    # Never the page's title here: a page must not be able to write the bridge's own words.
     return ToolSpec(
         name=f"{window_id}__{record.action}",
-        title=f"{record.title} \u00b7 {window_title} (window {window_id})",
-        description=f"{record.description} Browser action on window {window_id} (\u201c{window_title}\u201d).",
+        title=f"{record.title} (window {window_id})",
+        description=f"{record.description} Browser action on window {window_id}.",
         input_schema=action_schema(record.input_schema),
         annotations=record.annotations,
         output_schema=RESULT_SCHEMA,
@@ -106,9 +112,10 @@ def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
         if window is None:
             continue
         kind: WindowKind = window.window_kind  # type: ignore[assignment]
-        title = window.window.title
-        specs.extend(_record_spec(window_id, title, r) for r in records_for(kind))
-        specs.extend(_page_tool_spec(window_id, title, t) for t in window.page_tools())
+        origin = str(getattr(window, "origin", ""))
+        offers = getattr(window, "offers", None)
+        specs.extend(_record_spec(window_id, r) for r in records_for(kind) if offers is None or offers(r.action))
+        specs.extend(_page_tool_spec(window_id, origin, t) for t in window.page_tools())
     specs.extend(
         ToolSpec(f"app__{r.action}", r.title, r.description, r.input_schema, r.annotations, RESULT_SCHEMA)
         for r in records_for("app")

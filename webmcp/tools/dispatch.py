@@ -30,7 +30,7 @@ from webmcp.desktop.windows import WindowState, blocker_of
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.tools.records import Answer, WindowKind, record_for
-from webmcp.tools.validate import validate
+from webmcp.tools.validate import check_input, validate
 
 __all__ = ["DesktopPort", "WindowPort", "call_tool"]
 
@@ -97,6 +97,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     _check_operable(states, window_id)
     kind: WindowKind = window.window_kind  # type: ignore[assignment]
     record = record_for(kind, action)
+    offers = getattr(window, "offers", None)
+    if record is not None and offers is not None and not offers(action):
+        raise ToolError("action_not_available", f"Window {window_id} does not offer {action!r} to agents.")
     tool = _page_tool(window.page_tools(), action) if record is None else None
     if record is None and tool is None:
         raise ToolError(
@@ -104,7 +107,10 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             f"Window {window_id} has no tool {action!r} now (the page may have "
             "removed it or navigated); re-read tools/list.",
         )
-    validate(record.input_schema if record is not None else tool.input_schema, args)  # type: ignore[union-attr]
+    if record is not None:
+        validate(record.input_schema, args)
+    else:
+        await check_input(tool.input_schema, args)  # type: ignore[union-attr]
     async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):
         if expected is not None:
             _check_version(await window.fresh_version(), expected)

@@ -23,7 +23,7 @@ from webmcp.models import ToolResult, input_schema_of
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
 
-WindowKind = Literal["tab", "dialog", "modal", "app"]
+WindowKind = Literal["tab", "dialog", "modal", "form", "app"]
 
 
 @dataclass(frozen=True)
@@ -95,10 +95,18 @@ async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
 async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
     url = str(args.get("url", "about:blank"))
     check_url(url)
-    tab = await desktop.open_tab(url)
+    tab = await desktop.open_tab()
     if tab is None:
         raise ToolError("action_timeout", "The new tab did not come up in time.")
-    return ToolResult(message=f"Opened {tab.id} at {url}.", opened_window_ids=[tab.id])
+    if url == "about:blank":
+        return ToolResult(message=f"Opened {tab.id}, blank.", opened_window_ids=[tab.id])
+    # Answer once the page shows, with its tools listed (or with a dialog it opened on load).
+    async with tab.op_lock:
+        loaded = await tab.navigate(url)
+    return ToolResult(
+        message=f"Opened {tab.id}: {loaded.message}",
+        opened_window_ids=[tab.id, *(loaded.opened_window_ids or [])],
+    )
 
 
 async def _answer(dialog: JsDialog, args: dict[str, Any], accept: bool) -> ToolResult:
@@ -206,6 +214,24 @@ RECORDS: tuple[ToolRecord, ...] = (
         NoInput,
         {"destructiveHint": False},
         lambda modal, _a: modal.close_dialog(),
+    ),
+    ToolRecord(
+        "submit",
+        "form",
+        "Submit form",
+        "Submit the form as the page's own submit button would; the answer carries the original call's outcome.",
+        NoInput,
+        {"destructiveHint": True},
+        lambda form, _a: form.submit(),
+    ),
+    ToolRecord(
+        "cancel",
+        "form",
+        "Cancel",
+        "Cancel the call that filled this form; the page is told, and nothing is submitted.",
+        NoInput,
+        {"destructiveHint": False},
+        lambda form, _a: form.cancel(),
     ),
     ToolRecord(
         "open_tab",

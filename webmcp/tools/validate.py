@@ -1,39 +1,40 @@
-"""Checking a call's arguments against a tool's input schema, every problem at once."""
+"""Checking a call's arguments against a tool's input schema, every problem at once.
+
+Page schemas are hostile data: the checks run through `webmcp.untrusted.schema_validate`
+(no reference outside the schema is resolved, patterns run on RE2, a step budget), and
+`check_input` runs them off the event loop with a deadline.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
-
 from webmcp.errors import ToolError
+from webmcp.untrusted import schema_validate
 
-__all__ = ["validate"]
+__all__ = ["check_input", "validate"]
+
+
+def _raise(fields: list[dict[str, str]]) -> None:
+    if fields:
+        raise ToolError("validation_failed", f"Input rejected: {len(fields)} field(s) are invalid", fields=fields)
 
 
 def validate(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
-    """Check `arguments` against `schema`.
+    """Check `arguments` against `schema` on the calling thread (for the bridge's own schemas).
 
     Raises:
         ToolError: `validation_failed` with one `{field, error}` per problem.
     """
-    try:
-        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        errors = sorted(validator_cls(schema).iter_errors(arguments), key=lambda e: list(e.path))
-    except jsonschema.SchemaError:
-        return  # A page's malformed schema cannot be held against the agent; the page decides.
-    if not errors:
-        return
-    fields: list[dict[str, str]] = []
-    for error in errors:
-        if error.validator == "required" and isinstance(error.instance, dict):
-            missing = [r for r in error.validator_value if r not in error.instance]
-            fields.extend({"field": name, "error": "Required"} for name in missing)
-        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            allowed = set(error.schema.get("properties", {}))
-            fields.extend(
-                {"field": k, "error": "Not a parameter of this tool"} for k in error.instance if k not in allowed
-            )
-        else:
-            fields.append({"field": ".".join(str(p) for p in error.path) or "(input)", "error": error.message})
-    raise ToolError("validation_failed", f"Input rejected: {len(fields)} field(s) are invalid", fields=fields)
+    _raise(schema_validate.validate(schema, arguments))
+
+
+async def check_input(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Check `arguments` against a page's `schema` in a worker thread, within a deadline.
+
+    Raises:
+        ToolError: `validation_failed` with one `{field, error}` per problem; a problem of
+            the schema itself (outside reference, endless recursion, too costly) is the
+            field "(schema)".
+    """
+    _raise(await schema_validate.validate_async(schema, arguments))

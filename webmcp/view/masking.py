@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from webmcp.view.secrets import SECRET_SELECTOR as _SECRETS_SELECTOR
+
 __all__ = ["MASK", "SECRET_SELECTOR", "mask_secrets"]
 
 MASK = "••••••"
 
-SECRET_SELECTOR = (
-    'input[type=password], input[autocomplete~="cc-number"], input[autocomplete~="cc-csc"], '
-    'input[autocomplete~="one-time-code"], input[autocomplete~="current-password"], '
-    'input[autocomplete~="new-password"], input[autocomplete~="cc-exp"]'
-)
+# A CSS superset, case-insensitive (`webmcp.view.secrets`): the DOM query of a snapshot finds
+# these; the element-level rule (labels, names) adds the rest.
+SECRET_SELECTOR = _SECRETS_SELECTOR
 
 
 def mask_secrets(value: Any, secrets: Collection[str]) -> Any:

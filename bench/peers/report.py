@@ -1,0 +1,166 @@
+"""Turn the per-round results into a Markdown table and a PNG chart (medians over rounds)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+from .measures import PAGES, shown
+
+__all__ = ["markdown_table", "markdown_notes", "write_chart", "COLUMNS"]
+
+COLUMNS = [
+    ("playwright", "Playwright MCP"),
+    ("devtools", "chrome-devtools-mcp"),
+    ("bridge", "bridge"),
+    ("raw", "raw CDP (floor)"),
+]
+# (key, row label, kind)
+ROWS: list[tuple[str, str, str]] = [
+    ("start_first_list", "start → first `tools/list` answered", "time"),
+    ("start_holds_page_tools", "… that first list holds the page's tools", "bool"),
+    ("start_page_tools", "start → page's tools callable (peers: + navigate)", "time"),
+]
+ROWS += [(f"nav_{p.key}", f"navigate + state: {p.what}", "time") for p in PAGES]
+ROWS.append(("nav_only_big", "… of which the navigate call alone: 3,000-row table", "time"))
+ROWS += [(f"bytes_{p.key}", f"state bytes: {p.what} (kept?)", "bytes") for p in PAGES]
+ROWS += [
+    ("read_only", "read-only page tool (`list_tickets`), median of 20", "time"),
+    ("confirm", "tool opens confirm() → accepted, result in hand", "time"),
+    ("late_tool", "late tool (+1.5 s after load) → `tools/list_changed`, idle client", "time"),
+    ("password_leaked", "typed password found in any output", "leak"),
+    ("card_leaked", "typed card number found in any output", "leak"),
+]
+CHART_ROWS = [key for key, _label, kind in ROWS if kind == "time"]
+
+
+def _numbers(values: list[Any]) -> list[float]:
+    return [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _failures(values: list[Any]) -> list[str]:
+    return [v for v in values if isinstance(v, str)]
+
+
+def _fmt_time(seconds: float) -> str:
+    if seconds < 0.1:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def _fmt_bytes(n: float) -> str:
+    return f"{n:.0f} B" if n < 1024 else f"{n / 1024:.1f} KB"
+
+
+def _readable(lost: str) -> str:
+    """A lost-content entry; runs before 2026-11-30 07:00 stored `kind:regex`."""
+    kind, sep, pattern = lost.partition(":")
+    if not sep or "“" in lost:
+        return lost
+    return f"{kind} “{shown(pattern)}”"
+
+
+def _shorten(reason: str) -> str:
+    reason = re.sub(r"\s+", " ", reason.removeprefix("failed: "))
+    return reason if len(reason) <= 110 else reason[:107] + "…"
+
+
+def _cell(key: str, kind: str, rounds: list[dict[str, Any]], notes: list[dict[str, str]]) -> str:
+    values = [r[key] for r in rounds if key in r]
+    if not values:
+        return "n/a"
+    failed = _failures(values)
+    numbers = _numbers(values)
+    parts: list[str] = []
+    if kind == "bool":
+        parts.append("yes" if all(v is True for v in values) else "no" if all(v is False for v in values) else "mixed")
+    elif kind == "leak":
+        bools = [v for v in values if isinstance(v, bool)]
+        if bools:
+            parts.append("**yes**" if any(bools) else "no")
+    elif numbers:
+        fmt = _fmt_bytes if kind == "bytes" else _fmt_time
+        text = fmt(statistics.median(numbers))
+        if len(numbers) > 1 and fmt(min(numbers)) != fmt(max(numbers)):
+            text += f" ({fmt(min(numbers))}–{fmt(max(numbers))})"
+        parts.append(text)
+        if kind == "bytes":
+            checks = [r.get("kept_" + key.removeprefix("bytes_")) for r in rounds]
+            checks = [c for c in checks if c is not None]
+            lost = sorted({_readable(m) for c in checks for m in c})
+            if checks and not lost:
+                parts.append("all kept")
+            elif lost:
+                rounds_lost = sum(1 for c in checks if c)
+                parts.append(f"**lost in {rounds_lost}/{len(checks)}**: " + ", ".join(lost))
+        if key == "confirm":
+            delivered = [r.get("confirm_result") for r in rounds if isinstance(r.get("confirm"), float)]
+            parts.append("result delivered" if all(delivered) else "**result lost**")
+    if failed:
+        prefix = "failed" if not numbers and not parts else f"failed {len(failed)}/{len(values)}"
+        parts.append(f"{prefix}: {_shorten(failed[0])}")
+    return "; ".join(parts) if parts else "n/a"
+
+
+def markdown_table(results: dict[str, list[dict[str, Any]]], notes: dict[str, list[dict[str, str]]]) -> str:
+    """Rows = measures, columns = servers; cells = median over rounds (min–max)."""
+    header = "| measure | " + " | ".join(label for _key, label in COLUMNS) + " |"
+    lines = [header, "|---|" + "---|" * len(COLUMNS)]
+    for key, label, kind in ROWS:
+        cells = [_cell(key, kind, results.get(col, []), notes.get(col, [])) for col, _label in COLUMNS]
+        if key.endswith("_leaked"):
+            cells[-1] = "n/a"
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def markdown_notes(notes: dict[str, list[dict[str, str]]]) -> str:
+    """What each server said in the confirm() flow and where a password showed up (distinct notes)."""
+    lines = []
+    for col, label in COLUMNS:
+        for key in ("confirm", "password_leaked", "card_leaked"):
+            seen = dict.fromkeys(n[key] for n in notes.get(col, []) if key in n)
+            lines.extend(f"- {label}, {key}: {text[:500]}" for text in seen)
+    return "\n".join(lines)
+
+
+def write_chart(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
+    """Grouped horizontal bars, log scale, one group per time measure; a failed cell shows no bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = {key: label for key, label, _kind in ROWS}
+    fig, ax = plt.subplots(figsize=(11, 0.55 * len(CHART_ROWS) * len(COLUMNS) / 2 + 1.5))
+    height = 0.8 / len(COLUMNS)
+    for i, (col, col_label) in enumerate(COLUMNS):
+        ys, xs = [], []
+        for j, key in enumerate(CHART_ROWS):
+            numbers = _numbers([r[key] for r in results.get(col, []) if key in r])
+            if numbers:
+                ys.append(j + i * height)
+                xs.append(statistics.median(numbers) * 1000)
+        ax.barh(ys, xs, height=height, label=col_label)
+        for j, key in enumerate(CHART_ROWS):
+            rounds = [r for r in results.get(col, []) if key in r]
+            if rounds and not _numbers([r[key] for r in rounds]):
+                ax.text(1.05, j + i * height, f"{col_label}: failed", va="center", fontsize=6, color="dimgray")
+            lost = key == "confirm" and any(r.get("confirm_result") is False for r in rounds)
+            if lost and _numbers([r[key] for r in rounds]):
+                ax.text(1.05, j + i * height, "result lost", va="center", fontsize=6, color="white")
+    ax.set_yticks([j + 0.4 - height / 2 for j in range(len(CHART_ROWS))])
+    ax.set_yticklabels([labels[k].replace("`", "") for k in CHART_ROWS], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlim(left=1)
+    ax.set_xlabel("median over rounds, ms (log scale); no bar = failed or not offered")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=len(COLUMNS))
+    ax.grid(axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,177 @@
+"""The channels a `Connection` speaks CDP over: one JSON text message at a time, both ways.
+
+    Transport (protocol)      send(text) / receive() -> text / close()
+    ├── WebSocketTransport    a DevTools websocket (`--remote-debugging-port`, `--cdp-url`, farms)
+    ├── PipeTransport         Chromium's `--remote-debugging-pipe`: fds 3 (to it) and 4 (from it),
+    │                         each message terminated by a NUL byte
+    └── RelayTransport        the Chrome extension's relay of `chrome.debugger` (see relay.py)
+
+A transport knows nothing of ids or sessions. Every failure surfaces as `ConnectionClosed`,
+whose message says which side went away; `receive()` raises it at the end of the stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Mapping
+from typing import Protocol
+
+import anyio
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from .errors import ConnectionClosed
+
+__all__ = ["PipeTransport", "Transport", "WebSocketTransport"]
+
+_READ_CHUNK = 1 << 20
+
+
+class Transport(Protocol):
+    """One full-duplex stream of CDP messages (JSON text)."""
+
+    async def send(self, text: str) -> None:
+        """Write one message. Raises ConnectionClosed when the channel is gone."""
+        ...
+
+    async def receive(self) -> str:
+        """The next message. Raises ConnectionClosed at the end of the stream."""
+        ...
+
+    async def close(self) -> None:
+        """Release the channel; never raises."""
+        ...
+
+
+class WebSocketTransport:
+    """A DevTools websocket (the `websockets` library), one CDP message per text frame."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self._ws = ws
+
+    @classmethod
+    async def open(cls, url: str, headers: Mapping[str, str] | None = None) -> WebSocketTransport:
+        """Connect to `url`. Raises ConnectionClosed (with the reason) if it cannot be reached."""
+        try:
+            # Chromium's frames can be tens of MB (a full AX tree, a screenshot): no size cap,
+            # and no keepalive pings that a busy browser might fail to answer in time.
+            ws = await websockets.connect(
+                url,
+                max_size=None,
+                ping_interval=None,
+                open_timeout=None,
+                additional_headers=dict(headers or {}),
+            )
+        except (OSError, TimeoutError, websockets.WebSocketException) as exc:
+            raise ConnectionClosed(f"Could not reach the browser's DevTools at {_redacted(url)}: {exc}") from exc
+        return cls(ws)
+
+    async def send(self, text: str) -> None:
+        try:
+            await self._ws.send(text)
+        except websockets.ConnectionClosed as exc:
+            raise ConnectionClosed("the browser closed the DevTools connection") from exc
+
+    async def receive(self) -> str:
+        try:
+            message = await self._ws.recv()
+        except websockets.ConnectionClosed as exc:
+            raise ConnectionClosed("the browser closed the DevTools connection") from exc
+        return message if isinstance(message, str) else message.decode()
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+            await self._ws.close()
+
+
+class PipeTransport:
+    """Chromium's `--remote-debugging-pipe`: NUL-terminated JSON on two pipe ends we hold.
+
+    Both ends are non-blocking and waited on with the event loop (`anyio.wait_readable` /
+    `wait_writable`), so a browser that stops reading or writing never blocks the loop.
+    Bytes read past a message boundary stay in this object, so one browser's pipe can
+    carry several connections one after another (the launcher's, then the bridge's).
+    """
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        os.set_blocking(read_fd, False)
+        os.set_blocking(write_fd, False)
+        self._read_fd = read_fd
+        self._write_fd = write_fd
+        self._buffer = bytearray()
+        self._write_lock = anyio.Lock()
+        self._eof = False
+        self._closed = False
+
+    async def send(self, text: str) -> None:
+        data = memoryview(text.encode() + b"\0")
+        async with self._write_lock:
+            if self._closed:
+                raise ConnectionClosed("the DevTools pipe is closed")
+            written = 0
+            try:
+                while written < len(data):
+                    await anyio.wait_writable(self._write_fd)
+                    try:
+                        written += os.write(self._write_fd, data[written:])
+                    except BlockingIOError:
+                        continue
+            except anyio.ClosedResourceError as exc:
+                raise ConnectionClosed("the DevTools pipe is closed") from exc
+            except OSError as exc:  # EPIPE: the browser is gone
+                self._close_fds()
+                raise ConnectionClosed(f"the browser closed the DevTools pipe ({exc.strerror})") from exc
+            finally:
+                if 0 < written < len(data):
+                    # Cancelled mid-message: the next message would be read as this one's tail.
+                    self._close_fds()
+
+    async def receive(self) -> str:
+        while True:
+            end = self._buffer.find(b"\0")
+            if end >= 0:
+                message = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                return message.decode()
+            if self._eof or self._closed:
+                raise ConnectionClosed("the browser closed the DevTools pipe")
+            try:
+                await anyio.wait_readable(self._read_fd)
+            except anyio.ClosedResourceError as exc:
+                raise ConnectionClosed("the DevTools pipe is closed") from exc
+            try:
+                chunk = os.read(self._read_fd, _READ_CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                if exc.errno != errno.EBADF:
+                    raise ConnectionClosed(f"reading the DevTools pipe failed ({exc.strerror})") from exc
+                chunk = b""
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+    async def close(self) -> None:
+        self._close_fds()
+
+    @property
+    def closed(self) -> bool:
+        """True once the pipe is closed (by us, or because a write was cut short)."""
+        return self._closed
+
+    def _close_fds(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for fd in (self._read_fd, self._write_fd):
+            anyio.notify_closing(fd)  # wakes a task waiting on it, instead of waiting forever
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _redacted(url: str) -> str:
+    """`url` without its query string, which may hold a farm's token."""
+    head, sep, _query = url.partition("?")
+    return head + ("?…" if sep else "")

@@ -1,0 +1,151 @@
+"""Secret values as the page holds them right now, and masking a result just before it leaves.
+
+A snapshot reads secret values when it is built; a script may set a password after that,
+and a page tool may echo it. `mask_outgoing` re-reads the values of every frame (with
+`webmcp.view.secrets.READ_SECRETS_JS`, in an isolated world the page cannot see or patch)
+and masks the result with them, so nothing typed or set into a secret field leaves the
+bridge unmasked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from cdp_bridge.errors import CDPError
+from webmcp.view.masking import mask_secrets
+from webmcp.view.secrets import FIND_SECRETS_JS, READ_SECRETS_JS
+
+__all__ = ["SecretFields", "Send", "mask_outgoing", "read_secret_fields", "read_secret_values"]
+
+Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+_WORLD = "webmcp_bridge_secrets"
+
+
+async def read_secret_values(send: Send, *, timeout: float = 2.0) -> frozenset[str]:
+    """Current values of the secret fields in every frame of the session behind `send`.
+
+    Runs `READ_SECRETS_JS` in an isolated world per frame (page script cannot see or
+    patch it). Frames that are gone or navigating are skipped; the whole read is bounded
+    by `timeout` and answers what it found so far.
+    """
+    values: set[str] = set()
+    with anyio.move_on_after(timeout):
+        try:
+            tree = await send("Page.getFrameTree", {})
+        except CDPError:
+            return frozenset()
+        pending = [tree.get("frameTree", {})]
+        while pending:
+            node = pending.pop()
+            pending.extend(node.get("childFrames", ()))
+            frame_id = node.get("frame", {}).get("id")
+            if not frame_id:
+                continue
+            try:
+                world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
+                reply = await send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": READ_SECRETS_JS,
+                        "contextId": world["executionContextId"],
+                        "returnByValue": True,
+                        "silent": True,
+                    },
+                )
+            except (CDPError, KeyError):
+                continue
+            found = reply.get("result", {}).get("value")
+            if isinstance(found, list):
+                values.update(v for v in found if isinstance(v, str) and v)
+    return frozenset(values)
+
+
+async def mask_outgoing(
+    result: Any, sends: Sequence[Send], known: Collection[str] = (), *, timeout: float = 2.0
+) -> Any:
+    """`result` masked with the secrets known so far and those the tab's frames hold right now.
+
+    Call it on every tool result and resource body of a tab just before it is returned:
+    `sends` are the tab's session and those of its out-of-process iframes.
+    """
+    values = set(known)
+    for send in sends:
+        values |= await read_secret_values(send, timeout=timeout)
+    return mask_secrets(result, values)
+
+
+@dataclass(frozen=True)
+class SecretFields:
+    """The secret fields of a session's frames: backend node ids (to mask in the view) and values."""
+
+    backend_ids: frozenset[int] = field(default_factory=frozenset)
+    values: frozenset[str] = field(default_factory=frozenset)
+
+
+_GROUP = "webmcp-bridge-secret-fields"
+
+
+async def read_secret_fields(send: Send, *, timeout: float = 2.0) -> SecretFields:
+    """Backend ids and values of every secret field in the session's frames, decided by the element.
+
+    The replacement for a CSS selector query when the snapshot is built: `is_secret_field`'s
+    rule runs in an isolated world per frame, and each element found is described for its
+    backend node id. Bounded by `timeout`; frames that fail are skipped.
+    """
+    ids: set[int] = set()
+    values: set[str] = set()
+    with anyio.move_on_after(timeout):
+        try:
+            tree = await send("Page.getFrameTree", {})
+        except CDPError:
+            return SecretFields()
+        pending = [tree.get("frameTree", {})]
+        while pending:
+            node = pending.pop()
+            pending.extend(node.get("childFrames", ()))
+            frame_id = node.get("frame", {}).get("id")
+            if frame_id:
+                try:
+                    await _read_frame(send, frame_id, ids, values)
+                except (CDPError, KeyError, TypeError):
+                    continue
+        try:
+            await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+        except CDPError:
+            pass
+    return SecretFields(frozenset(ids), frozenset(values))
+
+
+async def _read_frame(send: Send, frame_id: str, ids: set[int], values: set[str]) -> None:
+    world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
+    context = world["executionContextId"]
+    reply = await send(
+        "Runtime.evaluate",
+        {"expression": FIND_SECRETS_JS, "contextId": context, "objectGroup": _GROUP, "silent": True},
+    )
+    found = reply.get("result", {}).get("objectId")
+    if not found:
+        return
+    props = await send("Runtime.getProperties", {"objectId": found, "ownProperties": True})
+    by_name = {p["name"]: p.get("value", {}) for p in props.get("result", ())}
+    if "values" in by_name and by_name["values"].get("objectId"):
+        read = await send(
+            "Runtime.callFunctionOn",
+            {"objectId": by_name["values"]["objectId"], "functionDeclaration": "function() { return this; }",
+             "returnByValue": True},
+        )  # fmt: skip
+        values.update(v for v in read.get("result", {}).get("value") or () if isinstance(v, str) and v)
+    elements = by_name.get("elements", {}).get("objectId")
+    if not elements:
+        return
+    items = await send("Runtime.getProperties", {"objectId": elements, "ownProperties": True})
+    for item in items.get("result", ()):
+        object_id = item.get("value", {}).get("objectId")
+        if item.get("name", "").isdigit() and object_id:
+            described = await send("DOM.describeNode", {"objectId": object_id})
+            ids.add(int(described["node"]["backendNodeId"]))

@@ -1,0 +1,296 @@
+"""Checking call arguments against a page's schema without trusting the schema.
+
+Three things a hostile schema could do to a plain `jsonschema` validator, and what stops
+each here:
+
+* fetch `http://…` or `file://…` through `$ref` (jsonschema's default registry retrieves
+  with `urlopen`, on the caller's thread, without a timeout): every validator here gets an
+  empty `referencing.Registry`, so an outside reference is answered as an error, never fetched;
+* recurse without end (`{"$ref": "#"}`) or blow up exponentially through nested
+  references: each validation may take at most `MAX_REF_STEPS` reference steps, and a
+  RecursionError is caught; either way the answer is a structured error;
+* backtrack catastrophically in `pattern` / `patternProperties`: patterns run on RE2
+  (`google-re2`), which is linear in the input. A pattern RE2 cannot run (lookaround,
+  backreferences) is not checked here; the page still receives and checks the input.
+  Python's `re` in a worker thread would not do: it holds the GIL for the whole match, so
+  the event loop stalls with it (measured in bench/bench_schema_guard.py).
+
+`validate_async` runs `validate` in a worker thread with a deadline, so even a slow
+validation never blocks the event loop or another window's call. Compiled validators are
+cached by schema fingerprint: compiled once per tool version.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import jsonschema
+import re2
+import referencing
+import referencing.exceptions
+from jsonschema.exceptions import ValidationError
+
+__all__ = [
+    "MAX_ARGUMENT_BYTES",
+    "MAX_REF_STEPS",
+    "VALIDATE_DEADLINE_S",
+    "FieldError",
+    "compile_validator",
+    "schema_fingerprint",
+    "unsupported_patterns",
+    "validate",
+    "validate_async",
+]
+
+logger = logging.getLogger(__name__)
+
+FieldError = dict[str, str]
+"""`{"field": "a.b" | "(input)" | "(schema)", "error": "…"}`, as `validation_failed` lists them."""
+
+MAX_ARGUMENT_BYTES = 1024 * 1024
+MAX_REF_STEPS = 10_000
+MAX_ERRORS = 50
+MAX_MESSAGE = 300
+VALIDATE_DEADLINE_S = 2.0
+_CACHE_SIZE = 512
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would print every rejected page pattern to stderr
+_RE2_OPTIONS.max_mem = 8 << 20
+
+
+@functools.lru_cache(maxsize=2048)
+def _re2(pattern: str) -> Any | None:
+    """The RE2 program for `pattern`, or None when RE2 cannot run it."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except (re2.error, TypeError, ValueError):
+        return None
+
+
+def schema_fingerprint(schema: Any) -> str:
+    """SHA-256 of the canonical JSON of `schema` (stable across key order)."""
+    canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _walk_schemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every dict in `schema` that sits where a schema may (instance data skipped)."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def unsupported_patterns(schema: Any) -> list[str]:
+    """The patterns of `schema` that RE2 cannot run (and `validate` therefore skips)."""
+    found: list[str] = []
+    for node in _walk_schemas(schema):
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and _re2(pattern) is None:
+            found.append(pattern)
+        props = node.get("patternProperties")
+        if isinstance(props, dict):
+            found.extend(p for p in props if _re2(p) is None)
+    return found
+
+
+class _BudgetExceeded(Exception):
+    pass
+
+
+_steps = threading.local()
+
+
+def _counted(original: Callable[..., Iterator[ValidationError]]) -> Callable[..., Iterator[ValidationError]]:
+    def keyword(validator: Any, ref: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+        left = getattr(_steps, "left", None)
+        if left is not None:
+            if left <= 0:
+                raise _BudgetExceeded
+            _steps.left = left - 1
+        yield from original(validator, ref, instance, schema)
+
+    return keyword
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string"):
+        program = _re2(pattern)
+        if program is not None and program.search(instance) is None:
+            yield ValidationError(f"Does not match the pattern {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        program = _re2(pattern)
+        if program is None:
+            continue
+        for key, value in instance.items():
+            if program.search(key) is not None:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    known = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    programs = [p for p in map(_re2, patterns) if p is not None]
+    if len(programs) < len(patterns):
+        return  # Which keys an unsupported pattern would claim is unknown: leave it to the page.
+    extras = [k for k in instance if k not in known and not any(p.search(k) is not None for p in programs)]
+    if validator.is_type(extra, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif extra is False and extras:
+        yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, sorted(extras)))})")
+
+
+def _skip(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    return iter(())
+
+
+_BASE = jsonschema.Draft202012Validator
+_SAFE_KEYWORDS = {
+    "$ref": _counted(_BASE.VALIDATORS["$ref"]),
+    "$dynamicRef": _counted(_BASE.VALIDATORS["$dynamicRef"]),
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
+_Safe = jsonschema.validators.extend(_BASE, _SAFE_KEYWORDS)
+# jsonschema matches patternProperties with Python's re when it works out unevaluated keys;
+# with both keywords present the bridge leaves unevaluatedProperties to the page.
+_SafeNoUnevaluated = jsonschema.validators.extend(_BASE, {**_SAFE_KEYWORDS, "unevaluatedProperties": _skip})
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    validator: Any
+
+
+_cache: OrderedDict[str, _Compiled] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def compile_validator(schema: Any) -> _Compiled:
+    """The validator of `schema`, compiled once per distinct schema (LRU by fingerprint)."""
+    key = schema_fingerprint(schema)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    nodes = list(_walk_schemas(schema))
+    both = any("patternProperties" in n for n in nodes) and any("unevaluatedProperties" in n for n in nodes)
+    cls = _SafeNoUnevaluated if both else _Safe
+    # An empty registry: nothing outside the schema itself is ever looked up, let alone fetched.
+    compiled = _Compiled(cls(schema, registry=referencing.Registry()))
+    with _cache_lock:
+        _cache[key] = compiled
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return compiled
+
+
+def _cap(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
+
+
+def _schema_error(message: str) -> list[FieldError]:
+    return [{"field": "(schema)", "error": message}]
+
+
+def validate(schema: Any, arguments: Any) -> list[FieldError]:
+    """Every problem of `arguments` against `schema`, as `{field, error}`; [] when valid. Never raises.
+
+    Problems of the schema itself (an outside or dangling reference, endless recursion,
+    too much work) come back as one error on the field "(schema)".
+    """
+    try:
+        size = len(json.dumps(arguments, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError):
+        return [{"field": "(input)", "error": "The input is not plain JSON."}]
+    if size > MAX_ARGUMENT_BYTES:
+        return [{"field": "(input)", "error": f"The input is {size} bytes; at most {MAX_ARGUMENT_BYTES} are accepted."}]
+    _steps.left = MAX_REF_STEPS
+    try:
+        validator = compile_validator(schema).validator
+        errors: list[ValidationError] = []
+        for error in validator.iter_errors(arguments):
+            errors.append(error)
+            if len(errors) >= MAX_ERRORS:
+                break
+    except referencing.exceptions.Unresolvable as exc:
+        return _schema_error(_cap(f"The tool's schema refers to something it does not contain ({exc})."))
+    except RecursionError:
+        return _schema_error("The tool's schema refers to itself without end; the page must fix its schema.")
+    except _BudgetExceeded:
+        return _schema_error(
+            f"Checking the input took more than {MAX_REF_STEPS} reference steps; the tool's schema is too costly."
+        )
+    except jsonschema.exceptions.UnknownType as exc:
+        return _schema_error(_cap(f"The tool's schema uses an unknown type {exc.type!r}."))
+    except jsonschema.SchemaError as exc:
+        return _schema_error(_cap(f"The tool's schema is not valid JSON Schema: {exc.message}"))
+    except Exception as exc:  # boundary: jsonschema assumes well-formed schemas; a page's may be anything
+        logger.debug("a page schema broke the validator: %s", type(exc).__name__)
+        return _schema_error(_cap(f"The tool's schema could not be applied: {type(exc).__name__}."))
+    finally:
+        _steps.left = None
+    return _fields(errors)
+
+
+def _fields(errors: list[ValidationError]) -> list[FieldError]:
+    fields: list[FieldError] = []
+    for error in sorted(errors, key=lambda e: [str(p) for p in e.path]):
+        if error.validator == "required" and isinstance(error.instance, dict):
+            missing = [r for r in error.validator_value if r not in error.instance]
+            fields.extend({"field": str(name), "error": "Required"} for name in missing)
+        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            owner = error.schema if isinstance(error.schema, dict) else {}
+            allowed = owner.get("properties", {})
+            programs = [p for p in map(_re2, owner.get("patternProperties", {})) if p is not None]
+            where = ".".join(str(p) for p in error.path)
+            fields.extend(
+                {"field": f"{where}.{k}" if where else str(k), "error": "Not a parameter of this tool"}
+                for k in error.instance
+                if k not in allowed and not any(p.search(k) is not None for p in programs)
+            )
+        else:
+            fields.append({"field": ".".join(str(p) for p in error.path) or "(input)", "error": _cap(error.message)})
+    return fields
+
+
+_limiter: anyio.CapacityLimiter | None = None
+
+
+async def validate_async(schema: Any, arguments: Any, *, deadline: float = VALIDATE_DEADLINE_S) -> list[FieldError]:
+    """`validate` in a worker thread, answered within `deadline` seconds; never blocks the event loop."""
+    global _limiter
+    if _limiter is None:
+        _limiter = anyio.CapacityLimiter(4)
+    result: list[FieldError] | None = None
+    with anyio.move_on_after(deadline):
+        result = await anyio.to_thread.run_sync(validate, schema, arguments, abandon_on_cancel=True, limiter=_limiter)
+    if result is None:
+        return _schema_error(f"Checking the input took longer than {deadline:g} s; the tool's schema is too costly.")
+    return result
