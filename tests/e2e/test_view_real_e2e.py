@@ -64,10 +64,14 @@ async def test_required_fields_are_errors_only_once_the_person_tried_to_submit(s
     win = await _open(stage, "/cinema/book.html")
     doc = await stage.wait_windows(lambda d: "Email" in _fields(_window(d, win)))
     window = _window(doc, win)
-    assert not any(i.get("invalid") for i in _fields(window).values()), "nobody touched the form yet"
+    fields = _fields(window)
+    assert fields["Format"]["required"] and fields["I accept the house rules"]["required"]
+    assert not any(i.get("invalid") for i in fields.values()), "nobody touched the form yet"
     assert "needs attention" not in window["summary"]
     page = await stage.user_page("/cinema/book.html")
     await page.fill("#date", "2026-12-03")
+    await page.select_option("#format", "2D")
+    await page.check("#rules")
     await page.fill("#name", "Ada Lovelace")
     await page.press("#name", "Tab")  # the change re-renders the guests, with a note: the button moves
     await page.wait_for_function("document.querySelector('#guests p') !== null", timeout=WAIT * 1000)

@@ -78,9 +78,11 @@ async def _noop(page: Page) -> None:
 
 
 async def _cinema_book_touched(page: Page) -> None:
-    # The person picks a date, gives a name, and presses Book with the email still empty:
+    # The person picks a date, a format, accepts the rules, gives a name, and presses Book with the email empty:
     # the browser stops the submit and the email field shows as invalid (:user-invalid).
     await page.fill("#date", "2026-12-03")
+    await page.select_option("#format", "2D")
+    await page.check("#rules")
     await page.fill("#name", "Ada Lovelace")
     await page.press("#name", "Tab")  # the change re-renders the guests, with a note: the button moves
     await page.wait_for_function("document.querySelector('#guests p') !== null", timeout=WAIT_MS)

@@ -48,7 +48,10 @@ def test_date_and_time_inputs_are_one_field_each_with_the_value_the_page_holds()
 
 def test_untouched_required_fields_are_not_errors_until_the_person_tries_to_submit() -> None:
     pristine = build_view(_frames("cinema_book"), BlockIds())
-    assert pristine.invalid_fields == [], "Chromium calls the empty required date invalid from the start"
+    assert pristine.invalid_fields == [], "Chromium calls the empty required date, select, check box invalid"
+    fields = _fields(pristine)
+    assert fields["Format"] == {"label": "Format", "value": "Choose…", "required": True}
+    assert fields["I accept the house rules"] == {"label": "I accept the house rules", "value": False, "required": True}
     assert not [n for n in pristine.notices if n["severity"] == "error"]
     assert "needs attention" not in summarize_tab(pristine.title, "", pristine, 1, False)
     touched = build_view(_frames("cinema_book_touched"), BlockIds())
@@ -62,6 +65,7 @@ def test_without_the_dom_read_the_ax_tree_decides_as_before() -> None:
         frame.flagged_ids = frame.required_ids = None
     fields = _fields(build_view(frames, BlockIds()))
     assert fields["Date"].get("invalid") is True and "required" not in fields["Date"]
+    assert fields["Format"].get("invalid") is True and fields["I accept the house rules"].get("invalid") is True
 
 
 def test_text_shown_only_on_buttons_is_content_and_plain_actions_are_not() -> None:
