@@ -10,7 +10,13 @@ backend node id of the `<iframe>` element that owns it (`DOM.getFrameOwner`), so
 frame's blocks can be placed where the iframe sits. Secret inputs are found with a DOM
 query per document (the AX tree cannot tell a card number field from any other textbox),
 and their current values are read once, kept in memory only, so a page tool that echoes
-them can be masked by the caller.
+them can be masked by the caller. Pages with form controls get one more query per document
+for what the AX tree leaves out: which controls are `required` (Chromium 156 reports it
+for text boxes only), and which the page or the person has marked invalid (`:user-invalid`
+or `aria-invalid`), since Chromium reports a required select, checkbox or date input as
+invalid before anyone touched it. And where a `generic` node sits inside a paragraph, list
+item, cell or link, one `DOMSnapshot.captureSnapshot` tells which are blocks (a `<div>`)
+and which run on with the text (a `<span id=…>`): the AX tree calls both `generic`.
 """
 
 from __future__ import annotations
@@ -27,6 +33,18 @@ Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 _VALUE_JS = "function() { return typeof this.value === 'string' ? this.value : ''; }"
 _GROUP = "webmcp-bridge-secrets"
+_REQUIRED_SELECTOR = "input[required], select[required], textarea[required]"
+_FLAGGED_SELECTOR = ":user-invalid, [aria-invalid]:not([aria-invalid='false'])"
+# AX roles of controls whose `required` or `invalid` the DOM must settle; a page without any skips the query.
+_FORM_ROLES = frozenset(
+    {"textbox", "searchbox", "combobox", "checkbox", "radio", "spinbutton", "listbox", "switch", "slider"}
+    | {"Date", "DateTime", "InputTime"}
+)
+_FORM_STATE_MAX = 200
+# Where the AX tree leaves open whether a `generic` child is a block or a span.
+_TEXT_ROLES = frozenset(
+    {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
+)
 
 
 @dataclass
@@ -40,20 +58,42 @@ class FrameNodes:
     """backendDOMNodeId of the owning `<iframe>` (None for the main frame or if unknown)."""
     secret_ids: set[int] = field(default_factory=set)
     """Backend ids of secret inputs in this frame's process (ids are per renderer process)."""
+    required_ids: set[int] | None = None
+    """Backend ids of controls with the `required` attribute (None: not read, trust the AX tree)."""
+    flagged_ids: set[int] | None = None
+    """Backend ids of controls shown as invalid: `:user-invalid` or `aria-invalid` (None: not read)."""
+    block_ids: set[int] | None = None
+    """Backend ids of `generic` nodes in running text that lay out as blocks (None: not read)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The recorded form (tests/data/ax/*.json)."""
-        return {
+        """The recorded form (tests/view/data/ax/*.json)."""
+        doc: dict[str, Any] = {
             "key": self.key,
             "owner": self.owner_backend_id,
             "secret_ids": sorted(self.secret_ids),
-            "nodes": self.nodes,
         }
+        if self.required_ids is not None:
+            doc["required_ids"] = sorted(self.required_ids)
+        if self.flagged_ids is not None:
+            doc["flagged_ids"] = sorted(self.flagged_ids)
+        if self.block_ids is not None:
+            doc["block_ids"] = sorted(self.block_ids)
+        doc["nodes"] = self.nodes
+        return doc
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FrameNodes:
         """Inverse of `to_json`."""
-        return cls(str(data["key"]), list(data["nodes"]), data.get("owner"), set(data.get("secret_ids", ())))
+        required, flagged, blocks = data.get("required_ids"), data.get("flagged_ids"), data.get("block_ids")
+        return cls(
+            str(data["key"]),
+            list(data["nodes"]),
+            data.get("owner"),
+            set(data.get("secret_ids", ())),
+            set(required) if required is not None else None,
+            set(flagged) if flagged is not None else None,
+            set(blocks) if blocks is not None else None,
+        )
 
 
 @dataclass
@@ -63,6 +103,9 @@ class PageNodes:
     frames: list[FrameNodes] = field(default_factory=list)
     secret_ids: set[int] = field(default_factory=set)
     secret_values: set[str] = field(default_factory=set)
+    required_ids: set[int] | None = None
+    flagged_ids: set[int] | None = None
+    block_ids: set[int] | None = None
 
 
 async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oopif: bool = False) -> PageNodes:
@@ -96,9 +139,55 @@ async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oop
         result.frames.append(FrameNodes(key, list(reply.get("nodes", [])), owner))
         pending.extend((child, False) for child in node.get("childFrames", ()))
     await _collect_secrets(send, result, secret_selector)
+    result.block_ids = await _block_generics(send, result)
     for frame in result.frames:
         frame.secret_ids = result.secret_ids
+        frame.required_ids = result.required_ids
+        frame.flagged_ids = result.flagged_ids
+        frame.block_ids = result.block_ids
     return result
+
+
+def _generics_in_text(result: PageNodes) -> set[int]:
+    """Backend ids of `generic` nodes with a paragraph, list item, cell or link above them."""
+    found: set[int] = set()
+    for frame in result.frames:
+        by_id = {n["nodeId"]: n for n in frame.nodes}
+        for node in frame.nodes:
+            if node.get("role", {}).get("value") != "generic" or "backendDOMNodeId" not in node:
+                continue
+            parent = by_id.get(node.get("parentId", ""))
+            for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.
+                if parent is None:
+                    break
+                if parent.get("role", {}).get("value") in _TEXT_ROLES:
+                    found.add(int(node["backendDOMNodeId"]))
+                    break
+                parent = by_id.get(parent.get("parentId", ""))
+    return found
+
+
+async def _block_generics(send: Send, result: PageNodes) -> set[int] | None:
+    """Which of the generics in running text lay out as blocks; empty when there are none to ask about."""
+    wanted = _generics_in_text(result)
+    if not wanted:
+        return set()
+    try:
+        snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
+    except CDPError:
+        return None  # The document changed under us; the walker then runs such text on.
+    strings: list[str] = snap.get("strings", [])
+    blocks: set[int] = set()
+    for doc in snap.get("documents", ()):
+        backend_ids: list[int] = doc.get("nodes", {}).get("backendNodeId", [])
+        layout = doc.get("layout", {})
+        for index, styles in zip(layout.get("nodeIndex", ()), layout.get("styles", ()), strict=False):
+            backend = backend_ids[index] if index < len(backend_ids) else None
+            if backend in wanted and styles:
+                display = strings[styles[0]]
+                if not display.startswith("inline") and display != "contents":
+                    blocks.add(backend)
+    return blocks
 
 
 async def _frame_owner(send: Send, frame_id: str) -> int | None:
@@ -131,6 +220,9 @@ async def _collect_secrets(send: Send, result: PageNodes, selector: str) -> None
             found = await send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
             for node_id in found.get("nodeIds", ()):
                 await _read_secret(send, node_id, result)
+        if _has_form_controls(result):
+            result.required_ids = await _backend_ids(send, roots, _REQUIRED_SELECTOR)
+            result.flagged_ids = await _backend_ids(send, roots, _FLAGGED_SELECTOR)
     except CDPError:
         return  # The document changed under us; the next refresh (which follows any change) retries.
     finally:
@@ -138,6 +230,21 @@ async def _collect_secrets(send: Send, result: PageNodes, selector: str) -> None
             await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
         except CDPError:
             pass
+
+
+def _has_form_controls(result: PageNodes) -> bool:
+    return any(n.get("role", {}).get("value") in _FORM_ROLES for f in result.frames for n in f.nodes)
+
+
+async def _backend_ids(send: Send, roots: list[int], selector: str) -> set[int]:
+    """Backend ids of the first `_FORM_STATE_MAX` elements matching `selector` under `roots`."""
+    found: set[int] = set()
+    for root in roots:
+        reply = await send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
+        for node_id in reply.get("nodeIds", ())[: _FORM_STATE_MAX - len(found)]:
+            described = await send("DOM.describeNode", {"nodeId": node_id})
+            found.add(int(described["node"]["backendNodeId"]))
+    return found
 
 
 async def _read_secret(send: Send, node_id: int, result: PageNodes) -> None:

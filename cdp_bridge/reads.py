@@ -8,7 +8,7 @@ from .connection import CDPSession
 from .errors import CDPError
 from .protocol import WindowBounds
 
-__all__ = ["document_key", "window_bounds", "window_for_target"]
+__all__ = ["document_key", "document_loaded", "window_bounds", "window_for_target"]
 
 
 def _bounds(window_id: int, raw: dict[str, Any]) -> WindowBounds:
@@ -49,3 +49,18 @@ async def document_key(session: CDPSession, limit: float) -> str:
     tree = await session.send("Page.getFrameTree", timeout=limit)
     frame = tree["frameTree"]["frame"]
     return str(frame.get("loaderId") or frame["id"])
+
+
+async def document_loaded(session: CDPSession, limit: float) -> bool:
+    """True when the main document has finished loading (`document.readyState` is "complete").
+
+    For a page that was already loaded when the bridge attached: its load event is past.
+    False when the page cannot say (it is paused, navigating or gone); its load event follows.
+    """
+    try:
+        reply = await session.send(
+            "Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, timeout=limit
+        )
+    except CDPError:
+        return False
+    return reply.get("result", {}).get("value") == "complete"

@@ -1,10 +1,10 @@
-"""Record the AX trees the bridge sees on each sample-site page into tests/data/ax/*.json.
+"""Record the AX trees the bridge sees on each sample-site page into tests/view/data/ax/*.json.gz.
 
-    python tests/record_ax.py            # all pages
-    python tests/record_ax.py login      # some of them
+    python -m tests.support.record_ax                # all pages
+    python -m tests.support.record_ax cinema_book    # some of them
 
 Each file holds `{"url", "frames": [{key, owner, nodes}], "secret_ids": [...]}`, gathered
-with the bridge's own collector (`cdp_bridge.ax_collect.collect_page`), after Playwright
+with the bridge's own collector (`cdp_bridge.ax.collect_page`), after Playwright
 (as the user) brought the page into the state named in `PAGES`. Secret *values* are
 never written: the login page is filled with made-up values, and only ids are recorded.
 Then run `pytest tests/view --update-goldens` and review the golden diff.
@@ -77,6 +77,19 @@ async def _noop(page: Page) -> None:
     return None
 
 
+async def _cinema_book_touched(page: Page) -> None:
+    # The person picks a date, a format, accepts the rules, gives a name, and presses Book with the email empty:
+    # the browser stops the submit and the email field shows as invalid (:user-invalid).
+    await page.fill("#date", "2026-12-03")
+    await page.select_option("#format", "2D")
+    await page.check("#rules")
+    await page.fill("#name", "Ada Lovelace")
+    await page.press("#name", "Tab")  # the change re-renders the guests, with a note: the button moves
+    await page.wait_for_function("document.querySelector('#guests p') !== null", timeout=WAIT_MS)
+    await page.click("#booking button[type=submit]")
+    await page.wait_for_function("document.querySelector('#email:user-invalid') !== null", timeout=WAIT_MS)
+
+
 PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "home": ("/", _home),
     "login": ("/login.html", _login),
@@ -86,6 +99,10 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "ticket": ("/ticket.html?id=101", _ticket),
     "churn": ("/churn.html", _noop),
     "invalid": ("/", _invalid),
+    "cinema_home": ("/cinema/index.html", _noop),
+    "cinema_book": ("/cinema/book.html", _noop),
+    "cinema_book_touched": ("/cinema/book.html", _cinema_book_touched),
+    "cinema_receipt": ("/cinema/receipt.html", _noop),
 }
 
 

@@ -19,6 +19,7 @@ from anyio.abc import TaskGroup
 
 from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.errors import CDPError
+from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
@@ -147,6 +148,8 @@ class Desktop:
         if session is page.session and page.url not in ("", "about:blank"):
             # A page that was already loaded when the bridge attached (--cdp-url).
             await tab.mirror.recover_child_frames(session)
+            # Its load event is past: ask once (after Page.enable, so a load still to come is heard).
+            tab.loading = not await document_loaded(session, self.timeouts.command)
 
     def page_added(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)

@@ -194,11 +194,27 @@ class Tab:
 
     def title_changed(self) -> None:
         """The target's title or URL changed."""
-        new_title = (self.view.title if self.view is not None else "") or self.page.title or self.page.url or "New tab"
-        if new_title != self.window.title:
-            self.window.title = new_title
-            self.desktop.changed()
+        self._retitle()
         self.mark_dirty()
+
+    def document_title(self) -> str:
+        """The title of the document shown now; a page without `<title>` is titled by its address."""
+        title, url = self.page.title, self.page.url
+        view = self.view
+        # Only a view of this very document: right after a navigation the last view is the old page's.
+        if view is not None and view.title and view.url == url:
+            return view.title
+        # Chromium gives the address (without "http://" or a bare trailing "/") as the title of a
+        # page without <title>, and of one whose <title> it has not reported (yet).
+        if title and _bare(title) != _bare(url):
+            return title
+        return url or "New tab"
+
+    def _retitle(self) -> None:
+        title = self.document_title()
+        if title != self.window.title:
+            self.window.title = title
+            self.desktop.changed()
 
     def close(self) -> None:
         """The target went away: end the refresher and every call in flight."""
@@ -291,11 +307,9 @@ class Tab:
         return mask_secrets(value, self._secret_values)
 
     def _apply(self, view: View) -> None:
-        if view.title and view.title != self.window.title:
-            self.window.title = view.title
-            self.desktop.changed()
-        summary = summarize_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
         self.view = view
+        self._retitle()
+        summary = summarize_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
         # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
         # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
         if not view.modals:
@@ -464,6 +478,11 @@ class Tab:
             "answer it with its accept or dismiss tool.",
             opened_window_ids=[dialog.window.id],
         )
+
+
+def _bare(address: str) -> str:
+    """An address without its scheme and trailing slash, as Chromium shows it in place of a title."""
+    return address.split("://", 1)[-1].rstrip("/")
 
 
 async def _try_send(session: CDPSession, method: str, timeout: float) -> None:

@@ -10,7 +10,10 @@ one-time codes) come out `sensitive` with the value masked here, before anything
 the bridge; `masking.mask_secrets` does the same for any other value that echoes the page.
 
 Block ids come from a `BlockIds` table the caller keeps per window: an id stays with the
-element that owns the block while it lives, and a number is never handed out twice.
+element that owns the block while it lives, and a number is never handed out twice. A run of
+fields also stays with its fields: when a script re-renders a form group (a new element, so
+a new key) with the same fields, the new group takes over the id of the one it replaced
+(and so does its legend or hint text).
 """
 
 from __future__ import annotations
@@ -45,20 +48,34 @@ class BlockIds:
     prefix: str = "b"
     _next: int = 1
     _by_key: dict[Any, str] = field(default_factory=dict)
+    _by_alias: dict[Any, Any] = field(default_factory=dict)
+    """What a block shows (say, a run of fields' labels) → the key last seen showing it."""
 
-    def id_for(self, key: Any) -> str:
-        """The id of the element `key` (a stable element identity), minting one if new."""
+    def id_for(self, key: Any, alias: Any = None, live: Collection[Any] = ()) -> str:
+        """The id of the element `key` (a stable element identity), minting one if new.
+
+        A new `key` whose `alias` was last seen on a key that is not `live` any more (the
+        element was replaced by one showing the same) takes over that key's id.
+        """
         found = self._by_key.get(key)
+        if found is None and alias is not None:
+            old = self._by_alias.get(alias)
+            if old is not None and old not in live and old in self._by_key:
+                found = self._by_key.pop(old)
+                self._by_key[key] = found
         if found is None:
             found = f"{self.prefix}{self._next}"
             self._next += 1
             self._by_key[key] = found
+        if alias is not None:
+            self._by_alias[alias] = key
         return found
 
     def retain(self, live: Iterable[Any]) -> None:
         """Forget keys of elements that are gone; their ids are never minted again."""
         keep = set(live)
         self._by_key = {k: v for k, v in self._by_key.items() if k in keep}
+        self._by_alias = {a: k for a, k in self._by_alias.items() if k in keep}
 
 
 @dataclass
@@ -95,6 +112,8 @@ class View:
     """Open modal dialogs; their content is not in `blocks`."""
     invalid_fields: list[str] = field(default_factory=list)
     """Labels of fields marked invalid (page and modals)."""
+    url: str = ""
+    """The address of the document the view was read from (its root's `url`)."""
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
@@ -144,10 +163,21 @@ def _fit(full: list[dict[str, Any]], ids: BlockIds, limits: Limits, scope: Any) 
     return blocks, left_out
 
 
-def _number(keyed: list[Keyed], ids: BlockIds, seen: set[str]) -> list[dict[str, Any]]:
+def _alias(key: Any, block: dict[str, Any]) -> Any:
+    """What a fields or text block shows, in its frame (None for other blocks)."""
+    if not isinstance(key, tuple) or not key:
+        return None
+    if block["type"] == "fields":
+        return (key[0], "fields", tuple(str(item.get("label", "")) for item in block["items"]))
+    if block["type"] == "text":  # a re-rendered group's legend or hint
+        return (key[0], "text", block.get("heading"), block["text"])
+    return None
+
+
+def _number(keyed: list[Keyed], ids: BlockIds, seen: set[str], live: Collection[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for key, block in keyed:
-        block_id = ids.id_for(key)
+        block_id = ids.id_for(key, _alias(key, block), live)
         if block_id in seen:  # Two blocks claiming one element: the second gets its own key.
             block_id = ids.id_for((*key, "dup", len(seen)))
         seen.add(block_id)
@@ -171,21 +201,23 @@ def build_view(
     """
     frame_list = [f if isinstance(f, FrameNodes) else FrameNodes(f[0], list(f[1])) for f in frames]
     frame_list = [f for f in frame_list if f.nodes] if frame_list and frame_list[0].nodes else []
-    title = ""
+    title = url = ""
     if frame_list:
         root = next((n for n in frame_list[0].nodes if not n.get("parentId")), frame_list[0].nodes[0])
         title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
+        url = next((str(p["value"].get("value", "")) for p in root.get("properties", ()) if p["name"] == "url"), "")
     keyed, raw_modals = walk_frames(frame_list, set(secret_backend_ids))
     if secret_values:
         keyed = [(k, mask_secrets(b, secret_values)) for k, b in keyed]
         for raw in raw_modals:
             raw.blocks = [(k, mask_secrets(b, secret_values)) for k, b in raw.blocks]
     seen: set[str] = set()
-    full = _number(keyed, ids, seen)
+    live_now = {k for k, _ in keyed} | {k for raw in raw_modals for k, _ in raw.blocks}
+    full = _number(keyed, ids, seen, live_now)
     live = [k for k, _ in keyed]
     modals: list[Modal] = []
     for raw in raw_modals:
-        modal_full = _number(raw.blocks, ids, seen)
+        modal_full = _number(raw.blocks, ids, seen, live_now)
         modal_blocks, _ = _fit(modal_full, ids, limits, raw.key)
         modals.append(Modal((raw.key[0], raw.key[1]), raw.title, modal_blocks, modal_full, raw.backend_ids))
         live.extend(k for k, _ in raw.blocks)
@@ -207,4 +239,5 @@ def build_view(
         invalid_fields=[
             i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")
         ],
+        url=url,
     )

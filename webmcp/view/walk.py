@@ -41,8 +41,13 @@ _FIELD_ROLES = frozenset(
         "menuitemradio",
         "progressbar",
         "meter",
+        # date, time, datetime-local, month and week inputs: one field each, never their spin parts
+        "Date",
+        "DateTime",
+        "InputTime",
     }
 )
+_COMPOSITE_FIELDS = frozenset({"Date", "DateTime", "InputTime"})
 _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 _NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
 # Wrappers Chromium marks ignored without hiding them; any other reason means not shown.
@@ -101,6 +106,10 @@ _GROUP_ROLES = frozenset(
         "section",
     }
 )
+# A button's label is something a person reads (a showtime, a door, a price, a page number)
+# when it holds a digit; "Send" or "Book" is only an operation, which blocks never describe.
+_READ_ON_BUTTON = re.compile(r"\d")
+_LINE = "\n"
 _SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
 
 
@@ -138,6 +147,20 @@ def hidden(node: Node) -> bool:
     if not node.get("ignored"):
         return False
     return any(r.get("name") not in _PASS_THROUGH for r in node.get("ignoredReasons", ()))
+
+
+def join_text(parts: Sequence[str]) -> str:
+    """Text runs joined as shown: spaces collapsed, line breaks (`<br>`, block edges) kept once."""
+    lines = (" ".join(line.split()) for line in "".join(parts).split(_LINE))
+    return _LINE.join(line for line in lines if line)
+
+
+def shown_on_button(node: Node) -> str:
+    """The label of a button that a person reads as content ("" for a plain action like "Send")."""
+    label = name_of(node)
+    if not _READ_ON_BUTTON.search(label):
+        return ""
+    return f"{label} (unavailable)" if prop(node, "disabled") else label
 
 
 def severity(role: str, text: str) -> str:
@@ -182,6 +205,9 @@ class _Frame:
     by_id: dict[str, Node]
     root: Node | None
     secret_ids: set[int] = field(default_factory=set)
+    required_ids: set[int] | None = None
+    flagged_ids: set[int] | None = None
+    block_ids: set[int] | None = None
 
 
 @dataclass
@@ -202,6 +228,9 @@ class _Walker:
                 {n["nodeId"]: n for n in f.nodes},
                 next((n for n in f.nodes if not n.get("parentId")), None),
                 f.secret_ids,
+                f.required_ids,
+                f.flagged_ids,
+                f.block_ids,
             )
             for f in frames
         ]
@@ -223,12 +252,12 @@ class _Walker:
     def key(self, node: Node, kind: str = "") -> tuple[Any, ...]:
         return (self.frame.key, node.get("backendDOMNodeId", node["nodeId"]), kind)
 
-    def owner_key(self, kind: str, groups_only: bool) -> tuple[Any, ...]:
+    def owner_key(self, kind: str, groups_only: bool, tag: str = "") -> tuple[Any, ...]:
         owner = next(
             (c for c in reversed(self.containers) if not groups_only or c[2] in _GROUP_ROLES),
             self.containers[0] if self.containers else (self.frame.key, 0, ""),
         )
-        base = (owner[0], owner[1], kind)
+        base: tuple[Any, ...] = (owner[0], owner[1], kind, tag) if tag else (owner[0], owner[1], kind)
         n = self.ordinals.get(base, 0)
         self.ordinals[base] = n + 1
         return (*base, n) if n else base
@@ -237,7 +266,7 @@ class _Walker:
 
     def flush_text(self) -> None:
         s = self.sink
-        text = " ".join("".join(s.text).split())
+        text = join_text(s.text)
         if text and s.text_key is not None:
             s.out.append((s.text_key, {"type": "text", "text": text}))
         s.text, s.text_key = [], None
@@ -285,8 +314,13 @@ class _Walker:
             return
         if role == "StaticText":
             self.add_text(str(node.get("name", {}).get("value", "") or ""))
+        elif role == "LineBreak":
+            self.add_text(_LINE)
         elif role == "link":
             self.add_text(f" {self.text_of(node) or name_of(node)} ")
+        elif role == "button":
+            if shown := shown_on_button(node):
+                self.add_text(f" {shown} ")
         elif role in _SKIP_ROLES:
             return
         elif role == "LabelText":
@@ -323,13 +357,36 @@ class _Walker:
             self.iframe(node)
         elif role == "DescriptionList" and (pairs := self.term_pairs(node)):
             self.emit(self.key(node), {"type": "fields", "items": pairs})
-        elif role in _INLINE_ROLES or (
-            role == "generic" and self.containers and self.containers[-1][2] in _TEXT_CONTAINERS
-        ):
+        elif role in _INLINE_ROLES:
             for child in self.children(node):
                 self.walk(child)
+        elif role == "generic" and self.containers and self.containers[-1][2] in _TEXT_CONTAINERS:
+            # A span runs on with the text around it; a block (a div in a list item) gets its own line.
+            edge = _LINE if self.is_block(node) else ""
+            self.add_text(edge)
+            for child in self.children(node):
+                self.walk(child)
+            self.add_text(edge)
+        elif (row := self.button_row(node)) is not None:
+            self.emit(self.key(node, "buttons"), {"type": "list", "items": row})
         else:
             self.container(node, role)
+
+    def is_block(self, node: Node) -> bool:
+        """A `generic` laid out as a block (known only where the collector asked the layout)."""
+        blocks = self.frame.block_ids
+        return blocks is not None and node.get("backendDOMNodeId") in blocks
+
+    def button_row(self, node: Node) -> list[str] | None:
+        """The labels of a row of buttons that a person reads (showtimes, doors, pages), if `node` is one."""
+        if role_of(node) in _SKIP_ROLES:
+            return None
+        items = [c for c in self.children_flat(node) if not (role_of(c) == "StaticText" and not name_of(c))]
+        if len(items) < 2 or any(role_of(c) != "button" for c in items):
+            return None
+        if not any(_READ_ON_BUTTON.search(name_of(c)) for c in items):
+            return None
+        return [f"{name_of(c)} (unavailable)" if prop(c, "disabled") else name_of(c) for c in items if name_of(c)]
 
     def container(self, node: Node, role: str) -> None:
         self.flush_text()
@@ -352,9 +409,10 @@ class _Walker:
     def add_field(self, node: Node) -> None:
         self.flush_text()
         s = self.sink
-        if not s.fields:
-            s.fields_key = self.owner_key("fields", groups_only=True)
         item = self.field_item(node)
+        if not s.fields:
+            # Keyed by its first field's label too: a run keeps its id when runs before it come and go.
+            s.fields_key = self.owner_key("fields", groups_only=True, tag=str(item["label"]))
         s.fields.append(item)
         if item.get("invalid"):
             messages = [self.text_by_backend(b) for b in related(node, "errormessage")]
@@ -370,6 +428,9 @@ class _Walker:
             value = "mixed" if checked == "mixed" else checked == "true"
         elif role == "listbox":
             value = [name_of(o) for o in self.descend(node, {"option"}) if prop(o, "selected")]
+        elif role in _COMPOSITE_FIELDS:
+            # As the page holds it ("2026-12-03", "20:45"); its spin buttons (0 when empty) are parts.
+            value = node.get("value", {}).get("value") or ""
         else:
             value = node.get("value", {}).get("value")
             if value is None:
@@ -378,7 +439,7 @@ class _Walker:
                 parts: list[str] = []
                 for child in self.children(node):
                     self._collect_text(child, parts)
-                value = " ".join("".join(parts).split())
+                value = join_text(parts)
         item: dict[str, Any] = {
             "label": name_of(node) or str(prop(node, "placeholder") or "") or role,
             "value": value,
@@ -391,9 +452,15 @@ class _Walker:
         ):
             item["value"] = MASK if value not in ("", None) else ""
             item["sensitive"] = True
-        if str(prop(node, "invalid") or "false") not in ("false", "None"):
+        # Chromium marks an untouched required select, checkbox or date input invalid, and an
+        # empty required text box never: a page shows an error once the person touched the
+        # field or tried to submit (:user-invalid), or when it says so itself (aria-invalid).
+        flagged = self.frame.flagged_ids
+        ax_invalid = str(prop(node, "invalid") or "false") not in ("false", "None")
+        if backend in flagged if flagged is not None else ax_invalid:
             item["invalid"] = True
-        if prop(node, "required"):
+        required = self.frame.required_ids
+        if prop(node, "required") or (required is not None and backend in required):
             item["required"] = True
         return item
 
@@ -473,21 +540,33 @@ class _Walker:
     def text_of(self, node: Node) -> str:
         parts: list[str] = []
         self._collect_text(node, parts)
-        return " ".join("".join(parts).split())
+        return join_text(parts)
 
     def _collect_text(self, node: Node, parts: list[str]) -> None:
         role = role_of(node)
         if role == "StaticText":
             parts.append(str(node.get("name", {}).get("value", "") or ""))
             return
-        if role in ("InlineTextBox", "ListMarker", "button") or node.get("backendDOMNodeId") in self.error_targets:
+        if role == "LineBreak":
+            parts.append(_LINE)
+            return
+        if role == "button":
+            parts.append(f" {shown_on_button(node)} ")
+            return
+        if role in ("InlineTextBox", "ListMarker") or node.get("backendDOMNodeId") in self.error_targets:
             return
         if role in _FIELD_ROLES:
             parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
             return
+        # Separate elements stay separate: a heading and the paragraph after it are two lines.
+        block = not node.get("ignored") and role not in _INLINE_ROLES and (role != "generic" or self.is_block(node))
+        if block:
+            parts.append(_LINE)
         for child in self.children(node):
             if not hidden(child):
                 self._collect_text(child, parts)
+        if block:
+            parts.append(_LINE)
 
     def text_by_backend(self, backend: int) -> str:
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
@@ -496,7 +575,7 @@ class _Walker:
         parts: list[str] = []
         for child in self.children(node):  # The node itself is an error target, skipped by _collect_text.
             self._collect_text(child, parts)
-        return " ".join("".join(parts).split())
+        return join_text(parts)
 
     def backend_ids(self, node: Node) -> set[int]:
         found: set[int] = set()
