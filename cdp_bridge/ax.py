@@ -154,7 +154,8 @@ def _generics_in_text(result: PageNodes) -> set[int]:
     for frame in result.frames:
         by_id = {n["nodeId"]: n for n in frame.nodes}
         for node in frame.nodes:
-            if node.get("role", {}).get("value") != "generic" or "backendDOMNodeId" not in node:
+            # Chromium calls a plain <span> or <div> "generic", or "none" (ignored) when it adds nothing.
+            if node.get("role", {}).get("value") not in ("generic", "none") or "backendDOMNodeId" not in node:
                 continue
             parent = by_id.get(node.get("parentId", ""))
             for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.

@@ -559,7 +559,10 @@ class _Walker:
             parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
-        block = not node.get("ignored") and role not in _INLINE_ROLES and (role != "generic" or self.is_block(node))
+        if role in ("generic", "none"):
+            block = self.is_block(node)  # a span, or a div, as the layout has it (<h1><span>…</span><span>…)
+        else:
+            block = not node.get("ignored") and role not in _INLINE_ROLES
         if block:
             parts.append(_LINE)
         for child in self.children(node):
