@@ -155,7 +155,7 @@ def test_non_object_input_cannot_be_passed_by_chromium_and_is_unusable(schema: d
     # WebMCP.invokeTool takes an object and answers -32602 to anything else.
     tool = normalise_tool({"name": "t", "inputSchema": schema})
     assert isinstance(tool, Unusable)
-    assert "only an object" in tool.reason
+    assert "object" in tool.reason
 
 
 def test_a_page_parameter_named_like_the_bridges_own_is_wrapped_under_one_parameter() -> None:

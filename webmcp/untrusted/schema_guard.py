@@ -236,6 +236,8 @@ def _normalise_schema(raw: Any, notices: list[str]) -> tuple[dict[str, Any], boo
         notices.append("The schema allowed non-object input too; calls always send an object.")
     elif declared is None and ("properties" in schema or not _has_other_shape(schema)):
         schema["type"] = "object"
+    if schema.get("type") is None:
+        raise _Refused("Its input schema does not say that its input is an object.")
     if schema.get("type") != "object":
         # WebMCP.invokeTool takes an object as input and answers -32602 to anything else.
         raise _Refused(
