@@ -186,6 +186,8 @@ class BrowserTargets:
         except CDPError as exc:
             # The target may close while it is being set up; that is not a failure of the bridge.
             logger.debug("setting up %s failed: %s", target_id, exc)
+        except Exception:  # boundary: whatever a page's target does, the bridge keeps serving the others
+            logger.exception("setting up %s failed", target_id)
         finally:
             await self._release(session, paused)
         if session.closed or target_id in self._closed_targets:

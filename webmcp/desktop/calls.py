@@ -78,7 +78,7 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
         if tab.dialog is not None:
             dialog = tab.dialog
             dialog.opened_by_call = invocation
-            tab.desktop.spawn(_follow_call, tab, dialog, invocation)
+            tab.desktop.spawn(_follow_call, tab, dialog, invocation, tab=tab)
             invocation = None  # ownership moves to _follow_call
             return ToolResult(
                 message=f"{tool.name} opened a {dialog.kind} dialog ({dialog.window.id}); the page waits for it. "
@@ -106,7 +106,7 @@ async def _open_pending_form(tab: Tab, tool: PageTool, invocation: Invocation) -
     """The form is filled and waits to be submitted: publish the wait as a modal window."""
     form = tab.desktop.open_form(tab, tool, invocation)
     await refresh_form(form)
-    tab.desktop.spawn(_follow_form, tab, form)
+    tab.desktop.spawn(_follow_form, tab, form, tab=tab)
     who = (
         "Submit it with its submit tool, or cancel it."
         if form.agent_may_submit

@@ -19,6 +19,7 @@ from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
+from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.summary import dialog_blocks, dialog_summary
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["InPageModal", "JsDialog"]
 
+_MESSAGE_BYTES = 4096
+"""A dialog's message as shown (the page's text, capped)."""
 _DIALOG_TITLES = {"alert": "Alert", "confirm": "Confirm", "prompt": "Prompt", "beforeunload": "Leave page?"}
 
 
@@ -50,7 +53,7 @@ class JsDialog:
     def opened(cls, window_id: str, owner_id: str, tab: Tab, session: CDPSession, params: dict[str, Any]) -> JsDialog:
         """The window for a `Page.javascriptDialogOpening` event of `tab`."""
         kind = str(params.get("type", "alert"))
-        message = str(params.get("message", ""))
+        message = cap_text(str(params.get("message", "")), _MESSAGE_BYTES)
         default_prompt = str(params.get("defaultPrompt", ""))
         window = WindowState(
             id=window_id,

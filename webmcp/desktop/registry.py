@@ -161,7 +161,7 @@ class Desktop:
             opener.unsolicited_opens -= 1
             opener.popups_closed += 1
             opener.mark_dirty()
-            self._tg.start_soon(self._close_target, page.target_id)
+            self.spawn(self._close_target, page.target_id)
             return
         self.tabs[tab.id] = tab
         self._order.append(tab.id)
@@ -172,7 +172,7 @@ class Desktop:
         added, self._tab_added = self._tab_added, anyio.Event()
         added.set()
         tab.mark_dirty()
-        self._tg.start_soon(tab.run_refresher)
+        self.spawn(tab.run_refresher, tab=tab)
         self.changed()
 
     async def _close_target(self, target_id: str) -> None:
@@ -404,6 +404,20 @@ class Desktop:
         page = await self.targets.create_page("about:blank", self.timeouts.navigation)
         return self.tab_for_target(page.target_id) if page is not None else None
 
-    def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
-        """Run `func(*args)` in the desktop's task group (it outlives the calling request)."""
-        self._tg.start_soon(func, *args)
+    def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any, tab: Tab | None = None) -> None:
+        """Run `func(*args)` in the desktop's task group (it outlives the calling request), supervised.
+
+        Whatever a page makes such a task do, its failure is logged and noted on `tab`; it
+        never ends the task group, and so never the bridge or the other windows.
+        """
+        self._tg.start_soon(self._supervised, func, args, tab)
+
+    async def _supervised(
+        self, func: Callable[..., Coroutine[Any, Any, Any]], args: tuple[Any, ...], tab: Tab | None
+    ) -> None:
+        try:
+            await func(*args)
+        except Exception as exc:  # boundary: a background task of one page must not end the bridge
+            logger.exception("background task %s failed", getattr(func, "__qualname__", func))
+            if tab is not None:
+                tab.fault(exc)

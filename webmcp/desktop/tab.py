@@ -25,7 +25,8 @@ from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
-from webmcp.untrusted.page_limits import cap_window_tools, quote_page_text
+from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools, quote_page_text
+from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import block_page, rows_page
@@ -85,6 +86,8 @@ class Tab:
         self.unsolicited_opens = 0
         """Of those, opened without a user gesture and outside an agent's call, not yet closed."""
         self.popups_closed = 0
+        self.faults = 0
+        self._fault = ""
 
     @property
     def id(self) -> str:
@@ -175,7 +178,7 @@ class Tab:
     def _give_navigated_calls_a_grace(self) -> None:
         waiting = [i for i in self.mirror.in_flight if i.navigated_to is not None and not i.done.is_set()]
         if waiting:
-            self.desktop.spawn(self._end_navigated_calls, waiting)
+            self.desktop.spawn(self._end_navigated_calls, waiting, tab=self)
 
     async def _end_navigated_calls(self, invocations: list[Invocation]) -> None:
         await anyio.sleep(NAVIGATION_ANSWER_GRACE)
@@ -187,6 +190,12 @@ class Tab:
                     "answer; whether the call took effect is unknown: read the window before trying again.",
                 )
             )
+
+    def fault(self, exc: BaseException) -> None:
+        """The bridge failed while following this page: say so in the window (the details are logged)."""
+        self.faults += 1
+        self._fault = type(exc).__name__
+        self.mark_dirty()
 
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon."""
@@ -211,7 +220,8 @@ class Tab:
         return url or "New tab"
 
     def _retitle(self) -> None:
-        title = self.document_title()
+        # A page's title is its own text: capped (a 200,000-character title stays a title).
+        title = cap_text(self.document_title(), MAX_TITLE_BYTES)
         if title != self.window.title:
             self.window.title = title
             self.desktop.changed()
@@ -240,7 +250,11 @@ class Tab:
             if self.closed:
                 return
             started = anyio.current_time()
-            await self.refresh()
+            try:
+                await self.refresh()
+            except Exception as exc:  # boundary: a page the bridge cannot read must not stop it following the page
+                logger.exception("rebuilding the view of %s failed", self.id)
+                self.fault(exc)
             # A huge page's AX tree takes seconds and holds its renderer meanwhile: pausing as
             # long as the build took leaves the page (and its tool calls) at least half the time.
             await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
@@ -357,6 +371,16 @@ class Tab:
     def tool_notices(self) -> list[dict[str, Any]]:
         """Notices about the page's tools that are not listed, and why (docs/security.md)."""
         notices: list[dict[str, Any]] = []
+        if self.faults:
+            notices.append(
+                {
+                    "type": "notice",
+                    "id": "bridge-fault",
+                    "severity": "warn",
+                    "text": f"The bridge hit an error ({self._fault}) while following this page; what this window "
+                    "shows may be out of date. Reload the tab to start afresh.",
+                }
+            )
         if self.popups_closed:
             notices.append(
                 {

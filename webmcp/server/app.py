@@ -201,12 +201,12 @@ async def run_notifier(desktop: Desktop, broadcaster: Broadcaster, *, min_interv
         changed.set()
 
     desktop.on_change(mark)
-    last_tools = _tools_fingerprint(desktop)
+    last_tools = ""
     while True:
         await changed.wait()
         changed = anyio.Event()
-        tools_now = _tools_fingerprint(desktop)
         try:
+            tools_now = _tools_fingerprint(desktop)
             await broadcaster.resource_updated(WINDOWS_URI)
             if tools_now != last_tools:
                 last_tools = tools_now
