@@ -17,6 +17,7 @@ import errno
 import os
 from collections.abc import Mapping
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import anyio
 import websockets
@@ -63,6 +64,8 @@ class WebSocketTransport:
                 ping_interval=None,
                 open_timeout=None,
                 additional_headers=dict(headers or {}),
+                # Deflate costs CPU on every frame and buys nothing on loopback (a farm keeps it).
+                compression=None if _is_loopback(url) else "deflate",
             )
         except (OSError, TimeoutError, websockets.WebSocketException) as exc:
             raise ConnectionClosed(f"Could not reach the browser's DevTools at {_redacted(url)}: {exc}") from exc
@@ -175,3 +178,8 @@ def _redacted(url: str) -> str:
     """`url` without its query string, which may hold a farm's token."""
     head, sep, _query = url.partition("?")
     return head + ("?…" if sep else "")
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
