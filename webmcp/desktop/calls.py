@@ -64,9 +64,10 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
             # A tool that sets `location` answers before the new page commits: the call is over
             # once that page shows (bounded), so the agent's next step meets the new page.
             await tab.navigation_settled(timeouts.navigation)
-            answer = await _page_result(tab, tool, invocation, opened_mark)
-            # Read after write: the state the call caused is readable when it returns.
+            # Read after write: the state the call caused is readable when it returns (and the
+            # secret fields' values are then current for masking the answer).
             await tab.catch_up(timeouts.snapshot)
+            answer = await _page_result(tab, tool, invocation, opened_mark)
             opened = [m.window.id for m in tab.desktop.modals_of(tab) if m.window.id not in modals_before]
             if opened:
                 answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
@@ -183,12 +184,13 @@ async def _page_result(
         output, cut = cap_result(outcome.output)
         # A page may echo what the user typed into a password or card field, or a value a
         # script set a moment ago: mask with the secret fields' values as they are now.
-        result = await mask_outgoing(
-            output if isinstance(output, dict) else {"value": output},
-            [s.send for s in tab.page.sessions()],
-            known=tab.secret_values(),
-            timeout=tab.timeouts.command,
-        )
+        value = output if isinstance(output, dict) else {"value": output}
+        if tab.has_secret_fields():
+            # A script may have set a secret field's value without any change the view saw.
+            sends = [s.send for s in tab.page.sessions()]
+            result = await mask_outgoing(value, sends, known=tab.secret_values(), timeout=tab.timeouts.command)
+        else:
+            result = tab.mask(value)
         answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result)
         if cut is not None:
             answer.message = f"{answer.message} {cut}"

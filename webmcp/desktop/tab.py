@@ -87,6 +87,7 @@ class Tab:
         """Of those, opened without a user gesture and outside an agent's call, not yet closed."""
         self.popups_closed = 0
         self.faults = 0
+        self._has_secret_fields = True  # until a view says otherwise, mask by reading the page
         self._fault = ""
 
     @property
@@ -312,6 +313,10 @@ class Tab:
             )
         return self.window.version
 
+    def has_secret_fields(self) -> bool:
+        """Whether the page showed a secret field (password, card, one-time code) at the last view."""
+        return self._has_secret_fields
+
     def secret_values(self) -> frozenset[str]:
         """Values of the page's secret fields as of the last view (memory only, for masking)."""
         return self._secret_values
@@ -324,6 +329,17 @@ class Tab:
         self.view = view
         self._retitle()
         summary = summarize_tab(self.window.title, self.page.url, view, len(self.mirror.tools), self.loading)
+        self._has_secret_fields = (
+            bool(self._secret_values)
+            or any(item.get("sensitive") for b in view.full_blocks if b["type"] == "fields" for item in b["items"])
+            or any(
+                item.get("sensitive")
+                for m in view.modals
+                for b in m.full_blocks
+                if b["type"] == "fields"
+                for item in b["items"]
+            )
+        )
         # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
         # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
         if not view.modals:
