@@ -1,4 +1,4 @@
-"""The CDP side of webmcp-bridge: connection and its transports, launcher, targets, raw reads.
+"""The CDP side of webmcp-bridge: connection and its transports, launcher, targets, raw reads."""
 
 from .connection import CDPSession, Connection
 from .errors import (

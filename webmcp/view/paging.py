@@ -1,4 +1,4 @@
-"""A window's full content in pages (GUI bridge §9, docs/protocols.md#gui-9): blocks, or one table's rows / list's items.
+"""A window's full content in pages (GUI bridge §9): blocks, or one table's rows / list's items.
 
 A window's state holds an overview; `read_content` hands out everything, uncut, a page at
 a time. In block pages a table or list longer than `READ_ROWS` is cut (`offset`/`total`)
