@@ -61,7 +61,7 @@ async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from bench.peers.site import serve_site
+    from sample_site import serve_in_thread as serve_site
 
     with serve_site() as site:
         stats_path, pid_path = os.path.join(work, "bridge.prof"), os.path.join(work, "pid")

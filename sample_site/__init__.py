@@ -10,5 +10,6 @@ serve one on a free port::
 """
 
 from sample_site.server import STATIC_DIR, make_app, start_site
+from sample_site.threaded import serve_in_thread
 
-__all__ = ["STATIC_DIR", "make_app", "start_site"]
+__all__ = ["STATIC_DIR", "make_app", "serve_in_thread", "start_site"]

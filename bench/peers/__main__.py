@@ -28,10 +28,11 @@ from typing import Any
 
 import anyio
 
+from sample_site import serve_in_thread as serve_site
+
 from .measures import SessionResult, run_session
 from .raw import RawCdp
 from .report import markdown_notes, markdown_table, write_chart
-from .site import serve_site
 from .subjects import CHROMIUM, PEERS_DIR, Bridge, ChromeDevtoolsMcp, PlaywrightMcp
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,6 +22,7 @@ from cdp_bridge import launcher
 from cdp_bridge.errors import BrowserLaunchError, BrowserNotFound, ConnectionClosed, WebMCPUnavailable
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, check_webmcp, find_browser, launch_browser
 from cdp_bridge.timeouts import Timeouts
+from tests.support.processes import listening_sockets
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
 HAVE_BROWSER = shutil.which("chromium") or os.path.exists("/usr/bin/chromium")
@@ -308,25 +309,6 @@ async def test_load_extension_runs_its_service_worker(tmp_path: Path) -> None:
                 await anyio.sleep(0.1)
 
 
-def _listening_sockets(pids: list[int]) -> list[str]:
-    """Local addresses of TCP sockets in LISTEN state held open by any of `pids` (Linux /proc)."""
-    listening: dict[str, str] = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as f:
-            for line in list(f)[1:]:
-                fields = line.split()
-                if fields[3] == "0A":  # TCP_LISTEN
-                    listening[fields[9]] = fields[1]
-    found = []
-    for pid in pids:
-        try:
-            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
-        except OSError:
-            continue  # the process ended meanwhile
-        found += [listening[link[8:-1]] for link in links if link.startswith("socket:[") and link[8:-1] in listening]
-    return found
-
-
 @needs_browser
 @pytest.mark.anyio
 @pytest.mark.parametrize("debugging", ["pipe", "port"])
@@ -336,7 +318,7 @@ async def test_pipe_launch_listens_on_no_port_and_answers_over_the_pipe(debuggin
         async with proc.connect() as connection:
             version = await connection.browser.send("Browser.getVersion")
             # Chromium opens DevTools lazily on some builds: a listener, if any, exists by now.
-            listeners = _listening_sockets(_live_in_group(proc.pid))
+            listeners = listening_sockets(_live_in_group(proc.pid))
         assert "Chrome/" in version["product"]
         active_port_file = Path(proc.user_data_dir, "DevToolsActivePort")
         if debugging == "pipe":

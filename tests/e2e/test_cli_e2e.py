@@ -12,33 +12,11 @@ import anyio
 import pytest
 
 from tests.support.mcp_harness import open_stdio_client
+from tests.support.processes import browser_pids, wait_until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 BRIDGE = [sys.executable, "-m", "webmcp"]
-
-
-def _browsers_using(profile: Path) -> list[int]:
-    """Pids of live browser processes whose command line names `profile` (not the bridge's own)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().split(") ", 1)[1][0]
-        except OSError:
-            continue
-        if str(profile).encode() in cmdline and b"-m\x00webmcp" not in cmdline and state != "Z":
-            pids.append(int(entry.name))
-    return pids
-
-
-async def _wait_until(predicate, timeout: float = 15.0) -> None:
-    # Process lifetimes in /proc give no event to wait on: poll, bounded.
-    with anyio.fail_after(timeout):
-        while not predicate():  # noqa: ASYNC110
-            await anyio.sleep(0.05)
 
 
 async def test_bridge_exits_with_its_client_and_leaves_no_browser(site: str, tmp_path: Path) -> None:
@@ -52,8 +30,8 @@ async def test_bridge_exits_with_its_client_and_leaves_no_browser(site: str, tmp
         assert "tab-1__get_ticket" in names, sorted(names)
         first = await mcp.client.read_resource("app://windows")
         assert "still loading" not in first.contents[0].text
-        assert _browsers_using(profile), "the bridge runs its own browser"
-    await _wait_until(lambda: not _browsers_using(profile))
+        assert browser_pids(profile), "the bridge runs its own browser"
+    await wait_until(lambda: not browser_pids(profile))
     assert profile.exists(), "a profile the user named is kept"
 
 
@@ -67,12 +45,12 @@ async def test_signal_stops_bridge_and_browser(tmp_path: Path, signum: int) -> N
         stderr=subprocess.PIPE,
     )
     try:
-        await _wait_until(lambda: bool(_browsers_using(profile)))
+        await wait_until(lambda: bool(browser_pids(profile)))
         process.send_signal(signum)
         with anyio.fail_after(20):
             code = await process.wait()
         assert code in (0, 130, -signum)
-        await _wait_until(lambda: not _browsers_using(profile))
+        await wait_until(lambda: not browser_pids(profile))
     finally:
         if process.returncode is None:
             process.kill()
@@ -111,4 +89,4 @@ async def test_browser_without_webmcp_is_refused_with_what_to_install(tmp_path: 
     )
     assert result.returncode == 1
     assert "WebMCP" in result.stderr.decode()
-    assert not _browsers_using(profile)
+    assert not browser_pids(profile)

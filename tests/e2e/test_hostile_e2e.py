@@ -9,15 +9,14 @@ bridge are xfail(strict=True) with the failure seen; they turn into passes as th
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 
+from tests.support.recorder import recording_server
 from tests.support.stage import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -78,35 +77,15 @@ async def _listed_bytes(stage: Stage) -> int:
     return len(json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]))
 
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        _Recorder.hits.append(self.path)
-        body = b'{"type": "string"}'
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
+_HITS: list[str] = []
 
 
 @pytest.fixture
 def recorder() -> Iterator[str]:
-    """A local HTTP server that records every request; yields its base URL."""
-    _Recorder.hits = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    """A local HTTP server that records every request; yields its base URL (requests in `_HITS`)."""
+    _HITS.clear()
+    with recording_server(_HITS) as (url, _hits):
+        yield url
 
 
 # ---- item 1: schemas are data --------------------------------------------------------------
@@ -127,7 +106,7 @@ async def test_a_remote_ref_is_never_fetched(stage: Stage, recorder: str) -> Non
     win, _page = await _open_case(stage, "remote_ref", f"&ref={recorder}/schema.json")
     notice = await _unusable(stage, win, "remote_ref")
     assert "no external references" in notice
-    assert _Recorder.hits == []
+    assert _HITS == []
     await _still_serves(stage, win)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,41 +13,16 @@ import anyio
 from playwright.async_api import Browser, Page, async_playwright
 
 from cdp_bridge.launcher import BrowserProcess
-from sample_site import start_site
+from sample_site import serve_in_thread
 from tests.support.mcp_harness import McpTestClient, open_stdio_client
 from webmcp.models import WindowsDocument
 
 WAIT = 15.0
 
 
-@contextmanager
-def run_site() -> Iterator[str]:
+def run_site() -> AbstractContextManager[str]:
     """Serve a fresh sample site from a thread with its own event loop; yields its base URL."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    holder: dict[str, Any] = {}
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-
-        async def start() -> None:
-            holder["runner"], holder["url"] = await start_site("127.0.0.1", 0)
-            ready.set()
-
-        loop.run_until_complete(start())
-        loop.run_forever()
-        loop.run_until_complete(holder["runner"].cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    if not ready.wait(10):
-        raise RuntimeError("the sample site did not start")
-    try:
-        yield str(holder["url"])
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+    return serve_in_thread()
 
 
 @dataclass

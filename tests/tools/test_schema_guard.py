@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import threading
 import time
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from mcp_types import _v2025_11_25 as wire_2025
 from mcp_types import _v2026_07_28 as wire_2026
 
+from tests.support.recorder import recording_server
 from webmcp.untrusted.schema_guard import (
     BROWSER_ACTIONS,
     MAX_DESCRIPTION_BYTES,
@@ -253,34 +253,15 @@ def test_the_fingerprint_follows_the_schema_not_its_key_order() -> None:
 # ---- validation against hostile schemas ------------------------------------------------------
 
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        _Recorder.hits.append(self.path)
-        body = json.dumps({"type": "string"}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
+_HITS: list[str] = []
 
 
 @pytest.fixture
 def local_server() -> Iterator[str]:
-    _Recorder.hits = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    """A local HTTP server that records every request; yields its base URL (requests in `_HITS`)."""
+    _HITS.clear()
+    with recording_server(_HITS) as (url, _hits):
+        yield url
 
 
 def test_a_remote_ref_is_never_fetched(local_server: str) -> None:
@@ -291,7 +272,7 @@ def test_a_remote_ref_is_never_fetched(local_server: str) -> None:
     ):
         errors = validate(schema, {"a": 1})
         assert errors and errors[0]["field"] == "(schema)", errors
-    assert _Recorder.hits == []
+    assert _HITS == []
 
 
 def test_a_file_ref_is_never_read() -> None:

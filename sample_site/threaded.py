@@ -1,4 +1,4 @@
-"""The sample site, served on 127.0.0.1 from a thread of the bench's own process."""
+"""The sample site served from a thread with its own event loop, for tests and benchmarks."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sample_site import start_site
+from sample_site.server import start_site
 
-__all__ = ["serve_site"]
+__all__ = ["serve_in_thread"]
 
 
 @contextmanager
-def serve_site() -> Iterator[str]:
-    """The sample site on 127.0.0.1 from a thread with its own event loop; yields its base URL."""
+def serve_in_thread(host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve a fresh sample site (its own data) on `host:port`; yields its base URL, stops on exit."""
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     holder: dict[str, Any] = {}
@@ -24,7 +24,7 @@ def serve_site() -> Iterator[str]:
         asyncio.set_event_loop(loop)
 
         async def start() -> None:
-            holder["runner"], holder["url"] = await start_site("127.0.0.1", 0)
+            holder["runner"], holder["url"] = await start_site(host, port)
             ready.set()
 
         loop.run_until_complete(start())
