@@ -165,6 +165,17 @@ class Desktop:
             self._forget(window_id)
         self.changed()
 
+    def page_crashed(self, page: PageTarget) -> None:
+        tab = self._tab_by_target.get(page.target_id)
+        if tab is None:
+            return
+        # A crashed renderer takes its dialogs and in-page modals with it.
+        for window_id in [d for d, dlg in self.dialogs.items() if dlg.tab_id == tab.id]:
+            self._forget(window_id)
+        for window_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
+            self._forget(window_id)
+        tab.renderer_crashed()
+
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
         tab = self._tab_by_target.get(page.target_id)
         if tab is not None:

@@ -43,6 +43,7 @@ TAB_OPERATIONS = frozenset(
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
+CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 NAVIGATION_ANSWER_GRACE = 2.0
 """After a call's tab has loaded another document, how long the call may still answer.
 
@@ -145,6 +146,7 @@ class Tab:
         frame_id = frame.get("id", "")
         if session is self.page.session and not frame.get("parentId"):
             self._doc_seq += 1
+            self.page.crashed = False  # a reload after a crash commits a new document
             self._main_frame = frame_id
             restored = params.get("type") == "BackForwardCacheRestore"
             # A restored page fires no load event: it is shown as it was.
@@ -200,6 +202,23 @@ class Tab:
             f"The tab {what} while the tool was running; whether the call took effect is unknown."
         )
 
+    def renderer_crashed(self) -> None:
+        """The page's renderer died: the tab stays, showing that it crashed, until reloaded or closed."""
+        self.mirror.interrupt_all(
+            "The tab crashed while the tool was running; whether the call took effect is unknown."
+        )
+        self.mirror.drop_frames(lambda _t: False)
+        self.dialog = None
+        self.loading = False
+        self.view = None
+        self._navigation_shown()
+        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
+        notice = {"type": "notice", "id": "crashed", "severity": "error", "text": CRASH_NOTICE}
+        self.window.summary = "This page crashed; reload the tab to load it again, or close it."
+        self.window.blocks = [address, notice]
+        self.window.version += 1
+        self.desktop.changed()
+
     # --- the view ------------------------------------------------------------------
 
     async def run_refresher(self) -> None:
@@ -225,6 +244,8 @@ class Tab:
             if not self._dirty.is_set():
                 return
             self._dirty = anyio.Event()
+            if self.page.crashed:
+                return  # Nothing to read until a reload brings a new renderer.
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
                     view, self._secret_values = await read_page(self.page, self._doc_seq, self.ids)
