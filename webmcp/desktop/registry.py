@@ -176,6 +176,13 @@ class Desktop:
             self._forget(window_id)
         tab.renderer_crashed()
 
+    def browser_lost(self, reason: str) -> None:
+        """The browser went away: end every call in flight at once, on every tab."""
+        for tab in list(self.tabs.values()):
+            tab.mirror.interrupt_all(
+                f"The browser went away during the call ({reason}); whether it took effect is unknown."
+            )
+
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
         tab = self._tab_by_target.get(page.target_id)
         if tab is not None:
