@@ -45,7 +45,7 @@ class FakeTab:
             self.window.version = self.version_now
         return self.window.version
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         self.calls.append((tool.name, arguments))
         if self.raises is not None:
             raise self.raises

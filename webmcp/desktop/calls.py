@@ -4,6 +4,10 @@ A call that opens a JavaScript dialog returns at once with the dialog in
 `openedWindowIds` (the page now waits for the agent); a task follows the call to its end
 and keeps the outcome for the dialog's answer. A call that outlives the tool deadline is
 cancelled in the page. Whatever the page hands back is masked before it leaves.
+
+Deadlines: the whole call (the dispatcher's lock wait and version check included) is
+answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; an
+`action_timeout` says in `pageTold` whether the page confirmed the cancel.
 """
 
 from __future__ import annotations
@@ -23,29 +27,35 @@ if TYPE_CHECKING:
 
 __all__ = ["call_page_tool"]
 
+CANCEL_GRACE = 1.0
+"""Past the deadline, how long a call waits for the page to confirm that it cancelled."""
+
 _OPENED_WAIT = 2.0
 """How long a call's answer waits for tabs its page opened to be set up (none come when blocked)."""
 
 
-async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+async def call_page_tool(
+    tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None
+) -> ToolResult:
     """Invoke `tool` on `tab`'s page and return its result (the caller holds the window's lock).
+
+    `deadline` (on `anyio.current_time()`'s clock) defaults to the tool deadline from now.
 
     Raises:
         ToolError: the page refused, failed, timed out, or the tab went away.
     """
     timeouts = tab.timeouts
+    if deadline is None:
+        deadline = anyio.current_time() + timeouts.tool_call
     invocation: Invocation | None = None
     opened_mark = (tab.desktop.opened_mark(), tab.window_opens)
     modals_before = {m.window.id for m in tab.desktop.modals_of(tab)}
     try:
-        try:
-            invocation = await tab.mirror.start(tool, arguments, timeouts.command)
-        except CDPError as exc:
-            raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+        invocation = await _start_by(tab, tool, arguments, deadline)
         # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
         # already, and unless_dialog returns at once.
         try:
-            await tab.desktop.unless_dialog(tab, invocation.done.wait, timeouts.tool_call)
+            await tab.desktop.unless_dialog(tab, invocation.done.wait, _left(deadline))
         except anyio.get_cancelled_exc_class():
             # The client gave up (notifications/cancelled, or its transport closed): tell the page.
             await tab.mirror.cancel(invocation, timeouts.command)
@@ -71,21 +81,86 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
                 "Answer it with its accept or dismiss tool; the answer carries this call's outcome.",
                 opened_window_ids=[dialog.window.id],
             )
-        await tab.mirror.cancel(invocation, timeouts.command)
-        if invocation.navigated_to is not None:
-            raise ToolError(
-                "action_timeout",
-                f"{tool.name} did not answer within {timeouts.tool_call:g} s, and the tab moved to "
-                f"{invocation.navigated_to} meanwhile: whether it took effect is unknown; read the window.",
-                outcome="unknown",
-            )
-        raise ToolError(
-            "action_timeout",
-            f"{tool.name} did not answer within {timeouts.tool_call:g} s; the call was cancelled.",
-        )
+        told = await tab.mirror.cancel(invocation, CANCEL_GRACE)
+        raise _timed_out(tool, timeouts.tool_call, told, invocation.navigated_to)
     finally:
         if invocation is not None:
             tab.mirror.finish(invocation)
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - anyio.current_time())
+
+
+def _timed_out(tool: PageTool, budget: float, told: bool, navigated_to: str | None) -> ToolError:
+    """The action_timeout of a call that ran past its deadline; `told`: the page confirmed the cancel."""
+    if navigated_to is not None:
+        return ToolError(
+            "action_timeout",
+            f"{tool.name} did not answer within {budget:g} s, and the tab moved to {navigated_to} meanwhile: "
+            "whether it took effect is unknown; read the window.",
+            outcome="unknown",
+            pageTold=told,
+        )
+    if told:
+        return ToolError(
+            "action_timeout",
+            f"{tool.name} did not answer within {budget:g} s; the page was told to cancel it and confirmed.",
+            pageTold=True,
+        )
+    return ToolError(
+        "action_timeout",
+        f"{tool.name} did not answer within {budget:g} s, and the page did not confirm the cancel (its main "
+        "thread is busy): the tool may still finish and take effect; read the window before trying again.",
+        pageTold=False,
+        outcome="unknown",
+    )
+
+
+async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
+    """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
+
+    A busy page takes the command only when its main thread is free, which may be after
+    the deadline. The command then goes on in a task of its own: should the page take it
+    late, that task cancels the invocation at once, so a call answered `action_timeout`
+    never starts behind the agent's back.
+
+    Raises:
+        ToolError: the page did not take the call by the deadline, or the browser refused it.
+    """
+    taken = anyio.Event()
+    box: dict[str, Any] = {}
+
+    async def start() -> None:
+        try:
+            box["invocation"] = await tab.mirror.start(tool, arguments, tab.timeouts.command + _left(deadline))
+        except CDPError as exc:
+            box["error"] = exc
+        finally:
+            taken.set()
+        late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
+        if late is not None:
+            await tab.mirror.cancel(late, tab.timeouts.command)
+            tab.mirror.finish(late)
+
+    tab.desktop.spawn(start)
+    try:
+        with anyio.move_on_after(_left(deadline)):
+            await taken.wait()
+    finally:
+        if not taken.is_set():
+            box["abandoned"] = True
+    if not taken.is_set():
+        raise ToolError(
+            "action_timeout",
+            f"The page did not take the call to {tool.name} within {tab.timeouts.tool_call:g} s (its main thread "
+            "is busy); it has not run, and if the page takes it later the bridge cancels it at once.",
+            pageTold=False,
+        )
+    if "error" in box:
+        raise from_cdp_error(box["error"], f"the call to {tool.name!r}", tab.timeouts.command) from box["error"]
+    invocation: Invocation = box["invocation"]
+    return invocation
 
 
 async def _follow_call(tab: Tab, dialog: JsDialog, invocation: Invocation) -> None:

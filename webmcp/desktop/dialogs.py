@@ -131,9 +131,9 @@ class InPageModal:
         await self.tab.refresh()
         return self.window.version
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the dialog's form tools; the view is rebuilt before answering."""
-        answer = await self.tab.call(tool, arguments)
+        answer = await self.tab.call(tool, arguments, deadline)
         self.tab.mark_dirty()
         await self.tab.refresh()
         return answer

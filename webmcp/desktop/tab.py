@@ -253,6 +253,10 @@ class Tab:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
                 return
+            except anyio.get_cancelled_exc_class():
+                # A caller's deadline ended the read: the change it was for is still unread.
+                self._dirty.set()
+                raise
             except TimeoutError:
                 # A huge or hung page: try again later (the refresher's pause bounds the rate).
                 logger.debug("snapshot of %s timed out after %s s", self.id, self.timeouts.snapshot)
@@ -308,9 +312,9 @@ class Tab:
         """The page's tools, in handle order."""
         return sorted(self.mirror.tools.values(), key=lambda t: t.handle)
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""
-        return await calls.call_page_tool(self, tool, arguments)
+        return await calls.call_page_tool(self, tool, arguments, deadline)
 
     async def focus(self) -> ToolResult:
         """Bring the tab to the front."""
