@@ -18,6 +18,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from cdp_bridge.connection import CDPSession, Connection
+from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
@@ -191,9 +192,16 @@ class Desktop:
     # --- dialogs and modals --------------------------------------------------------
 
     def _dialog_opened(self, tab: Tab, session: CDPSession, params: dict[str, Any]) -> None:
+        if tab.dialog_guard.stopped(tab.doc_seq):
+            # The agent or user stopped this page's dialogs: answer it, publish nothing.
+            tab.dialog_guard.suppressed += 1
+            self.spawn(_answer_stopped_dialog, session, str(params.get("type", "alert")))
+            tab.mark_dirty()
+            return
         window_id = self._ids.mint("dlg")
         owner = top_of_chain(self.window_states(), tab.id)
         dialog = JsDialog.opened(window_id, owner, tab, session, params)
+        dialog.repeated = tab.dialog_guard.opened(tab.doc_seq, anyio.current_time())
         tab.dialog = dialog
         self.dialogs[window_id] = dialog
         self._order.append(window_id)
@@ -340,3 +348,11 @@ class Desktop:
     def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Run `func(*args)` in the desktop's task group (it outlives the calling request)."""
         self._tg.start_soon(func, *args)
+
+
+async def _answer_stopped_dialog(session: CDPSession, kind: str) -> None:
+    """Answer a dialog of a page whose dialogs were stopped: dismiss, or Leave for beforeunload."""
+    try:
+        await session.send("Page.handleJavaScriptDialog", {"accept": kind == "beforeunload"})
+    except CDPError as exc:
+        logger.debug("could not answer a stopped dialog: %s", exc)

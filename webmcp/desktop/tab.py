@@ -19,6 +19,7 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop import calls, navigation
+from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.live_view import BINDING, install_observer, read_page
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
@@ -38,7 +39,20 @@ __all__ = ["TAB_OPERATIONS", "Tab", "install_observer"]
 logger = logging.getLogger(__name__)
 
 TAB_OPERATIONS = frozenset(
-    {"focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot", "accept", "dismiss"}
+    {
+        "focus",
+        "navigate",
+        "back",
+        "forward",
+        "reload",
+        "close",
+        "read_content",
+        "screenshot",
+        "accept",
+        "dismiss",
+        "stop_dialogs",
+        "close_tab",
+    }
 )
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
@@ -80,10 +94,16 @@ class Tab:
         """Set when the main frame's cross-document navigation under way has shown its page."""
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
+        self.dialog_guard = DialogGuard()
 
     @property
     def id(self) -> str:
         return self.window.id
+
+    @property
+    def doc_seq(self) -> int:
+        """Counts the main frame's documents: it moves on every cross-document navigation."""
+        return self._doc_seq
 
     # --- following the page --------------------------------------------------------
 
@@ -296,7 +316,7 @@ class Tab:
         page_blocks = self._page_blocks if view.modals else view.blocks
         # Like a browser's address bar: the agent always knows where the tab is.
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
-        blocks = [address, *page_blocks]
+        blocks = [address, *self.dialog_guard.notices(self._doc_seq), *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
             self.window.blocks = blocks

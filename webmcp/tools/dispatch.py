@@ -97,6 +97,8 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     _check_operable(states, window_id)
     kind: WindowKind = window.window_kind  # type: ignore[assignment]
     record = record_for(kind, action)
+    if record is not None and not record.offered_on(window):
+        record = None
     tool = _page_tool(window.page_tools(), action) if record is None else None
     if record is None and tool is None:
         raise ToolError(
