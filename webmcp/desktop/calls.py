@@ -18,6 +18,14 @@ import anyio
 
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.input_guard import (
+    HOLD_LIMIT,
+    StartWatch,
+    release_keys,
+    stale_after_start,
+    stale_if_typed,
+    typed_during_start,
+)
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
@@ -35,11 +43,14 @@ _OPENED_WAIT = 2.0
 
 
 async def call_page_tool(
-    tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None
+    tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None, inputs: int | None = None
 ) -> ToolResult:
     """Invoke `tool` on `tab`'s page and return its result (the caller holds the window's lock).
 
     `deadline` (on `anyio.current_time()`'s clock) defaults to the tool deadline from now.
+    `inputs`, for a call whose `expectedVersion` was just checked, is the person's input
+    count at that check: the write guard (`input_guard`) refuses the call if it moves
+    before the tool starts.
 
     Raises:
         ToolError: the page refused, failed, timed out, or the tab went away.
@@ -50,8 +61,27 @@ async def call_page_tool(
     invocation: Invocation | None = None
     opened_mark = (tab.desktop.opened_mark(), tab.window_opens)
     modals_before = {m.window.id for m in tab.desktop.modals_of(tab)}
+    watch: StartWatch | None = None
+    holding = False
     try:
+        if inputs is not None:
+            watch = StartWatch(tool.session)
+            holding = await stale_if_typed(tab, inputs)
         invocation = await _start_by(tab, tool, arguments, deadline)
+        typed = False
+        if watch is not None and inputs is not None:
+            started = await watch.wait_started(invocation, min(_left(deadline), HOLD_LIMIT))
+            typed = started and await typed_during_start(tab, inputs)
+            if holding:
+                holding = False
+                await release_keys(tab)
+            if typed and not invocation.done.is_set():
+                await tab.mirror.cancel(invocation, CANCEL_GRACE)
+                with anyio.move_on_after(CANCEL_GRACE):
+                    await invocation.done.wait()
+                if invocation.outcome is None or invocation.outcome.status != "Completed":
+                    await tab.catch_up(tab.timeouts.snapshot)
+                    raise stale_after_start(tab, tool.name)
         # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
         # already, and unless_dialog returns at once.
         try:
@@ -65,6 +95,11 @@ async def call_page_tool(
             # once that page shows (bounded), so the agent's next step meets the new page.
             await tab.navigation_settled(timeouts.navigation)
             answer = await _page_result(tab, tool, invocation, opened_mark)
+            if typed:
+                answer.message = (
+                    f"{answer.message} The person typed in the page while the call was starting and it completed "
+                    "before it could be cancelled: their typing may be overwritten; re-read the window."
+                )
             # Read after write: the state the call caused is readable when it returns.
             await tab.catch_up(timeouts.snapshot)
             opened = [m.window.id for m in tab.desktop.modals_of(tab) if m.window.id not in modals_before]
@@ -84,6 +119,10 @@ async def call_page_tool(
         told = await tab.mirror.cancel(invocation, CANCEL_GRACE)
         raise _timed_out(tool, timeouts.tool_call, told, invocation.navigated_to)
     finally:
+        if holding:
+            await release_keys(tab)
+        if watch is not None:
+            watch.close()
         if invocation is not None:
             tab.mirror.finish(invocation)
 

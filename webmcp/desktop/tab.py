@@ -21,6 +21,7 @@ from cdp_bridge.targets import PageTarget
 from webmcp.desktop import calls, navigation
 from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.input_guard import read_inputs
 from webmcp.desktop.live_view import BINDING, install_observer, read_page
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
@@ -95,6 +96,8 @@ class Tab:
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
         self.dialog_guard = DialogGuard()
+        self.inputs_at_check: int | None = None
+        """The person's input count when the last version check began (desktop/input_guard.py)."""
 
     @property
     def id(self) -> str:
@@ -295,6 +298,8 @@ class Tab:
 
     async def fresh_version(self) -> int:
         """The window's version, checked against the page as it is now."""
+        # Read before the rebuild: a keystroke during it is then caught by the write guard.
+        self.inputs_at_check = await read_inputs(self, self.timeouts.command)
         self.mark_dirty()
         await self.refresh()
         return self.window.version
@@ -334,7 +339,8 @@ class Tab:
 
     async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""
-        return await calls.call_page_tool(self, tool, arguments, deadline)
+        inputs, self.inputs_at_check = self.inputs_at_check, None
+        return await calls.call_page_tool(self, tool, arguments, deadline, inputs)
 
     async def focus(self) -> ToolResult:
         """Bring the tab to the front."""
