@@ -12,6 +12,7 @@ answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -156,6 +157,11 @@ def _timed_out(tool: PageTool, budget: float, told: bool, navigated_to: str | No
     )
 
 
+async def _then_cancel(wait: Callable[[], Awaitable[Any]], scope: anyio.CancelScope) -> None:
+    await wait()
+    scope.cancel()
+
+
 async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
     """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
 
@@ -183,12 +189,21 @@ async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadlin
             tab.mirror.finish(late)
 
     tab.desktop.spawn(start)
+    gone = tab.renderer_gone
     try:
         with anyio.move_on_after(_left(deadline)):
-            await taken.wait()
+            # A crashed or closed tab never answers invokeTool: stop waiting at once.
+            async with anyio.create_task_group() as tg:
+                for wait in (taken.wait, gone.wait, tab.gone.wait):
+                    tg.start_soon(_then_cancel, wait, tg.cancel_scope)
     finally:
         if not taken.is_set():
             box["abandoned"] = True
+    if not taken.is_set() and (gone.is_set() or tab.gone.is_set()):
+        what = "crashed" if gone.is_set() else "closed"
+        raise ToolError(
+            "call_interrupted", f"The tab {what} before the page took the call to {tool.name}; it did not run."
+        )
     if not taken.is_set():
         raise ToolError(
             "action_timeout",

@@ -96,6 +96,8 @@ class Tab:
         self.window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
         self.dialog_guard = DialogGuard()
+        self.renderer_gone = anyio.Event()
+        """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
         self.inputs_at_check: int | None = None
         """The person's input count when the last version check began (desktop/input_guard.py)."""
 
@@ -170,6 +172,8 @@ class Tab:
         if session is self.page.session and not frame.get("parentId"):
             self._doc_seq += 1
             self.page.crashed = False  # a reload after a crash commits a new document
+            if self.renderer_gone.is_set():
+                self.renderer_gone = anyio.Event()
             self._main_frame = frame_id
             restored = params.get("type") == "BackForwardCacheRestore"
             # A restored page fires no load event: it is shown as it was.
