@@ -74,8 +74,10 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
         raise ToolError(
             "action_not_available", f"{name!r} is not a window tool; tool names are {{windowId}}__{{action}}."
         )
+    # Absent is fine; present it must be an integer (a null is refused too: found by fuzzing).
+    has_expected = "expectedVersion" in args
     expected = args.pop("expectedVersion", None)
-    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
+    if has_expected and (not isinstance(expected, int) or isinstance(expected, bool)):
         raise ToolError(
             "validation_failed",
             "expectedVersion must be an integer",
