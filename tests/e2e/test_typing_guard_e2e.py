@@ -69,3 +69,18 @@ async def test_writes_racing_a_typing_person_never_overwrite_text_they_did_not_s
             tg.start_soon(person)
             tg.start_soon(agent)
     assert not overwritten, f"writes overwrote typing they never saw: {overwritten}"
+
+
+async def test_a_call_without_expected_version_is_not_held_to_an_earlier_check(stage: Stage) -> None:
+    opened = await stage.call("app__open_tab", {"url": stage.site + "/notepad.html"})
+    (win,) = opened.structured_content["openedWindowIds"]
+    await stage.wait_tools(lambda n: f"{win}__replace_draft" in n)
+    window = next(w for w in (await stage.windows())["windows"] if w["id"] == win)
+    focused = await stage.call(f"{win}__focus", {"expectedVersion": window["version"]})
+    assert not focused.is_error, focused.structured_content
+    page = await stage.user_page("/notepad.html")
+    await page.click("#draft")
+    await page.keyboard.type("typed after the check")
+    answer = await stage.call(f"{win}__replace_draft", {"text": "agent"})
+    assert not answer.is_error, "a call without expectedVersion is not version-checked"
+    assert answer.structured_content["result"]["before"] == "typed after the check"

@@ -58,6 +58,8 @@ _COUNTER = "globalThis.__webmcpBridgeInputs ?? -1"
 
 async def _evaluate(tab: Tab, expression: str, timeout: float) -> Any:
     """`expression`'s value in the observer's world of the tab's main document; None on failure."""
+    if tab.page.crashed:
+        return None  # no renderer to ask; the call will not get far either
     session = tab.page.session
     try:
         # Returns the context of the world the observer already runs in (one world per name and frame).

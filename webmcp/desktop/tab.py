@@ -98,8 +98,8 @@ class Tab:
         self.dialog_guard = DialogGuard()
         self.renderer_gone = anyio.Event()
         """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
-        self.inputs_at_check: int | None = None
-        """The person's input count when the last version check began (desktop/input_guard.py)."""
+        self._inputs_at_check: tuple[int, int | None] | None = None
+        """(request task, the person's input count) when its version check began (desktop/input_guard.py)."""
 
     @property
     def id(self) -> str:
@@ -303,7 +303,8 @@ class Tab:
     async def fresh_version(self) -> int:
         """The window's version, checked against the page as it is now."""
         # Read before the rebuild: a keystroke during it is then caught by the write guard.
-        self.inputs_at_check = await read_inputs(self, self.timeouts.command)
+        # Kept for this request only: a version check before a browser action must not arm a later call.
+        self._inputs_at_check = (anyio.get_current_task().id, await read_inputs(self, self.timeouts.command))
         self.mark_dirty()
         await self.refresh()
         return self.window.version
@@ -343,7 +344,8 @@ class Tab:
 
     async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""
-        inputs, self.inputs_at_check = self.inputs_at_check, None
+        checked, self._inputs_at_check = self._inputs_at_check, None
+        inputs = checked[1] if checked is not None and checked[0] == anyio.get_current_task().id else None
         return await calls.call_page_tool(self, tool, arguments, deadline, inputs)
 
     async def focus(self) -> ToolResult:
