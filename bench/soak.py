@@ -188,15 +188,19 @@ async def _client(url: str, index: int, tally: Tally, stop: anyio.Event) -> None
                 continue
             started = time.perf_counter()
             try:
-                result = await client.call_tool(name, args)
+                # Longer than the bridge's deadline plus its grace (31 s): its answer, not ours, ends a call.
+                result = await client.call_tool(name, args, read_timeout_seconds=45)
             except MCPError as exc:  # the client gave up (30 s): a figure, not the end of the soak
                 tally.calls += 1
                 tally.errors[f"client:{exc.error.message[:40]}"] += 1
                 tally.events.append(f"{name} {args.get('expectedVersion')} -> client error {exc.error.message}")
                 continue
-            tally.latencies_ms.append((time.perf_counter() - started) * 1000)
+            elapsed = time.perf_counter() - started
+            tally.latencies_ms.append(elapsed * 1000)
             tally.calls += 1
             body = result.structured_content or {}
+            if elapsed > 10:
+                tally.events.append(f"slow: {name} took {elapsed:.1f} s -> {body.get('code', 'ok')}")
             if result.is_error:
                 code = str(body.get("code"))
                 tally.errors[code] += 1
