@@ -231,6 +231,7 @@ class Tab:
 
     def renderer_crashed(self) -> None:
         """The page's renderer died: the tab stays, showing that it crashed, until reloaded or closed."""
+        self.renderer_gone.set()
         self.mirror.interrupt_all(
             "The tab crashed while the tool was running; whether the call took effect is unknown."
         )
@@ -275,7 +276,10 @@ class Tab:
                 return  # Nothing to read until a reload brings a new renderer.
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
-                    view, self._secret_values = await read_page(self.page, self._doc_seq, self.ids)
+                    read = await self._read_unless_crashed()
+                if read is None:
+                    return  # The renderer crashed mid-read: its commands would never be answered.
+                view, self._secret_values = read
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
@@ -292,6 +296,34 @@ class Tab:
                 return
             self._apply(view)
             self.desktop.sync_modals(self)
+
+    async def _read_unless_crashed(self) -> tuple[View, frozenset[str]] | None:
+        """`read_page`, given up (None) the moment the renderer crashes.
+
+        Raises:
+            CDPError: the document could not be read.
+        """
+        gone = self.renderer_gone
+        outcome: dict[str, Any] = {}
+        async with anyio.create_task_group() as tg:
+
+            async def _read() -> None:
+                # Kept and raised below, not from inside the group (it would come out wrapped).
+                try:
+                    outcome["view"] = await read_page(self.page, self._doc_seq, self.ids)
+                except CDPError as exc:
+                    outcome["error"] = exc
+                tg.cancel_scope.cancel()
+
+            async def _crash() -> None:
+                await gone.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(_read)
+            tg.start_soon(_crash)
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("view")
 
     async def catch_up(self, budget: float) -> None:
         """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
