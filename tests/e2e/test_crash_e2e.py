@@ -59,3 +59,26 @@ async def test_a_crashed_tab_can_be_closed(stage: Stage) -> None:
     assert not closed.is_error, closed.structured_content
     doc = await stage.wait_windows(lambda d: _window(d, win) is None)
     assert win not in doc["operableWindowIds"]
+
+
+async def test_calls_queued_on_a_tab_when_it_crashes_end_at_once_and_reload_follows(stage: Stage) -> None:
+    win = (await stage.tab_for("/"))["id"]
+    await stage.wait_tools(lambda n: f"{win}__slow_report" in n)
+    page = await stage.user_page("/")
+    session = await page.context.new_cdp_session(page)
+    answers: list = []
+
+    async def call(name: str, args: dict[str, Any]) -> None:
+        answers.append(await stage.call(f"{win}__{name}", args))
+
+    # Well inside the tool deadline (30 s): the calls end on the crash, not on their deadlines.
+    with anyio.fail_after(12):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "slow_report", {"seconds": 20})
+            tg.start_soon(call, "list_tickets", {})  # queued behind the slow report
+            await stage.wait_windows(lambda d: "Building report" in str(d))
+            with anyio.move_on_after(3):
+                await session.send("Page.crash")
+        reloaded = await stage.call(f"{win}__reload")
+    assert [a.structured_content["code"] for a in answers] == ["call_interrupted", "call_interrupted"]
+    assert not reloaded.is_error
