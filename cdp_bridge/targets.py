@@ -57,7 +57,7 @@ class PageTarget:
     """Out-of-process iframes: frame (= target) id → its own session."""
     closed: bool = False
     crashed: bool = False
-    """The renderer died (the page target is gone with it)."""
+    """The renderer died; the target stays (Chromium shows its crash page) until reloaded or closed."""
 
     def sessions(self) -> list[CDPSession]:
         """The page's own session first, then those of its out-of-process iframes."""
@@ -70,6 +70,7 @@ class TargetObserver(Protocol):
     def page_added(self, page: PageTarget) -> None: ...
     def page_changed(self, page: PageTarget) -> None: ...
     def page_removed(self, page: PageTarget) -> None: ...
+    def page_crashed(self, page: PageTarget) -> None: ...
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None: ...
 
 
@@ -228,10 +229,13 @@ class BrowserTargets:
             self._observer.page_changed(page)
 
     def _on_crashed(self, params: dict[str, Any]) -> None:
+        # The target and its session outlive a renderer crash: `Page.reload` on that same
+        # session starts a new renderer (Inspector.targetReloadedAfterCrash) with every
+        # domain and script still enabled, and `Target.closeTarget` closes it.
         page = self.pages.get(params["targetId"])
-        if page is not None:
+        if page is not None and not page.closed:
             page.crashed = True
-        self._on_destroyed(params)
+            self._observer.page_crashed(page)
 
     def _on_destroyed(self, params: dict[str, Any]) -> None:
         target_id = params["targetId"]

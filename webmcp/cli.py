@@ -265,7 +265,7 @@ async def _serve(args: argparse.Namespace) -> None:
             server = build_server(desktop, broadcaster, extra_resources=ui_context)
             experimental = declare(server)
             tg.start_soon(run_notifier, desktop, broadcaster)
-            tg.start_soon(_stop_when_browser_goes, connection, tg.cancel_scope)
+            tg.start_soon(_stop_when_browser_goes, connection, desktop, tg.cancel_scope)
             if args.http:
                 host, port = args.http
                 token = args.token or secrets.token_urlsafe(24)
@@ -285,6 +285,8 @@ async def _serve(args: argparse.Namespace) -> None:
                 logger.info("serving MCP on stdio")
                 await serve_stdio(server, broadcaster, experimental=experimental)
             tg.cancel_scope.cancel()
+        if connection.closed.is_set() and not connection.close_reason.startswith("the bridge closed"):
+            raise BrowserGone(connection.close_reason)
 
 
 @asynccontextmanager
@@ -350,9 +352,28 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
             return
 
 
-async def _stop_when_browser_goes(connection: Connection, scope: anyio.CancelScope) -> None:
+class BrowserGone(BridgeError):
+    """The browser went away while the bridge served it; the bridge stops with status 1."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"the browser went away ({reason}); every pending call was answered with call_interrupted, "
+            "and the bridge stopped."
+        )
+
+
+_ANSWER_GRACE = 0.5
+"""After the browser dies, how long the answers to interrupted calls get to reach their clients."""
+
+
+async def _stop_when_browser_goes(connection: Connection, desktop: Desktop, scope: anyio.CancelScope) -> None:
     await connection.closed.wait()
     logger.error("the browser went away (%s); stopping", connection.close_reason)
+    # Calls waiting on the page end now with a structured error; calls waiting on a CDP
+    # command already failed with the connection. Their answers are written before the
+    # transports are torn down, so no client sees a bare "stream ended".
+    desktop.browser_lost(connection.close_reason)
+    await anyio.sleep(_ANSWER_GRACE)
     scope.cancel()
 
 

@@ -64,7 +64,7 @@ async def test_a_crashed_tab_ends_its_call_and_leaves_the_bridge_serving(stage: 
     (crashed,) = results
     assert crashed.is_error and crashed.structured_content["code"] == "call_interrupted"
     assert "crashed" in crashed.structured_content["message"]
-    doc = await stage.wait_windows(lambda d: all(w["id"] != win for w in d["windows"]))
+    doc = await stage.wait_windows(lambda d: any(w["id"] == win and "crashed" in w["summary"] for w in d["windows"]))
     assert other in doc["operableWindowIds"]
     still = await stage.call(f"{other}__ticket_details")
     assert not still.is_error

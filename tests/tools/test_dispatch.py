@@ -45,7 +45,7 @@ class FakeTab:
             self.window.version = self.version_now
         return self.window.version
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         self.calls.append((tool.name, arguments))
         if self.raises is not None:
             raise self.raises
@@ -148,6 +148,16 @@ async def test_expected_version_must_be_an_integer() -> None:
     error = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": True})
     assert error.code == "validation_failed"
     assert error.extra["fields"][0]["field"] == "expectedVersion"
+
+
+@pytest.mark.parametrize("value", [None, "3", 1.5])
+async def test_an_expected_version_that_is_present_but_not_an_integer_is_refused_and_calls_nothing(
+    value: object,
+) -> None:
+    desktop, tab = _desktop()
+    error = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": value})
+    assert error.code == "validation_failed"
+    assert tab.calls == []
 
 
 async def test_a_window_that_closed_while_waiting_for_its_lock_is_window_not_found() -> None:

@@ -4,10 +4,15 @@ A call that opens a JavaScript dialog returns at once with the dialog in
 `openedWindowIds` (the page now waits for the agent); a task follows the call to its end
 and keeps the outcome for the dialog's answer. A call that outlives the tool deadline is
 cancelled in the page. Whatever the page hands back is masked before it leaves.
+
+Deadlines: the whole call (the dispatcher's lock wait and version check included) is
+answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; an
+`action_timeout` says in `pageTold` whether the page confirmed the cancel.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -15,6 +20,14 @@ import anyio
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.forms import PendingForm, read_form_fields
+from webmcp.desktop.input_guard import (
+    HOLD_LIMIT,
+    StartWatch,
+    release_keys,
+    stale_after_start,
+    stale_if_typed,
+    typed_during_start,
+)
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.secret_values import mask_outgoing
 from webmcp.errors import ToolError, from_cdp_error
@@ -31,30 +44,58 @@ _ERROR_TEXT_BYTES = 2048
 """How much of a page tool's error message is passed on."""
 _FORM_FILL_WAIT = 0.3
 """How long a form tool without autosubmit may take to answer by itself before it is shown as waiting."""
+CANCEL_GRACE = 1.0
+"""Past the deadline, how long a call waits for the page to confirm that it cancelled."""
+
 _OPENED_WAIT = 2.0
 """How long a call's answer waits for tabs its page opened to be set up (none come when blocked)."""
 
 
-async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+async def call_page_tool(
+    tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None, inputs: int | None = None
+) -> ToolResult:
     """Invoke `tool` on `tab`'s page and return its result (the caller holds the window's lock).
+
+    `deadline` (on `anyio.current_time()`'s clock) defaults to the tool deadline from now.
+    `inputs`, for a call whose `expectedVersion` was just checked, is the person's input
+    count at that check: the write guard (`input_guard`) refuses the call if it moves
+    before the tool starts.
 
     Raises:
         ToolError: the page refused, failed, timed out, or the tab went away.
     """
     timeouts = tab.timeouts
+    if deadline is None:
+        deadline = anyio.current_time() + timeouts.tool_call
     invocation: Invocation | None = None
     opened_mark = (tab.desktop.opened_mark(), tab.window_opens)
     modals_before = {m.window.id for m in tab.desktop.modals_of(tab)}
+    watch: StartWatch | None = None
+    holding = False
     try:
-        try:
-            invocation = await tab.mirror.start(tool, arguments, timeouts.command)
-        except CDPError as exc:
-            raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+        if inputs is not None:
+            watch = StartWatch(tool.session)
+            holding = await stale_if_typed(tab, inputs)
+        invocation = await _start_by(tab, tool, arguments, deadline)
+        typed = False
+        if watch is not None and inputs is not None:
+            started = await watch.wait_started(invocation, min(_left(deadline), HOLD_LIMIT))
+            typed = started and await typed_during_start(tab, inputs)
+            if holding:
+                holding = False
+                await release_keys(tab)
+            if typed and not invocation.done.is_set():
+                await tab.mirror.cancel(invocation, CANCEL_GRACE)
+                with anyio.move_on_after(CANCEL_GRACE):
+                    await invocation.done.wait()
+                if invocation.outcome is None or invocation.outcome.status != "Completed":
+                    await tab.catch_up(tab.timeouts.snapshot)
+                    raise stale_after_start(tab, tool.name)
         waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
         # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
         # already, and unless_dialog returns at once.
         try:
-            limit = _FORM_FILL_WAIT if waits_for_person else timeouts.tool_call
+            limit = min(_FORM_FILL_WAIT, _left(deadline)) if waits_for_person else _left(deadline)
             await tab.desktop.unless_dialog(tab, invocation.done.wait, limit)
         except anyio.get_cancelled_exc_class():
             # The client gave up (notifications/cancelled, or its transport closed): tell the page.
@@ -68,6 +109,11 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
             # secret fields' values are then current for masking the answer).
             await tab.catch_up(timeouts.snapshot)
             answer = await _page_result(tab, tool, invocation, opened_mark)
+            if typed:
+                answer.message = (
+                    f"{answer.message} The person typed in the page while the call was starting and it completed "
+                    "before it could be cancelled: their typing may be overwritten; re-read the window."
+                )
             opened = [m.window.id for m in tab.desktop.modals_of(tab) if m.window.id not in modals_before]
             if opened:
                 answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
@@ -86,19 +132,13 @@ async def call_page_tool(tab: Tab, tool: PageTool, arguments: dict[str, Any]) ->
                 "Answer it with its accept or dismiss tool; the answer carries this call's outcome.",
                 opened_window_ids=[dialog.window.id],
             )
-        await tab.mirror.cancel(invocation, timeouts.command)
-        if invocation.navigated_to is not None:
-            raise ToolError(
-                "action_timeout",
-                f"{tool.name} did not answer within {timeouts.tool_call:g} s, and the tab moved to "
-                f"{invocation.navigated_to} meanwhile: whether it took effect is unknown; read the window.",
-                outcome="unknown",
-            )
-        raise ToolError(
-            "action_timeout",
-            f"{tool.name} did not answer within {timeouts.tool_call:g} s; the call was cancelled.",
-        )
+        told = await tab.mirror.cancel(invocation, CANCEL_GRACE)
+        raise _timed_out(tool, timeouts.tool_call, told, invocation.navigated_to)
     finally:
+        if holding:
+            await release_keys(tab)
+        if watch is not None:
+            watch.close()
         if invocation is not None:
             tab.mirror.finish(invocation)
 
@@ -157,6 +197,95 @@ async def _follow_form(tab: Tab, form: PendingForm) -> None:
         tab.mirror.finish(invocation)
         form.settled.set()
         tab.desktop.close_form(form)
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - anyio.current_time())
+
+
+def _timed_out(tool: PageTool, budget: float, told: bool, navigated_to: str | None) -> ToolError:
+    """The action_timeout of a call that ran past its deadline; `told`: the page confirmed the cancel."""
+    if navigated_to is not None:
+        return ToolError(
+            "action_timeout",
+            f"{tool.name} did not answer within {budget:g} s, and the tab moved to {navigated_to} meanwhile: "
+            "whether it took effect is unknown; read the window.",
+            outcome="unknown",
+            pageTold=told,
+        )
+    if told:
+        return ToolError(
+            "action_timeout",
+            f"{tool.name} did not answer within {budget:g} s; the page was told to cancel it and confirmed.",
+            pageTold=True,
+        )
+    return ToolError(
+        "action_timeout",
+        f"{tool.name} did not answer within {budget:g} s, and the page did not confirm the cancel (its main "
+        "thread is busy): the tool may still finish and take effect; read the window before trying again.",
+        pageTold=False,
+        outcome="unknown",
+    )
+
+
+async def _then_cancel(wait: Callable[[], Awaitable[Any]], scope: anyio.CancelScope) -> None:
+    await wait()
+    scope.cancel()
+
+
+async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
+    """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
+
+    A busy page takes the command only when its main thread is free, which may be after
+    the deadline. The command then goes on in a task of its own: should the page take it
+    late, that task cancels the invocation at once, so a call answered `action_timeout`
+    never starts behind the agent's back.
+
+    Raises:
+        ToolError: the page did not take the call by the deadline, or the browser refused it.
+    """
+    taken = anyio.Event()
+    box: dict[str, Any] = {}
+
+    async def start() -> None:
+        try:
+            box["invocation"] = await tab.mirror.start(tool, arguments, tab.timeouts.command + _left(deadline))
+        except CDPError as exc:
+            box["error"] = exc
+        finally:
+            taken.set()
+        late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
+        if late is not None:
+            await tab.mirror.cancel(late, tab.timeouts.command)
+            tab.mirror.finish(late)
+
+    tab.desktop.spawn(start)
+    gone = tab.renderer_gone
+    try:
+        with anyio.move_on_after(_left(deadline)):
+            # A crashed or closed tab never answers invokeTool: stop waiting at once.
+            async with anyio.create_task_group() as tg:
+                for wait in (taken.wait, gone.wait, tab.gone.wait):
+                    tg.start_soon(_then_cancel, wait, tg.cancel_scope)
+    finally:
+        if not taken.is_set():
+            box["abandoned"] = True
+    if not taken.is_set() and (gone.is_set() or tab.gone.is_set()):
+        what = "crashed" if gone.is_set() else "closed"
+        raise ToolError(
+            "call_interrupted", f"The tab {what} before the page took the call to {tool.name}; it did not run."
+        )
+    if not taken.is_set():
+        raise ToolError(
+            "action_timeout",
+            f"The page did not take the call to {tool.name} within {tab.timeouts.tool_call:g} s (its main thread "
+            "is busy); it has not run, and if the page takes it later the bridge cancels it at once.",
+            pageTold=False,
+        )
+    if "error" in box:
+        raise from_cdp_error(box["error"], f"the call to {tool.name!r}", tab.timeouts.command) from box["error"]
+    invocation: Invocation = box["invocation"]
+    return invocation
 
 
 async def _follow_call(tab: Tab, dialog: JsDialog, invocation: Invocation) -> None:

@@ -46,6 +46,8 @@ class JsDialog:
     call_done: anyio.Event = field(default_factory=anyio.Event)
     call_outcome: dict[str, Any] | None = None
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    repeated: bool = False
+    """The page opened dialogs in quick succession: `stop_dialogs` is offered."""
 
     window_kind = "dialog"
 
@@ -100,6 +102,34 @@ class JsDialog:
                 answer.message = f"{answer.message} The call to {name} that opened it is still running."
         return answer
 
+    async def stop_dialogs(self) -> ToolResult:
+        """Answer this dialog, and let the bridge answer the page's further dialogs until it navigates."""
+        tab = self.tab
+        tab.dialog_guard.stop(tab.doc_seq)
+        answer = await self.answer(self.kind == "beforeunload", None)
+        tab.mark_dirty()
+        answer.message = (
+            f"{answer.message} The page's further dialogs are now dismissed automatically until {tab.id} "
+            "navigates or reloads (a 'Leave page?' is answered Leave); the tab shows a notice."
+        )
+        return answer
+
+    async def close_tab(self) -> ToolResult:
+        """Close the dialog's tab without answering the dialog; the page's beforeunload does not run."""
+        tab = self.tab
+        try:
+            await tab.desktop.browser.send("Target.closeTarget", {"targetId": tab.page.target_id})
+        except CDPError as exc:
+            raise ToolError("browser_error", f"The browser did not close {tab.id}: {exc}", detail=str(exc)) from exc
+        with anyio.move_on_after(tab.timeouts.navigation):
+            await tab.gone.wait()
+        if not tab.gone.is_set():
+            raise ToolError("browser_error", f"{tab.id} did not close.")
+        return ToolResult(
+            message=f"Closed {tab.id} with its {self.kind} dialog unanswered; "
+            "the page's beforeunload handler was skipped."
+        )
+
 
 @dataclass(eq=False)
 class InPageModal:
@@ -137,9 +167,9 @@ class InPageModal:
         await self.tab.fresh_version()  # raises state_unverified when the page cannot be read
         return self.window.version
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the dialog's form tools; the view is rebuilt before answering."""
-        answer = await self.tab.call(tool, arguments)
+        answer = await self.tab.call(tool, arguments, deadline)
         self.tab.mark_dirty()
         await self.tab.refresh()
         return answer

@@ -16,7 +16,7 @@ from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.view.build import BlockIds, View, build_view
 from webmcp.view.masking import SECRET_SELECTOR
 
-__all__ = ["BINDING", "frame_origins", "install_observer", "read_page"]
+__all__ = ["BINDING", "WORLD", "frame_origins", "install_observer", "read_page"]
 
 WORLD = "webmcp_bridge"
 _SECRET_READ_S = 2.0
@@ -36,6 +36,35 @@ _OBSERVER_JS = f"""(() => {{
     attributes: true}});
   for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
     document.addEventListener(type, ping, true);
+  // The write guard (desktop/input_guard.py): what the person types is counted; while a
+  // checked write starts, their keystrokes are held back and replayed once it has started.
+  globalThis.__webmcpBridgeInputs = 0;
+  document.addEventListener('input', (e) => {{ if (e.isTrusted) globalThis.__webmcpBridgeInputs++; }}, true);
+  let hold = null;
+  globalThis.__webmcpBridgeHold = (expected, ms) => {{
+    if (globalThis.__webmcpBridgeInputs !== expected) return false;
+    if (!hold) hold = {{ queue: [], timer: setTimeout(() => globalThis.__webmcpBridgeRelease(), ms) }};
+    return true;
+  }};
+  globalThis.__webmcpBridgeRelease = () => {{
+    const held = hold; hold = null;
+    if (!held) return 0;
+    clearTimeout(held.timer);
+    for (const key of held.queue) {{
+      if (key.target && key.target.isConnected && document.activeElement !== key.target) key.target.focus();
+      const newline = key.type === 'insertLineBreak' || key.type === 'insertParagraph';
+      if (newline) document.execCommand('insertText', false, '\\n');
+      else if (key.type === 'deleteContentBackward') document.execCommand('delete');
+      else if (key.type === 'deleteContentForward') document.execCommand('forwardDelete');
+      else if (key.type.startsWith('insert')) document.execCommand('insertText', false, key.data ?? '');
+    }}
+    return held.queue.length;
+  }};
+  document.addEventListener('beforeinput', (e) => {{
+    if (!hold || !e.isTrusted || !e.cancelable) return;
+    e.preventDefault();
+    hold.queue.push({{ target: e.target, type: e.inputType, data: e.data }});
+  }}, true);
   ping();
 }})();"""
 

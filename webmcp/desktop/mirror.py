@@ -325,10 +325,14 @@ class ToolMirror:
                 invocation.settle(Outcome("Interrupted", error_text=reason))
 
     @staticmethod
-    async def cancel(invocation: Invocation, timeout: float) -> None:
-        """Tell the page to cancel `invocation`; shielded, bounded, best effort."""
+    async def cancel(invocation: Invocation, timeout: float) -> bool:
+        """Tell the page to cancel `invocation`; shielded, bounded, best effort.
+
+        Returns True when the browser confirmed the cancel within `timeout`; a page whose
+        main thread is busy confirms nothing until it is free.
+        """
         if invocation.invocation_id is None:
-            return
+            return False
         with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
             try:
                 await invocation.tool.session.send(
@@ -336,3 +340,6 @@ class ToolMirror:
                 )
             except (ProtocolError, CDPError) as exc:
                 logger.debug("cancelInvocation failed: %s", exc)
+                return False
+            return True
+        return False

@@ -201,6 +201,24 @@ class Desktop:
             self._forget(window_id)
         self.changed()
 
+    def page_crashed(self, page: PageTarget) -> None:
+        tab = self._tab_by_target.get(page.target_id)
+        if tab is None:
+            return
+        # A crashed renderer takes its dialogs and in-page modals with it.
+        for window_id in [d for d, dlg in self.dialogs.items() if dlg.tab_id == tab.id]:
+            self._forget(window_id)
+        for window_id in [m for m, modal in self.modals.items() if modal.tab_id == tab.id]:
+            self._forget(window_id)
+        tab.renderer_crashed()
+
+    def browser_lost(self, reason: str) -> None:
+        """The browser went away: end every call in flight at once, on every tab."""
+        for tab in list(self.tabs.values()):
+            tab.mirror.interrupt_all(
+                f"The browser went away during the call ({reason}); whether it took effect is unknown."
+            )
+
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
         tab = self._tab_by_target.get(page.target_id)
         if tab is not None:
@@ -209,9 +227,16 @@ class Desktop:
     # --- dialogs and modals --------------------------------------------------------
 
     def _dialog_opened(self, tab: Tab, session: CDPSession, params: dict[str, Any]) -> None:
+        if tab.dialog_guard.stopped(tab.doc_seq):
+            # The agent or user stopped this page's dialogs: answer it, publish nothing.
+            tab.dialog_guard.suppressed += 1
+            self.spawn(_answer_stopped_dialog, session, str(params.get("type", "alert")))
+            tab.mark_dirty()
+            return
         window_id = self._ids.mint("dlg")
         owner = top_of_chain(self.window_states(), tab.id)
         dialog = JsDialog.opened(window_id, owner, tab, session, params)
+        dialog.repeated = tab.dialog_guard.opened(tab.doc_seq, anyio.current_time())
         tab.dialog = dialog
         self.dialogs[window_id] = dialog
         self._order.append(window_id)
@@ -421,3 +446,11 @@ class Desktop:
             logger.exception("background task %s failed", getattr(func, "__qualname__", func))
             if tab is not None:
                 tab.fault(exc)
+
+
+async def _answer_stopped_dialog(session: CDPSession, kind: str) -> None:
+    """Answer a dialog of a page whose dialogs were stopped: dismiss, or Leave for beforeunload."""
+    try:
+        await session.send("Page.handleJavaScriptDialog", {"accept": kind == "beforeunload"})
+    except CDPError as exc:
+        logger.debug("could not answer a stopped dialog: %s", exc)

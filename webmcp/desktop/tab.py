@@ -19,7 +19,9 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop import calls, navigation
+from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.input_guard import read_inputs
 from webmcp.desktop.live_view import BINDING, install_observer, read_page
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
@@ -40,13 +42,27 @@ __all__ = ["TAB_OPERATIONS", "Tab", "install_observer"]
 logger = logging.getLogger(__name__)
 
 TAB_OPERATIONS = frozenset(
-    {"focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot", "accept", "dismiss"}
+    {
+        "focus",
+        "navigate",
+        "back",
+        "forward",
+        "reload",
+        "close",
+        "read_content",
+        "screenshot",
+        "accept",
+        "dismiss",
+        "stop_dialogs",
+        "close_tab",
+    }
 )
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
 _UNUSABLE_NOTICES = 5
 """At most this many notices name unusable page tools one by one; one more counts the rest."""
+CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 NAVIGATION_ANSWER_GRACE = 2.0
 """After a call's tab has loaded another document, how long the call may still answer.
 
@@ -89,10 +105,20 @@ class Tab:
         self.faults = 0
         self._has_secret_fields = True  # until a view says otherwise, mask by reading the page
         self._fault = ""
+        self.dialog_guard = DialogGuard()
+        self.renderer_gone = anyio.Event()
+        """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
+        self._inputs_at_check: tuple[int, int | None] | None = None
+        """(request task, the person's input count) when its version check began (desktop/input_guard.py)."""
 
     @property
     def id(self) -> str:
         return self.window.id
+
+    @property
+    def doc_seq(self) -> int:
+        """Counts the main frame's documents: it moves on every cross-document navigation."""
+        return self._doc_seq
 
     # --- following the page --------------------------------------------------------
 
@@ -159,6 +185,9 @@ class Tab:
         self.mirror.frame_origins[frame_id] = str(frame.get("securityOrigin", ""))
         if session is self.page.session and not frame.get("parentId"):
             self._doc_seq += 1
+            self.page.crashed = False  # a reload after a crash commits a new document
+            if self.renderer_gone.is_set():
+                self.renderer_gone = anyio.Event()
             self._main_frame = frame_id
             restored = params.get("type") == "BackForwardCacheRestore"
             # A restored page fires no load event: it is shown as it was.
@@ -237,6 +266,24 @@ class Tab:
             f"The tab {what} while the tool was running; whether the call took effect is unknown."
         )
 
+    def renderer_crashed(self) -> None:
+        """The page's renderer died: the tab stays, showing that it crashed, until reloaded or closed."""
+        self.renderer_gone.set()
+        self.mirror.interrupt_all(
+            "The tab crashed while the tool was running; whether the call took effect is unknown."
+        )
+        self.mirror.drop_frames(lambda _t: False)
+        self.dialog = None
+        self.loading = False
+        self.view = None
+        self._navigation_shown()
+        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
+        notice = {"type": "notice", "id": "crashed", "severity": "error", "text": CRASH_NOTICE}
+        self.window.summary = "This page crashed; reload the tab to load it again, or close it."
+        self.window.blocks = [address, notice]
+        self.window.version += 1
+        self.desktop.changed()
+
     # --- the view ------------------------------------------------------------------
 
     async def run_refresher(self) -> None:
@@ -270,13 +317,22 @@ class Tab:
             if not self._dirty.is_set():
                 return True
             self._dirty = anyio.Event()
+            if self.page.crashed:
+                return False  # Nothing to read until a reload brings a new renderer.
             try:
                 with anyio.fail_after(self.timeouts.snapshot):
-                    view, self._secret_values = await read_page(self.page, self._doc_seq, self.ids)
+                    read = await self._read_unless_crashed()
+                if read is None:
+                    return False  # The renderer crashed mid-read: its commands would never be answered.
+                view, self._secret_values = read
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
                 return False
+            except anyio.get_cancelled_exc_class():
+                # A caller's deadline ended the read: the change it was for is still unread.
+                self._dirty.set()
+                raise
             except TimeoutError:
                 # A huge or hung page: try again later (the refresher's pause bounds the rate).
                 logger.debug("snapshot of %s timed out after %s s", self.id, self.timeouts.snapshot)
@@ -288,6 +344,34 @@ class Tab:
         for form in self.desktop.forms_of(self):
             await calls.refresh_form(form)  # the person may have edited the waiting form
         return True
+
+    async def _read_unless_crashed(self) -> tuple[View, frozenset[str]] | None:
+        """`read_page`, given up (None) the moment the renderer crashes.
+
+        Raises:
+            CDPError: the document could not be read.
+        """
+        gone = self.renderer_gone
+        outcome: dict[str, Any] = {}
+        async with anyio.create_task_group() as tg:
+
+            async def _read() -> None:
+                # Kept and raised below, not from inside the group (it would come out wrapped).
+                try:
+                    outcome["view"] = await read_page(self.page, self._doc_seq, self.ids)
+                except CDPError as exc:
+                    outcome["error"] = exc
+                tg.cancel_scope.cancel()
+
+            async def _crash() -> None:
+                await gone.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(_read)
+            tg.start_soon(_crash)
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("view")
 
     async def catch_up(self, budget: float) -> None:
         """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
@@ -303,6 +387,9 @@ class Tab:
             ToolError: `state_unverified` when the page could not be read, so the version
                 could not be checked (a write must not pass on an old view).
         """
+        # Read before the rebuild: a keystroke during it is then caught by the write guard.
+        # Kept for this request only: a version check before a browser action must not arm a later call.
+        self._inputs_at_check = (anyio.get_current_task().id, await read_inputs(self, self.timeouts.command))
         self.mark_dirty()
         if not await self.refresh():
             raise ToolError(
@@ -352,7 +439,7 @@ class Tab:
             # Title and address only: the page's content and tools stay with the person at the browser.
             summary = f"This page is not shown to agents: {blocked}"
             page_blocks = [{"type": "notice", "id": "blocked", "severity": "warn", "text": summary}]
-        blocks = [address, *self.tool_notices(), *page_blocks]
+        blocks = [address, *self.dialog_guard.notices(self._doc_seq), *self.tool_notices(), *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
             self.window.blocks = blocks
@@ -432,9 +519,11 @@ class Tab:
             )
         return notices
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""
-        return await calls.call_page_tool(self, tool, arguments)
+        checked, self._inputs_at_check = self._inputs_at_check, None
+        inputs = checked[1] if checked is not None and checked[0] == anyio.get_current_task().id else None
+        return await calls.call_page_tool(self, tool, arguments, deadline, inputs)
 
     async def focus(self) -> ToolResult:
         """Bring the tab to the front."""

@@ -16,6 +16,7 @@ import contextlib
 import hmac
 import logging
 import socket
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,8 @@ from mcp.server.subscriptions import (
 from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from webmcp.server.stdin import DaemonStdin
 
 from .http_guard import HttpGuard
 
@@ -211,7 +214,8 @@ async def serve_stdio(
     broadcaster.attach(server)
     options = initialization_options(server, experimental)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        stdin = DaemonStdin(sys.stdin.fileno())
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, options)
     finally:
         broadcaster.close_listeners()

@@ -45,7 +45,7 @@ class WindowPort(Protocol):
     def is_open(self) -> bool: ...
     def page_tools(self) -> list[PageTool]: ...
     async def fresh_version(self) -> int: ...
-    async def call(self, tool: PageTool, arguments: dict[str, Any]) -> ToolResult: ...
+    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult: ...
 
 
 class _Timeouts(Protocol):
@@ -74,8 +74,10 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
         raise ToolError(
             "action_not_available", f"{name!r} is not a window tool; tool names are {{windowId}}__{{action}}."
         )
+    # Absent is fine; present it must be an integer (a null is refused too: found by fuzzing).
+    has_expected = "expectedVersion" in args
     expected = args.pop("expectedVersion", None)
-    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
+    if has_expected and (not isinstance(expected, int) or isinstance(expected, bool)):
         raise ToolError(
             "validation_failed",
             "expectedVersion must be an integer",
@@ -97,6 +99,8 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     _check_operable(states, window_id)
     kind: WindowKind = window.window_kind  # type: ignore[assignment]
     record = record_for(kind, action)
+    if record is not None and not record.offered_on(window):
+        record = None
     offers = getattr(window, "offers", None)
     if record is not None and offers is not None and not offers(action):
         raise ToolError("action_not_available", f"Window {window_id} does not offer {action!r} to agents.")
@@ -111,13 +115,15 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
         validate(record.input_schema, args)
     else:
         await check_input(tool.input_schema, args)  # type: ignore[union-attr]
+    # One deadline for the whole call: the lock wait, the version check and the page's work.
+    deadline = anyio.current_time() + desktop.timeouts.tool_call
     async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):
         if expected is not None:
-            _check_version(await window.fresh_version(), expected)
+            _check_version(await _version_by(window, deadline), expected)
         if not window.is_open():
             raise ToolError("window_not_found", f"Window {window_id} closed.")
         if tool is not None:
-            return await _run(lambda: window.call(tool, args), f"the call to {tool.name!r}")
+            return await _run(lambda: window.call(tool, args, deadline), f"the call to {tool.name!r}")
         assert record is not None
         return await _run(lambda: record.handler(window, args), f"{action} on {window_id}")
 
@@ -142,6 +148,18 @@ def _check_operable(states: Sequence[WindowState], window_id: str) -> None:
             f"Window {window_id} is blocked by {blocker}; answer that window first.",
             blockingWindowId=blocker,
         )
+
+
+async def _version_by(window: WindowPort, deadline: float) -> int:
+    """The window's fresh version, or action_timeout if the page is too busy to be read by `deadline`."""
+    with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
+        return await window.fresh_version()
+    raise ToolError(
+        "action_timeout",
+        f"Window {window.window.id} could not be read before the deadline (the page is busy), so expectedVersion "
+        "could not be checked; nothing was started.",
+        pageTold=False,
+    )
 
 
 def _check_version(current: int, expected: int) -> None:

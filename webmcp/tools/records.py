@@ -48,6 +48,12 @@ class ToolRecord:
     input_model: type[BaseModel]
     annotations: dict[str, bool]
     handler: Handler = field(repr=False)
+    offered: Callable[[Any], bool] | None = field(default=None, repr=False)
+    """When set, the action exists only on windows for which it is true (else always)."""
+
+    def offered_on(self, window: Any) -> bool:
+        """True when `window` offers this action now."""
+        return self.offered is None or self.offered(window)
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -205,6 +211,27 @@ RECORDS: tuple[ToolRecord, ...] = (
         NoInput,
         {"destructiveHint": False},
         lambda dialog, a: _answer(dialog, a, False),
+    ),
+    ToolRecord(
+        "stop_dialogs",
+        "dialog",
+        "Stop this page's dialogs",
+        "The page keeps opening dialogs: answer this one (Cancel; Leave for a 'Leave page?') and let the "
+        "bridge dismiss the page's further dialogs until the tab navigates or reloads.",
+        NoInput,
+        {"destructiveHint": False},
+        lambda dialog, _a: dialog.stop_dialogs(),
+        offered=lambda dialog: bool(getattr(dialog, "repeated", False)),
+    ),
+    ToolRecord(
+        "close_tab",
+        "dialog",
+        "Close the tab",
+        "Close the tab this dialog belongs to without answering the dialog (the page's beforeunload "
+        "handler is skipped): the way out of a page that keeps its tab blocked.",
+        NoInput,
+        {"destructiveHint": True},
+        lambda dialog, _a: dialog.close_tab(),
     ),
     ToolRecord(
         "close",

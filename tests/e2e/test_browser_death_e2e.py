@@ -1,0 +1,187 @@
+"""The browser dies under the bridge: pending calls end with a structured error, the bridge stops.
+
+kill -9 of the browser the bridge launched, while a page tool runs: the call is answered
+`call_interrupted` (not a dropped stream), and the bridge exits with status 1 and one
+sentence on stderr, over stdio (even with stdin still open) and over Streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+import httpx2
+import pytest
+
+from tests.e2e.test_cli_e2e import _browsers_using, _wait_until
+from tests.e2e.test_http_e2e import _free_port
+from tests.support.mcp_harness import open_http_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+BRIDGE = [sys.executable, "-m", "webmcp", "--headless"]
+
+
+def _main_browser(profile: Path) -> int:
+    """The browser's main process (its children carry --type=)."""
+    for pid in _browsers_using(profile):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"--type=" not in cmdline:
+            return pid
+    raise AssertionError("no browser process found")
+
+
+class _LineClient:
+    """The smallest MCP stdio client: JSON-RPC lines, answers matched by id."""
+
+    def __init__(self, process: anyio.abc.Process) -> None:
+        self.process = process
+        self._next = 0
+        self._answers: dict[int, dict[str, Any]] = {}
+        self._arrived = anyio.Event()
+        self._buffer = b""
+
+    async def pump(self) -> None:
+        assert self.process.stdout is not None
+        async for chunk in self.process.stdout:
+            self._buffer += chunk
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                message = json.loads(line)
+                if "id" in message and ("result" in message or "error" in message):
+                    self._answers[message["id"]] = message
+                    arrived, self._arrived = self._arrived, anyio.Event()
+                    arrived.set()
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> int:
+        assert self.process.stdin is not None
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params or {}}
+        if not notify:
+            self._next += 1
+            message["id"] = self._next
+        await self.process.stdin.send((json.dumps(message) + "\n").encode())
+        return self._next
+
+    async def answer(self, request_id: int) -> dict[str, Any]:
+        while request_id not in self._answers:
+            await self._arrived.wait()
+        return self._answers[request_id]
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self.answer(await self.send(method, params))
+
+
+async def _windows_text(client: _LineClient) -> str:
+    read = await client.request("resources/read", {"uri": "app://windows"})
+    return str(read["result"]["contents"][0]["text"])
+
+
+async def _read_windows(mcp: Any) -> str:
+    return str((await mcp.client.read_resource("app://windows")).contents[0].text)
+
+
+async def test_over_stdio_a_dead_browser_ends_the_pending_call_and_the_bridge(site: str, tmp_path: Path) -> None:
+    profile = tmp_path / "profile"
+    process = await anyio.open_process(
+        [*BRIDGE, "--user-data-dir", str(profile), site + "/"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    client = _LineClient(process)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.pump)
+            with anyio.fail_after(60):
+                await client.request(
+                    "initialize",
+                    {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+                )
+                await client.send("notifications/initialized", notify=True)
+                # No listen stream on this bare client: poll, bounded, until the page registered its tool.
+                while '"tab-1__slow_report"' not in json.dumps(await client.request("tools/list")):  # noqa: ASYNC110
+                    await anyio.sleep(0.1)
+                call = await client.send("tools/call", {"name": "tab-1__slow_report", "arguments": {"seconds": 60}})
+                while "Building report" not in await _windows_text(client):  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+                os.kill(_main_browser(profile), signal.SIGKILL)
+                answer = await client.answer(call)
+                code = await process.wait()
+            tg.cancel_scope.cancel()
+        result = answer["result"]
+        assert result["isError"] is True
+        assert result["structuredContent"]["code"] == "call_interrupted"
+        assert "browser went away" in result["structuredContent"]["message"]
+        assert code == 1, "a bridge whose browser died did not do its job: non-zero status"
+        assert process.stderr is not None
+        stderr = (await process.stderr.receive()).decode()
+        last = [line for line in stderr.splitlines() if line.startswith("webmcp-bridge:")]
+        assert len(last) == 1 and "the browser went away" in last[0]
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    await _wait_until(lambda: not _browsers_using(profile))
+
+
+async def test_over_http_a_dead_browser_ends_the_pending_call_with_a_structured_error(
+    site: str, tmp_path: Path
+) -> None:
+    profile = tmp_path / "profile"
+    port = _free_port()
+    token = "death-token"
+    process = await anyio.open_process(
+        [*BRIDGE, "--user-data-dir", str(profile), "--http", f"127.0.0.1:{port}", "--token", token, site + "/"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        with anyio.fail_after(30):
+            while True:
+                try:
+                    async with httpx2.AsyncClient() as http:
+                        await http.post(url, json={})
+                    break
+                except httpx2.TransportError:
+                    await anyio.sleep(0.1)
+        results: list[Any] = []
+        async with open_http_client(url, token, mode="auto", subscribe=()) as mcp:
+            with anyio.fail_after(60):
+                # Not subscribed (the bridge is about to go): poll, bounded.
+                names = [t.name for t in (await mcp.client.list_tools()).tools]
+                while "tab-1__slow_report" not in names:  # noqa: ASYNC110
+                    await anyio.sleep(0.1)
+                    names = [t.name for t in (await mcp.client.list_tools()).tools]
+
+                async def slow() -> None:
+                    results.append(await mcp.client.call_tool("tab-1__slow_report", {"seconds": 60}))
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(slow)
+                    while "Building report" not in await _read_windows(mcp):  # noqa: ASYNC110
+                        await anyio.sleep(0.05)
+                    os.kill(_main_browser(profile), signal.SIGKILL)
+        (result,) = results
+        assert result.is_error
+        assert result.structured_content["code"] == "call_interrupted"
+        assert "browser went away" in result.structured_content["message"]
+        with anyio.fail_after(20):
+            code = await process.wait()
+        assert code == 1
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    await _wait_until(lambda: not _browsers_using(profile))
