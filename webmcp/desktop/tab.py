@@ -389,7 +389,9 @@ class Tab:
         """
         # Read before the rebuild: a keystroke during it is then caught by the write guard.
         # Kept for this request only: a version check before a browser action must not arm a later call.
-        self._inputs_at_check = (anyio.get_current_task().id, await read_inputs(self, self.timeouts.command))
+        # Bounded like the view read: a page too busy for either is answered state_unverified.
+        limit = min(self.timeouts.command, self.timeouts.snapshot)
+        self._inputs_at_check = (anyio.get_current_task().id, await read_inputs(self, limit))
         self.mark_dirty()
         if not await self.refresh():
             raise ToolError(

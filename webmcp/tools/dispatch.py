@@ -151,13 +151,14 @@ def _check_operable(states: Sequence[WindowState], window_id: str) -> None:
 
 
 async def _version_by(window: WindowPort, deadline: float) -> int:
-    """The window's fresh version, or action_timeout if the page is too busy to be read by `deadline`."""
+    """The window's fresh version, or `state_unverified` if the page cannot be read by `deadline`."""
     with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
         return await window.fresh_version()
     raise ToolError(
-        "action_timeout",
+        "state_unverified",
         f"Window {window.window.id} could not be read before the deadline (the page is busy), so expectedVersion "
-        "could not be checked; nothing was started.",
+        "could not be checked; nothing was started. Read app://windows and try again.",
+        currentVersion=window.window.version,
         pageTold=False,
     )
 
