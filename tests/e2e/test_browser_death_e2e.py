@@ -20,9 +20,9 @@ import anyio.abc
 import httpx2
 import pytest
 
-from tests.e2e.test_cli_e2e import _browsers_using, _wait_until
 from tests.e2e.test_http_e2e import _free_port
 from tests.support.mcp_harness import open_http_client
+from tests.support.processes import browser_pids, wait_until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -31,7 +31,7 @@ BRIDGE = [sys.executable, "-m", "webmcp", "--headless"]
 
 def _main_browser(profile: Path) -> int:
     """The browser's main process (its children carry --type=)."""
-    for pid in _browsers_using(profile):
+    for pid in browser_pids(profile):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
@@ -131,7 +131,7 @@ async def test_over_stdio_a_dead_browser_ends_the_pending_call_and_the_bridge(si
         if process.returncode is None:
             process.kill()
             await process.wait()
-    await _wait_until(lambda: not _browsers_using(profile))
+    await wait_until(lambda: not browser_pids(profile))
 
 
 async def test_over_http_a_dead_browser_ends_the_pending_call_with_a_structured_error(
@@ -184,4 +184,4 @@ async def test_over_http_a_dead_browser_ends_the_pending_call_with_a_structured_
         if process.returncode is None:
             process.kill()
             await process.wait()
-    await _wait_until(lambda: not _browsers_using(profile))
+    await wait_until(lambda: not browser_pids(profile))
