@@ -28,7 +28,7 @@ from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools, quote_page_text
-from webmcp.untrusted.schema_guard import cap_text
+from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import block_page, rows_page
@@ -41,22 +41,7 @@ __all__ = ["TAB_OPERATIONS", "Tab", "install_observer"]
 
 logger = logging.getLogger(__name__)
 
-TAB_OPERATIONS = frozenset(
-    {
-        "focus",
-        "navigate",
-        "back",
-        "forward",
-        "reload",
-        "close",
-        "read_content",
-        "screenshot",
-        "accept",
-        "dismiss",
-        "stop_dialogs",
-        "close_tab",
-    }
-)
+TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05

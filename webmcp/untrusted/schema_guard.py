@@ -79,8 +79,11 @@ BROWSER_ACTIONS = frozenset(
         "submit",
         "cancel",
         "open_tab",
+        "stop_dialogs",
+        "close_tab",
     }
 )
+"""Every browser action's name (tools/records.py): a page tool never takes one as its handle, in any case."""
 _RESERVED_PARAMS = frozenset({"expectedVersion"})
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _UNSAFE_RUN = re.compile(r"[^A-Za-z0-9-]+")
