@@ -22,7 +22,7 @@ from cdp_bridge import launcher
 from cdp_bridge.errors import BrowserLaunchError, BrowserNotFound, ConnectionClosed, WebMCPUnavailable
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, check_webmcp, find_browser, launch_browser
 from cdp_bridge.timeouts import Timeouts
-from tests.support.processes import listening_sockets
+from tests.support.processes import listening_sockets, wait_until
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
 HAVE_BROWSER = shutil.which("chromium") or os.path.exists("/usr/bin/chromium")
@@ -324,8 +324,9 @@ async def test_pipe_launch_listens_on_no_port_and_answers_over_the_pipe(debuggin
         if debugging == "pipe":
             assert listeners == [] and proc.ws_url == ""
             assert not active_port_file.exists()  # noqa: ASYNC240 - one stat of a local file
-        else:  # the check above can fail: with a port, it sees the listener
-            assert listeners and proc.ws_url.startswith("ws://127.0.0.1:")
+        else:  # the check above can fail: with a port, it sees the listener (once /proc lists it)
+            await wait_until(lambda: bool(listening_sockets(_live_in_group(proc.pid))), timeout=10)
+            assert proc.ws_url.startswith("ws://127.0.0.1:")
             assert active_port_file.exists()  # noqa: ASYNC240
 
 
