@@ -82,7 +82,7 @@ async def death_round(site: str, transport: str, tmp: Path) -> dict[str, Any]:
         return {**out, **await _stdio_death(command, site, profile)}
     port, token = _free_port(), "faults-token"
     bridge = await anyio.open_process(
-        [*command, "--http", f"127.0.0.1:{port}", "--token", token, site + "/"],
+        [*command, "--http", f"127.0.0.1:{port}", f"--token={token}", site + "/"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

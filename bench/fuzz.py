@@ -49,7 +49,7 @@ async def run(seconds: float, seed: int) -> dict[str, object]:
                 report["stdio"] = dict(await fuzz_client(mcp.client, seed, seconds))
             port, token = _free_port(), "fuzz-token"
             bridge = await anyio.open_process(
-                [*command[:-1], "--http", f"127.0.0.1:{port}", "--token", token, site + "/"],
+                [*command[:-1], "--http", f"127.0.0.1:{port}", f"--token={token}", site + "/"],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

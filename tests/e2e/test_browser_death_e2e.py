@@ -141,7 +141,7 @@ async def test_over_http_a_dead_browser_ends_the_pending_call_with_a_structured_
     port = _free_port()
     token = "death-token"
     process = await anyio.open_process(
-        [*BRIDGE, "--user-data-dir", str(profile), "--http", f"127.0.0.1:{port}", "--token", token, site + "/"],
+        [*BRIDGE, "--user-data-dir", str(profile), "--http", f"127.0.0.1:{port}", f"--token={token}", site + "/"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

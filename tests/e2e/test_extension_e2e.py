@@ -67,7 +67,7 @@ async def _bridge(tmp_path: Path, relay_port: int = 0) -> AsyncIterator[tuple[st
     http_port, token = _free_port(), secrets.token_urlsafe(16)
     log = tmp_path / f"bridge-{http_port}.log"
     command = [sys.executable, "-m", "webmcp", "--extension", "--extension-port", str(relay_port),
-               "--http", f"127.0.0.1:{http_port}", "--token", token]  # fmt: skip
+               "--http", f"127.0.0.1:{http_port}", f"--token={token}"]  # fmt: skip
     with log.open("wb") as err:
         process = await anyio.open_process(
             command,

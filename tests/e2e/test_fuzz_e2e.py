@@ -84,7 +84,7 @@ async def test_fuzzed_calls_and_junk_over_http_are_refused_and_the_bridge_stays_
     bridge = await anyio.open_process(
         [
             *(sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url),
-            *("--http", f"127.0.0.1:{port}", "--token", token, site + "/"),
+            *("--http", f"127.0.0.1:{port}", f"--token={token}", site + "/"),
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
