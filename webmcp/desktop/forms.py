@@ -98,9 +98,6 @@ class PendingForm:
     def is_open(self) -> bool:
         return self.tab.desktop.is_published(self.window.id)
 
-    def offers(self, action: str) -> bool:
-        return action != "submit" or self.agent_may_submit
-
     def page_tools(self) -> list[PageTool]:
         return []
 

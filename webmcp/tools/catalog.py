@@ -113,12 +113,7 @@ def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
             continue
         kind: WindowKind = window.window_kind  # type: ignore[assignment]
         origin = str(getattr(window, "origin", ""))
-        offers = getattr(window, "offers", None)
-        specs.extend(
-            _record_spec(window_id, r)
-            for r in records_for(kind)
-            if r.offered_on(window) and (offers is None or offers(r.action))
-        )
+        specs.extend(_record_spec(window_id, r) for r in records_for(kind) if r.offered_on(window))
         specs.extend(_page_tool_spec(window_id, origin, t) for t in window.page_tools())
     specs.extend(
         ToolSpec(f"app__{r.action}", r.title, r.description, r.input_schema, r.annotations, RESULT_SCHEMA)

@@ -101,9 +101,6 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     record = record_for(kind, action)
     if record is not None and not record.offered_on(window):
         record = None
-    offers = getattr(window, "offers", None)
-    if record is not None and offers is not None and not offers(action):
-        raise ToolError("action_not_available", f"Window {window_id} does not offer {action!r} to agents.")
     tool = _page_tool(window.page_tools(), action) if record is None else None
     if record is None and tool is None:
         raise ToolError(

@@ -250,6 +250,7 @@ RECORDS: tuple[ToolRecord, ...] = (
         NoInput,
         {"destructiveHint": True},
         lambda form, _a: form.submit(),
+        offered=lambda form: form.agent_may_submit,  # --human-submit keeps it for the person
     ),
     ToolRecord(
         "cancel",
