@@ -21,13 +21,25 @@ and which run on with the text (a `<span id=…>`): the AX tree calls both `gene
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import CDPError
+import anyio
 
-__all__ = ["FrameNodes", "PageNodes", "Send", "collect_page"]
+from .errors import CDPError, ProtocolError
+
+__all__ = [
+    "RUN_ROLES",
+    "UNREAD",
+    "FrameNodes",
+    "PageNodes",
+    "Send",
+    "collect_page",
+    "read_frame_tree",
+    "read_run_range",
+]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -41,6 +53,21 @@ _FORM_ROLES = frozenset(
     | {"Date", "DateTime", "InputTime"}
 )
 _FORM_STATE_MAX = 200
+RUN_ROLES = frozenset({"row", "listitem"})
+"""Roles of a run (a table's rows, a list's items) that a partial read may leave unread past `keep`."""
+UNREAD = "bridgeUnread"
+"""Set (True) on a node of a run whose subtree a partial read left out; never a CDP field."""
+_NESTED_RUNS = frozenset({"table", "grid", "treegrid", "list", "directory", "feed"})
+# Nodes whose children the view never reads: text (its name is the text), and the <iframe>
+# element, whose document is read as a frame of its own.
+_LEAVES = frozenset({"StaticText", "InlineTextBox", "Iframe"})
+_BATCH = 256
+# Up to this many elements a document's whole tree is read in one command (a few ms); above
+# it, level by level, so a long table or list is not read past what the view shows.
+_SMALL_DOCUMENT = 2_000
+_SIZE_WORLD = "cdp_bridge_size"
+_DISABLE_S = 2.0
+_ENABLED: dict[Send, int] = {}
 # Where the AX tree leaves open whether a `generic` child is a block or a span.
 _TEXT_ROLES = frozenset(
     {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
@@ -64,6 +91,8 @@ class FrameNodes:
     """Backend ids of controls shown as invalid: `:user-invalid` or `aria-invalid` (None: not read)."""
     block_ids: set[int] | None = None
     """Backend ids of `generic` nodes in running text that lay out as blocks (None: not read)."""
+    frame_id: str = ""
+    """The CDP frame id the nodes were read from (to read more of them later; "" in recordings)."""
 
     def to_json(self) -> dict[str, Any]:
         """The recorded form (tests/view/data/ax/*.json)."""
@@ -108,18 +137,26 @@ class PageNodes:
     block_ids: set[int] | None = None
 
 
-async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oopif: bool = False) -> PageNodes:
+async def collect_page(
+    send: Send, key_prefix: str, *, secret_selector: str, oopif: bool = False, keep: int | None = None
+) -> PageNodes:
     """Frames, AX trees and secret inputs of the session behind `send`.
 
     `key_prefix` makes frame keys unique per document generation (the caller bumps it on
     navigation, so a new document never reuses an old key). With `oopif`, the session is
     an out-of-process iframe: its frame tree's root is the iframe itself. Inputs matching
     the CSS `secret_selector` have their backend ids and current values read (the caller
-    decides what is secret; the values stay in memory for masking).
+    decides what is secret; the values stay in memory for masking). With `keep`, only the
+    first `keep` rows or list items of a longer run are read below themselves (`read_frame_tree`).
 
     Raises:
         CDPError: the main frame's tree could not be read (the page is gone or navigating).
     """
+    async with accessibility(send):
+        return await _collect_page(send, key_prefix, secret_selector, oopif, keep)
+
+
+async def _collect_page(send: Send, key_prefix: str, secret_selector: str, oopif: bool, keep: int | None) -> PageNodes:
     result = PageNodes()
     tree = await send("Page.getFrameTree", {})
     pending: list[tuple[dict[str, Any], bool]] = [(tree["frameTree"], True)]
@@ -127,7 +164,7 @@ async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oop
         node, is_root = pending.pop(0)
         frame = node["frame"]
         try:
-            reply = await send("Accessibility.getFullAXTree", {"frameId": frame["id"]})
+            nodes = await read_frame_tree(send, frame["id"], keep=keep)
         except CDPError:
             if is_root:
                 raise
@@ -136,7 +173,7 @@ async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oop
         if not is_root or oopif:
             owner = await _frame_owner(send, frame["id"])
         key = f"{key_prefix}:{frame.get('loaderId') or frame['id']}"
-        result.frames.append(FrameNodes(key, list(reply.get("nodes", [])), owner))
+        result.frames.append(FrameNodes(key, nodes, owner, frame_id=str(frame["id"])))
         pending.extend((child, False) for child in node.get("childFrames", ()))
     await _collect_secrets(send, result, secret_selector)
     result.block_ids = await _block_generics(send, result)
@@ -146,6 +183,172 @@ async def collect_page(send: Send, key_prefix: str, *, secret_selector: str, oop
         frame.flagged_ids = result.flagged_ids
         frame.block_ids = result.block_ids
     return result
+
+
+async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None) -> list[dict[str, Any]]:
+    """The AX nodes of one frame's document, in the form `getFullAXTree` gives them.
+
+    Without `keep`, or for a document of at most `_SMALL_DOCUMENT` elements, that is one
+    `getFullAXTree`. Otherwise the tree is read level by level from the root (`getRootAXNode`, then one pipelined
+    `getChildAXNodes` per node of a level), so no single command holds the renderer for long
+    and nothing is read that is not wanted: a run of more than `keep` rows or list items
+    under one parent has only its first `keep` read below themselves; the others are kept
+    as bare nodes marked `UNREAD` (so they can be counted, and read later with
+    `read_run_range`). `keep=None` reads everything.
+
+    Raises:
+        CDPError: the frame's document could not be read.
+    """
+    if keep is None or await _element_count(send, frame_id) <= _SMALL_DOCUMENT:
+        # One command is quicker for a small document, and holds its renderer only briefly.
+        reply = await send("Accessibility.getFullAXTree", {"frameId": frame_id})
+        return list(reply.get("nodes", ()))
+    async with accessibility(send):
+        root = (await send("Accessibility.getRootAXNode", {"frameId": frame_id}))["node"]
+        nodes: dict[str, dict[str, Any]] = {root["nodeId"]: root}
+        await _expand(send, frame_id, [root], nodes, keep)
+    return list(nodes.values())
+
+
+async def _element_count(send: Send, frame_id: str) -> int:
+    """How many elements the frame's document has, counted where the page cannot interfere."""
+    world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _SIZE_WORLD})
+    reply = await send(
+        "Runtime.evaluate",
+        {
+            "expression": "document.getElementsByTagName('*').length",
+            "contextId": world["executionContextId"],
+            "returnByValue": True,
+        },
+    )
+    value = reply.get("result", {}).get("value")
+    return int(value) if isinstance(value, int | float) else _SMALL_DOCUMENT + 1
+
+
+@asynccontextmanager
+async def accessibility(send: Send) -> AsyncIterator[None]:
+    """The Accessibility domain on for the block (it keeps AX node ids valid between reads).
+
+    Off again afterwards: while on, Chromium keeps the page's AX tree up to date on every
+    DOM change. Nested blocks on one session share the outer block's.
+    """
+    depth = _ENABLED.get(send, 0)
+    _ENABLED[send] = depth + 1
+    try:
+        if depth == 0:
+            await send("Accessibility.enable", {})
+        yield
+    finally:
+        _ENABLED[send] -= 1
+        if _ENABLED[send] == 0:
+            del _ENABLED[send]
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_DISABLE_S):
+                try:
+                    await send("Accessibility.disable", {})
+                except CDPError:
+                    pass  # The session is gone, and its tree with it.
+
+
+async def read_run_range(
+    send: Send, frame_id: str, backend_id: int, first: int, count: int, *, keep: int | None
+) -> FrameNodes:
+    """The AX subtree of the element `backend_id` (a table or list) with only some of its run read.
+
+    Its rows or list items are numbered in document order (nested tables and lists apart);
+    the first of them (a table's header row) and those numbered `first` … `first + count`
+    are read below themselves, the others are kept as bare `UNREAD` nodes. The element's
+    node comes first, without a parent, so the nodes stand as a tree of their own; the
+    caller names the frame (`key`).
+
+    Raises:
+        CDPError: the element is gone, or its frame could not be read.
+    """
+    async with accessibility(send):
+        reply = await send("Accessibility.getPartialAXTree", {"backendNodeId": backend_id, "fetchRelatives": False})
+        found = [n for n in reply.get("nodes", ()) if n.get("backendDOMNodeId") == backend_id]
+        if not found:
+            raise ProtocolError("Accessibility.getPartialAXTree", -32000, f"no accessibility node for {backend_id}")
+        top = {k: v for k, v in found[0].items() if k != "parentId"}
+        nodes: dict[str, dict[str, Any]] = {top["nodeId"]: top}
+        await _expand(send, frame_id, [top], nodes, 0)  # every run left unread
+        run = _run_of(top, nodes)
+        chosen = [node for index, node in enumerate(run) if index == 0 or first <= index <= first + count]
+        for node in chosen:
+            node.pop(UNREAD, None)
+        await _expand(send, frame_id, chosen, nodes, keep)
+    frame = FrameNodes("", list(nodes.values()), frame_id=frame_id)
+    frame.block_ids = await _block_generics(send, PageNodes(frames=[frame]))
+    return frame
+
+
+def _run_of(top: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows or list items of `top`, in document order, not looking into nested runs."""
+    found: list[dict[str, Any]] = []
+    stack = [nodes[c] for c in reversed(top.get("childIds", ())) if c in nodes]
+    while stack:
+        node = stack.pop()
+        role = node.get("role", {}).get("value")
+        if role in RUN_ROLES:
+            found.append(node)
+        elif role not in _NESTED_RUNS:
+            stack.extend(nodes[c] for c in reversed(node.get("childIds", ())) if c in nodes)
+    return found
+
+
+async def _expand(
+    send: Send, frame_id: str, level: list[dict[str, Any]], nodes: dict[str, dict[str, Any]], keep: int | None
+) -> None:
+    """Read the children of `level`, then theirs, and so on; runs past `keep` are marked, not read."""
+    while level:
+        wanted = [n for n in level if _has_unread_children(n, nodes)]
+        replies = await _pipelined(
+            send, "Accessibility.getChildAXNodes", [{"id": n["nodeId"], "frameId": frame_id} for n in wanted]
+        )
+        fresh: list[dict[str, Any]] = []
+        for reply in replies:
+            for child in reply.get("nodes", ()):
+                if child["nodeId"] not in nodes:
+                    nodes[child["nodeId"]] = child
+                    fresh.append(child)
+        if keep is not None:
+            runs: dict[str, list[dict[str, Any]]] = {}
+            for child in fresh:
+                if child.get("role", {}).get("value") in RUN_ROLES and child.get("childIds"):
+                    runs.setdefault(str(child.get("parentId", "")), []).append(child)
+            for run in runs.values():
+                for child in run[keep:]:
+                    child[UNREAD] = True
+        level = [c for c in fresh if not c.get(UNREAD)]
+
+
+def _has_unread_children(node: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> bool:
+    if node.get(UNREAD) or node.get("role", {}).get("value") in _LEAVES:
+        return False
+    return any(c not in nodes for c in node.get("childIds", ()))
+
+
+async def _pipelined(send: Send, method: str, params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`send` each of `params` at once, `_BATCH` in flight at most; the replies in order.
+
+    Raises:
+        CDPError: the first command that failed.
+    """
+    replies: list[dict[str, Any]] = [{} for _ in params]
+    errors: list[CDPError] = []
+
+    async def one(index: int) -> None:
+        try:
+            replies[index] = await send(method, params[index])
+        except CDPError as exc:
+            errors.append(exc)
+
+    for start in range(0, len(params), _BATCH):
+        async with anyio.create_task_group() as tg:
+            for index in range(start, min(start + _BATCH, len(params))):
+                tg.start_soon(one, index)
+        if errors:
+            raise errors[0]
+    return replies
 
 
 def _generics_in_text(result: PageNodes) -> set[int]:

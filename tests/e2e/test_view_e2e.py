@@ -94,6 +94,14 @@ async def test_big_table_fits_the_budget_and_reads_in_pages(stage: Stage) -> Non
         assert not part.is_error and part.structured_content["result"]["total"] == 3000
         rows.extend(part.structured_content["result"]["rows"])
     assert len(rows) == 3000 and rows[:20] == table["rows"] and rows[-1][0] == "13000"
+    # Read in part and the rest on demand: every row once, in order, cells complete.
+    assert [r[0] for r in rows] == [str(10001 + i) for i in range(3000)]
+    assert all(len(r) == 4 and r[1] and r[2].startswith("$") for r in rows)
+    customers = next(b for b in _window(doc, win)["blocks"] if b["type"] == "list" and b.get("total") == 500)
+    assert customers["items"][0].startswith("Customer 1:") and len(customers["items"]) == 20
+    items = await stage.call(f"{win}__read_content", {"blockId": customers["id"], "offset": 480, "limit": 50})
+    got = items.structured_content["result"]
+    assert got["total"] == 500 and [i.split(":")[0] for i in got["items"]] == [f"Customer {n}" for n in range(481, 501)]
     tail = await stage.call(f"{win}__read_content", {"blockId": table["id"], "offset": 2990})
     assert len(tail.structured_content["result"]["rows"]) == 10
     blocks = await stage.call(f"{win}__read_content", {"limit": 1000})

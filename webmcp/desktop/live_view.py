@@ -8,18 +8,22 @@ own sessions) and builds the view from them.
 
 from __future__ import annotations
 
-from cdp_bridge.ax import FrameNodes, PageNodes, collect_page
+from dataclasses import dataclass, field
+from typing import Any
+
+from cdp_bridge.ax import FrameNodes, PageNodes, Send, collect_page, read_run_range
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.secret_values import read_secret_fields
-from webmcp.view.build import BlockIds, View, build_view
+from webmcp.view.build import BlockIds, Limits, View, build_view, run_part
 from webmcp.view.masking import SECRET_SELECTOR
 
-__all__ = ["BINDING", "WORLD", "frame_origins", "install_observer", "read_page"]
+__all__ = ["BINDING", "WORLD", "PageRead", "frame_origins", "install_observer", "read_page", "read_run"]
 
 WORLD = "webmcp_bridge"
 _SECRET_READ_S = 2.0
+_LIMITS = Limits()
 BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = f"""(() => {{
@@ -105,23 +109,37 @@ async def frame_origins(session: CDPSession) -> dict[str, str]:
     return origins
 
 
-async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> tuple[View, frozenset[str]]:
+@dataclass
+class PageRead:
+    """One read of a page: its view, its secret values, and where to read more of it."""
+
+    view: View
+    secret_values: frozenset[str]
+    """Values of its secret inputs: memory only, to mask echoes; never logged, never published."""
+    readers: dict[str, tuple[Send, str]] = field(default_factory=dict)
+    """Frame key → (the session's send, the frame id): where a long run's other rows are read."""
+
+
+async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     """The view of every frame of `page`, and the current values of its secret inputs.
 
-    The values live only in the caller's memory, to mask echoes; never logged, never published.
+    A long table or list is read only as far as a window shows it (`Limits`); the rest is
+    read when asked for (`read_run`).
 
     Raises:
         CDPError: the main document could not be read (it is navigating or gone).
     """
     session = page.session
     prefix = str(doc_seq)
-    main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR)
+    keep = max(_LIMITS.table_rows, _LIMITS.list_items)
+    main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR, keep=keep)
     await _decide_secrets(session, main)
     frames: list[FrameNodes] = list(main.frames)
     values = set(main.secret_values)
+    readers: dict[str, tuple[Send, str]] = {f.key: (session.send, f.frame_id) for f in main.frames}
     for target_id, frame_session in list(page.frame_sessions.items()):
         try:
-            sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True)
+            sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True, keep=keep)
             await _decide_secrets(frame_session, sub)
             owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
         except CDPError:
@@ -130,4 +148,24 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> tuple[View
             sub.frames[0].owner_backend_id = owner.get("backendNodeId")
         frames.extend(sub.frames)
         values |= sub.secret_values
-    return build_view(frames, ids, secret_values=values), frozenset(values)
+        readers.update((f.key, (frame_session.send, f.frame_id)) for f in sub.frames)
+    view = build_view(frames, ids, limits=_LIMITS, secret_values=values)
+    return PageRead(view, frozenset(values), readers)
+
+
+async def read_run(read: PageRead, block_id: str, offset: int, limit: int) -> list[Any] | None:
+    """Rows or items `offset`… of a table or list that `read` holds only in part; None if it holds it whole.
+
+    Raises:
+        CDPError: the table or list is gone from the page (or its frame is).
+    """
+    key = read.view.sources.get(block_id)
+    block = next((b for b in read.view.full_blocks if b["id"] == block_id), None)
+    if block is None:
+        block = next((b for m in read.view.modals for b in m.full_blocks if b["id"] == block_id), None)
+    if key is None or block is None or key[0] not in read.readers:
+        return None
+    send, frame_id = read.readers[key[0]]
+    frame = await read_run_range(send, frame_id, int(key[1]), offset, limit, keep=max(_LIMITS.table_rows, 1))
+    frame.key = str(key[0])
+    return run_part(frame, frame.nodes[0]["nodeId"], block["type"], offset, limit, read.secret_values)

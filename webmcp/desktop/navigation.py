@@ -93,18 +93,19 @@ async def _run(tab: Tab, action: str, start: Start) -> ToolResult:
         session.on("Page.loadEventFired", watch.loaded),
     ]
     try:
-        finished, started = await tab.desktop.unless_dialog(tab, start, limit)
-        if not finished:
-            return tab.dialog_answer(f"{action} waits") or ToolResult(
-                message=f"{tab.id} is still loading after {limit:g} s."
-            )
-        if isinstance(started, ToolResult):
-            return started
-        finished, _ = await tab.desktop.unless_dialog(tab, lambda: watch.wait(started), limit)
-        if not finished:
-            return tab.dialog_answer(f"{action} is under way") or ToolResult(
-                message=f"{tab.id} is still loading after {limit:g} s."
-            )
+        with tab.refresher_held():  # the page is read once, when it has loaded (below), not while it loads
+            finished, started = await tab.desktop.unless_dialog(tab, start, limit)
+            if not finished:
+                return tab.dialog_answer(f"{action} waits") or ToolResult(
+                    message=f"{tab.id} is still loading after {limit:g} s."
+                )
+            if isinstance(started, ToolResult):
+                return started
+            finished, _ = await tab.desktop.unless_dialog(tab, lambda: watch.wait(started), limit)
+            if not finished:
+                return tab.dialog_answer(f"{action} is under way") or ToolResult(
+                    message=f"{tab.id} is still loading after {limit:g} s."
+                )
     finally:
         for off in unsubscribe:
             off()

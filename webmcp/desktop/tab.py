@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -22,7 +24,7 @@ from webmcp.desktop import calls, navigation
 from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.input_guard import read_inputs
-from webmcp.desktop.live_view import BINDING, install_observer, read_page
+from webmcp.desktop.live_view import BINDING, PageRead, install_observer, read_page, read_run
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
@@ -31,7 +33,7 @@ from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools, quot
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
-from webmcp.view.paging import block_page, rows_page
+from webmcp.view.paging import block_page, rows_page, run_block, unread_in
 from webmcp.view.summary import summarize_tab
 
 if TYPE_CHECKING:
@@ -71,9 +73,13 @@ class Tab:
         self.op_lock = anyio.Lock()
         self._snapshot_lock = anyio.Lock()
         self._dirty = anyio.Event()
+        self._holds = 0
+        self._released = anyio.Event()
         self._doc_seq = 0
         self.ids = BlockIds()
         self.view: View | None = None
+        self._read: PageRead | None = None
+        """The read `view` came from (to read the rest of a long table or list from)."""
         self._page_blocks: list[dict[str, Any]] = []
         self._secret_values: frozenset[str] = frozenset()
         self.loading = True
@@ -212,6 +218,22 @@ class Tab:
         self._fault = type(exc).__name__
         self.mark_dirty()
 
+    @contextmanager
+    def refresher_held(self) -> Iterator[None]:
+        """No background rebuild inside the block: the caller reads the page itself at its end.
+
+        A navigation that waits for its page to load would otherwise have the page read
+        while it loads and then once more when it has (a big page read twice for one change).
+        """
+        self._holds += 1
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                self._released.set()
+                self._released = anyio.Event()
+
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon."""
         self._dirty.set()
@@ -246,6 +268,7 @@ class Tab:
         self.closed = True
         self.gone.set()
         self._dirty.set()
+        self._released.set()
         what = "crashed" if self.page.crashed else "closed"
         self.mirror.interrupt_all(
             f"The tab {what} while the tool was running; whether the call took effect is unknown."
@@ -260,7 +283,7 @@ class Tab:
         self.mirror.drop_frames(lambda _t: False)
         self.dialog = None
         self.loading = False
-        self.view = None
+        self.view = self._read = None
         self._navigation_shown()
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
         notice = {"type": "notice", "id": "crashed", "severity": "error", "text": CRASH_NOTICE}
@@ -280,6 +303,8 @@ class Tab:
         """
         while not self.closed:
             await self._dirty.wait()
+            while self._holds and not self.closed:
+                await self._released.wait()
             if self.closed:
                 return
             started = anyio.current_time()
@@ -309,7 +334,7 @@ class Tab:
                     read = await self._read_unless_crashed()
                 if read is None:
                     return False  # The renderer crashed mid-read: its commands would never be answered.
-                view, self._secret_values = read
+                self._read, view, self._secret_values = read, read.view, read.secret_values
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
@@ -330,7 +355,7 @@ class Tab:
             await calls.refresh_form(form)  # the person may have edited the waiting form
         return True
 
-    async def _read_unless_crashed(self) -> tuple[View, frozenset[str]] | None:
+    async def _read_unless_crashed(self) -> PageRead | None:
         """`read_page`, given up (None) the moment the renderer crashes.
 
         Raises:
@@ -554,10 +579,11 @@ class Tab:
         )
         return base64.b64decode(shot["data"])
 
-    def read_content(self, block_id: str | None, offset: int, limit: int) -> ToolResult:
+    async def read_content(self, block_id: str | None, offset: int, limit: int) -> ToolResult:
         """The window's full content: blocks in pages, or one table's rows / list's items.
 
         Blocks of an open in-page modal are readable by `blockId` too. Values are masked already.
+        A long table or list that the view holds only in part has the asked rows read now.
         """
         view = self.view
         full = view.full_blocks if view is not None else []
@@ -569,7 +595,13 @@ class Tab:
             shown = len(page["blocks"])
             return ToolResult(message=f"Blocks {offset}\u2013{offset + shown} of {len(full)}.", result=page)
         modal_blocks = [b for m in view.modals for b in m.full_blocks] if view is not None else []
-        part = rows_page([*full, *modal_blocks], block_id, offset, limit)
+        blocks = [*full, *modal_blocks]
+        part = rows_page(blocks, block_id, offset, limit)
+        block = run_block(blocks, block_id)
+        if part is not None and block is not None and unread_in(block, offset, limit) and self._read is not None:
+            run = await self._read_run(self._read, block_id, offset, limit)
+            if run is not None:
+                part["rows" if part["type"] == "table" else "items"] = run
         if part is None:
             raise ToolError(
                 "validation_failed",
@@ -583,6 +615,27 @@ class Tab:
         return ToolResult(
             message=f"{key.capitalize()} {offset}\u2013{end} of {part['total']} of {block_id}.", result=part
         )
+
+    async def _read_run(self, read: PageRead, block_id: str, offset: int, limit: int) -> list[Any] | None:
+        """Rows or items `offset`… of a long run that the view holds only in part, read from the page now.
+
+        Raises:
+            ToolError: the page could not be read in time, or the table or list is gone.
+        """
+        try:
+            with anyio.fail_after(self.timeouts.snapshot):
+                run = await read_run(read, block_id, offset, limit)
+        except TimeoutError:
+            raise ToolError(
+                "action_timeout", f"{self.id} did not give the rows of {block_id} in time; try again."
+            ) from None
+        except CDPError as exc:
+            raise ToolError(
+                "stale_state",
+                f"{block_id} is no longer on the page of {self.id}; read app://windows for the current blocks.",
+                currentVersion=self.window.version,
+            ) from exc
+        return run
 
     def dialog_answer(self, what: str) -> ToolResult | None:
         """The answer for an operation that a JavaScript dialog stopped, if one is open."""

@@ -95,7 +95,7 @@ async def _screenshot(tab: Tab, _args: dict[str, Any]) -> Answer:
 
 
 async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
-    return tab.read_content(args.get("blockId"), int(args.get("offset", 0)), int(args.get("limit", 100)))
+    return await tab.read_content(args.get("blockId"), int(args.get("offset", 0)), int(args.get("limit", 100)))
 
 
 async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:

@@ -27,7 +27,7 @@ from cdp_bridge.ax import FrameNodes
 from webmcp.view.masking import mask_secrets
 from webmcp.view.walk import Keyed, walk_frames
 
-__all__ = ["BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view"]
+__all__ = ["BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view", "run_part"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,18 +114,19 @@ class View:
     """Labels of fields marked invalid (page and modals)."""
     url: str = ""
     """The address of the document the view was read from (its root's `url`)."""
+    sources: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Block id → key (frame key, backend node id, …) of each table or list read only in part."""
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    if block["type"] == "table" and len(block["rows"]) > limits.table_rows:
-        return {**block, "rows": block["rows"][: limits.table_rows], "offset": 0, "total": len(block["rows"])}
-    if block["type"] == "list" and len(block["items"]) > limits.list_items:
-        return {
-            **block,
-            "items": block["items"][: limits.list_items],
-            "offset": 0,
-            "total": len(block["items"]),
-        }
+    unit, limit = {"table": ("rows", limits.table_rows), "list": ("items", limits.list_items)}.get(
+        block["type"], ("", 0)
+    )
+    if unit:
+        total = block.get("total", len(block[unit]))  # a long run may not have been read past its start
+        if total > limit:
+            return {**block, unit: block[unit][:limit], "offset": 0, "total": total}
+        return block
     if block["type"] == "text" and len(block["text"]) > limits.text_chars:
         return {**block, "text": block["text"][: limits.text_chars] + "…"}
     return block
@@ -222,10 +223,12 @@ def build_view(
         modals.append(Modal((raw.key[0], raw.key[1]), raw.title, modal_blocks, modal_full, raw.backend_ids))
         live.extend(k for k, _ in raw.blocks)
         live.append((raw.key, "left-out"))
+    all_blocks = full + [b for m in modals for b in m.full_blocks]
+    all_keys = [k for k, _ in keyed] + [k for raw in raw_modals for k, _ in raw.blocks]
+    sources = {block["id"]: key for key, block in zip(all_keys, all_blocks, strict=True) if "total" in block}
     blocks, left_out = _fit(full, ids, limits, "page")
     live.append(("page", "left-out"))
     ids.retain(live)
-    all_blocks = full + [b for m in modals for b in m.full_blocks]
     return View(
         blocks=blocks,
         title=title,
@@ -240,4 +243,27 @@ def build_view(
             i["label"] for b in all_blocks if b["type"] == "fields" for i in b["items"] if i.get("invalid")
         ],
         url=url,
+        sources=sources,
     )
+
+
+def run_part(
+    frame: FrameNodes, top_id: str, kind: str, offset: int, limit: int, secret_values: Collection[str] = ()
+) -> list[Any]:
+    """Rows (kind "table") or items ("list") `offset`… of the run read by `cdp_bridge.ax.read_run_range`.
+
+    `frame` holds the nodes of that read, `top_id` the table's or list's own node. What was
+    not read in the range is left out. Values are masked as in `build_view`.
+    """
+    root = {"nodeId": "bridge-root", "role": {"type": "role", "value": "generic"}, "childIds": [top_id]}
+    whole = FrameNodes(
+        frame.key, [root, *frame.nodes], None, frame.secret_ids, frame.required_ids, frame.flagged_ids, frame.block_ids
+    )
+    keyed, _ = walk_frames([whole], set(frame.secret_ids), gaps=True)
+    block = next((b for _, b in keyed if b["type"] == kind), None)
+    if block is None:
+        return []
+    run = block["rows" if kind == "table" else "items"][offset : offset + limit]
+    if None in run:
+        run = run[: run.index(None)]
+    return list(mask_secrets(run, secret_values)) if secret_values else run

@@ -2,7 +2,9 @@
 
 A window's state holds an overview; `read_content` hands out everything, uncut, a page at
 a time. In block pages a table or list longer than `READ_ROWS` is cut (`offset`/`total`)
-so one page stays readable; its rows then come in pages of their own, by `blockId`.
+so one page stays readable; its rows then come in pages of their own, by `blockId`. On a
+big page a long run is read only in part (`cdp_bridge.ax.read_frame_tree`): such a block
+holds its first rows and a `total`, and the caller reads the rest when asked (`unread_in`).
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["READ_ROWS", "block_page", "rows_page"]
+__all__ = ["READ_ROWS", "block_page", "rows_page", "run_block", "unread_in"]
 
 READ_ROWS = 100
+_UNITS = {"table": "rows", "list": "items"}
 
 
 def block_page(full: Sequence[dict[str, Any]], offset: int, limit: int) -> dict[str, Any]:
@@ -22,19 +25,38 @@ def block_page(full: Sequence[dict[str, Any]], offset: int, limit: int) -> dict[
 
 
 def rows_page(blocks: Sequence[dict[str, Any]], block_id: str, offset: int, limit: int) -> dict[str, Any] | None:
-    """Rows (or items) `offset`… of the table or list block `block_id`; None if there is none."""
-    block = next((b for b in blocks if b.get("id") == block_id), None)
-    if block is None or block["type"] not in ("table", "list"):
+    """Rows (or items) `offset`… of the table or list block `block_id`; None if there is none.
+
+    A block read only in part (`unread_in`) answers what it holds of the range.
+    """
+    block = run_block(blocks, block_id)
+    if block is None:
         return None
-    key = "rows" if block["type"] == "table" else "items"
+    key = _UNITS[block["type"]]
     part = {k: v for k, v in block.items() if k != key}
     part[key] = block[key][offset : offset + limit]
-    part.update(offset=offset, total=len(block[key]))
+    part.update(offset=offset, total=block.get("total", len(block[key])))
     return part
 
 
+def run_block(blocks: Sequence[dict[str, Any]], block_id: str) -> dict[str, Any] | None:
+    """The table or list block `block_id`, or None."""
+    block = next((b for b in blocks if b.get("id") == block_id), None)
+    return block if block is not None and block["type"] in _UNITS else None
+
+
+def unread_in(block: dict[str, Any], offset: int, limit: int) -> bool:
+    """Whether rows or items `offset`… (at most `limit`) of `block` include some not read yet."""
+    held = len(block[_UNITS[block["type"]]])
+    total = block.get("total", held)
+    return offset < total and min(offset + limit, total) > held
+
+
 def _cut_rows(block: dict[str, Any]) -> dict[str, Any]:
-    key = {"table": "rows", "list": "items"}.get(block["type"])
-    if key is None or len(block[key]) <= READ_ROWS:
+    key = _UNITS.get(block["type"])
+    if key is None:
         return block
-    return {**block, key: block[key][:READ_ROWS], "offset": 0, "total": len(block[key])}
+    total = block.get("total", len(block[key]))
+    if total <= READ_ROWS:
+        return block
+    return {**block, key: block[key][:READ_ROWS], "offset": 0, "total": total}

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cdp_bridge.ax import FrameNodes
+from cdp_bridge.ax import UNREAD, FrameNodes
 
 from .masking import MASK
 
@@ -221,7 +221,8 @@ class _Sink:
 
 
 class _Walker:
-    def __init__(self, frames: Sequence[FrameNodes], secret_ids: set[int]) -> None:
+    def __init__(self, frames: Sequence[FrameNodes], secret_ids: set[int], gaps: bool = False) -> None:
+        self.gaps = gaps
         self.frames = [
             _Frame(
                 f.key,
@@ -344,9 +345,10 @@ class _Walker:
         elif role in ("table", "grid", "treegrid"):
             self.emit(self.key(node), self.table(node))
         elif role in ("list", "directory", "feed"):
-            items = [t for t in (self.text_of(i) for i in self.descend(node, {"listitem", "article"})) if t]
+            found = self.descend(node, {"listitem", "article"})
+            items = [t for t in (None if i.get(UNREAD) else self.text_of(i) for i in found) if t != ""]
             if items:
-                self.emit(self.key(node), {"type": "list", "items": items})
+                self.emit(self.key(node), self.run_block({"type": "list"}, "items", items))
         elif role == "navigation" and (
             links := [t for t in (self.text_of(a) or name_of(a) for a in self.descend(node, {"link"})) if t]
         ):
@@ -466,8 +468,11 @@ class _Walker:
 
     def table(self, node: Node) -> dict[str, Any]:
         columns: list[str] = []
-        rows: list[list[str]] = []
+        rows: list[list[str] | None] = []
         for row in self.descend(node, {"row"}):
+            if row.get(UNREAD):
+                rows.append(None)
+                continue
             cells = [
                 c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
             ]
@@ -476,7 +481,16 @@ class _Walker:
                 columns = texts
             elif cells:
                 rows.append(texts)
-        return {"type": "table", "columns": columns, "rows": rows}
+        return self.run_block({"type": "table", "columns": columns}, "rows", rows)
+
+    def run_block(self, block: dict[str, Any], unit: str, run: list[Any]) -> dict[str, Any]:
+        """`block` with its rows or items; where some were not read, the read ones and a `total`.
+
+        With `gaps`, the unread ones stay in place as None (a read of some rows in the middle).
+        """
+        if self.gaps or None not in run:
+            return {**block, unit: run}
+        return {**block, unit: run[: run.index(None)], "offset": 0, "total": len(run)}
 
     def term_pairs(self, node: Node) -> list[dict[str, Any]]:
         """A description list (`<dl>`) as label/value items: each term with its definitions."""
@@ -591,9 +605,15 @@ class _Walker:
         return found
 
 
-def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int]) -> tuple[list[Keyed], list[RawModal]]:
-    """Keyed blocks of the page (main frame, its frames in place) and of each open modal."""
-    walker = _Walker(frames, secret_ids)
+def walk_frames(
+    frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: bool = False
+) -> tuple[list[Keyed], list[RawModal]]:
+    """Keyed blocks of the page (main frame, its frames in place) and of each open modal.
+
+    A table or list whose rows or items were not all read (`cdp_bridge.ax.UNREAD`) holds the
+    read ones up to the first unread, and a `total`; with `gaps`, all of them, None where unread.
+    """
+    walker = _Walker(frames, secret_ids, gaps)
     if walker.frames:
         walker.walk_frame(0)
         for index in range(1, len(walker.frames)):
