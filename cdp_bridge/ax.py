@@ -62,10 +62,22 @@ _NESTED_RUNS = frozenset({"table", "grid", "treegrid", "list", "directory", "fee
 # element, whose document is read as a frame of its own.
 _LEAVES = frozenset({"StaticText", "InlineTextBox", "Iframe"})
 _BATCH = 256
-# Up to this many elements a document's whole tree is read in one command (a few ms); above
-# it, level by level, so a long table or list is not read past what the view shows.
+# Up to this many elements a document's whole tree is read in one command (a few ms).
 _SMALL_DOCUMENT = 2_000
 _SIZE_WORLD = "cdp_bridge_size"
+# Elements in the document, and elements in rows or list items past the first KEEP of their parent.
+_RUNS_JS = """(() => {
+  const all = document.getElementsByTagName('*').length;
+  if (all <= SMALL) return {all, past: 0};
+  const seen = new Map();
+  let past = 0;
+  for (const el of document.querySelectorAll('tr, li, [role=row], [role=listitem]')) {
+    const n = (seen.get(el.parentNode) || 0) + 1;
+    seen.set(el.parentNode, n);
+    if (n > KEEP) past += 1 + el.getElementsByTagName('*').length;
+  }
+  return {all, past};
+})()"""
 _DISABLE_S = 2.0
 _ENABLED: dict[Send, int] = {}
 # Where the AX tree leaves open whether a `generic` child is a block or a span.
@@ -188,19 +200,19 @@ async def _collect_page(send: Send, key_prefix: str, secret_selector: str, oopif
 async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None) -> list[dict[str, Any]]:
     """The AX nodes of one frame's document, in the form `getFullAXTree` gives them.
 
-    Without `keep`, or for a document of at most `_SMALL_DOCUMENT` elements, that is one
-    `getFullAXTree`. Otherwise the tree is read level by level from the root (`getRootAXNode`, then one pipelined
-    `getChildAXNodes` per node of a level), so no single command holds the renderer for long
-    and nothing is read that is not wanted: a run of more than `keep` rows or list items
-    under one parent has only its first `keep` read below themselves; the others are kept
-    as bare nodes marked `UNREAD` (so they can be counted, and read later with
-    `read_run_range`). `keep=None` reads everything.
+    Without `keep`, for a document of at most `_SMALL_DOCUMENT` elements, or for one that
+    is not mostly long runs, that is one `getFullAXTree`. Otherwise the tree is read level
+    by level from the root (`getRootAXNode`, then one pipelined `getChildAXNodes` per node
+    of a level), so no single command holds the renderer for long and nothing is read that
+    is not wanted: a run of more than `keep` rows or list items under one parent has only
+    its first `keep` read below themselves; the others are kept as bare nodes marked
+    `UNREAD` (so they can be counted, and read later with `read_run_range`).
 
     Raises:
         CDPError: the frame's document could not be read.
     """
-    if keep is None or await _element_count(send, frame_id) <= _SMALL_DOCUMENT:
-        # One command is quicker for a small document, and holds its renderer only briefly.
+    if keep is None or not await _mostly_long_runs(send, frame_id, keep):
+        # One command is quicker unless most of a big document is rows no one will see.
         reply = await send("Accessibility.getFullAXTree", {"frameId": frame_id})
         return list(reply.get("nodes", ()))
     async with accessibility(send):
@@ -210,19 +222,27 @@ async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None)
     return list(nodes.values())
 
 
-async def _element_count(send: Send, frame_id: str) -> int:
-    """How many elements the frame's document has, counted where the page cannot interfere."""
+async def _mostly_long_runs(send: Send, frame_id: str, keep: int) -> bool:
+    """Whether the frame's document is big and mostly rows or list items past `keep` in their run.
+
+    Counted in an isolated world, where the page cannot interfere. Reading level by level
+    costs about three times as much per node as one `getFullAXTree`, so it pays only when
+    it leaves out more than two thirds of a document.
+    """
     world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _SIZE_WORLD})
     reply = await send(
         "Runtime.evaluate",
         {
-            "expression": "document.getElementsByTagName('*').length",
+            "expression": _RUNS_JS.replace("KEEP", str(int(keep))).replace("SMALL", str(_SMALL_DOCUMENT)),
             "contextId": world["executionContextId"],
             "returnByValue": True,
         },
     )
     value = reply.get("result", {}).get("value")
-    return int(value) if isinstance(value, int | float) else _SMALL_DOCUMENT + 1
+    if not isinstance(value, dict):
+        return False
+    elements, past = int(value.get("all", 0)), int(value.get("past", 0))
+    return elements > _SMALL_DOCUMENT and (elements - past) * 3 < elements
 
 
 @asynccontextmanager
