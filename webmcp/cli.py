@@ -12,16 +12,16 @@ starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import os
-import secrets
 import signal
 import sys
 import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -33,14 +33,8 @@ from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
 from cdp_bridge.relay import ExtensionRelay, load_pairing_code
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.origin_policy import OriginPolicy
-from webmcp.desktop.registry import Desktop
-from webmcp.desktop.tab import Tab
-from webmcp.errors import ToolError
-from webmcp.server.app import build_server, package_version, run_notifier
+from webmcp import package_version
 from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
-from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
-from webmcp.uicontext.provider import UIContext, declare
 
 __all__ = ["main", "build_parser"]
 
@@ -226,67 +220,77 @@ async def run(args: argparse.Namespace) -> None:
 
 async def _serve(args: argparse.Namespace) -> None:
     timeouts = Timeouts(tool_call=args.tool_timeout, snapshot=args.snapshot_timeout)
-    async with AsyncExitStack() as stack:
-        if args.extension:
-            channel = _extension_channel(args.extension_port, timeouts)
-        elif args.cdp_url:
-            headers = _cdp_headers(args.cdp_header)
-            ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
-            await check_webmcp(ws_url, timeouts, headers=headers)
-            if args.cdp_reconnect:
-                channel = _reconnecting_channel(ws_url, headers, timeouts)
-            else:
-                channel = Connection.connect(ws_url, timeouts, headers=headers)
-        else:
-            options = LaunchOptions(
-                browser=args.browser,
-                headless=True if args.headless else None,
-                user_data_dir=args.user_data_dir,
-            )
-            # Over --remote-debugging-pipe: no other local process can reach this browser.
-            browser = await launch_browser(options, timeouts)
-            stack.push_async_callback(browser.close)
-            logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
-            await check_webmcp(browser, timeouts)
-            logger.info("WebMCP is on in the browser")
-            channel = browser.connect(timeouts)
-        connection = await stack.enter_async_context(channel)
-        async with anyio.create_task_group() as tg:
-            desktop = Desktop(connection, tg, timeouts)
-            desktop.human_submit = args.human_submit
-            desktop.policy = OriginPolicy(
-                allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
-            )
-            await desktop.start()
-            await _open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
-            logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
-            broadcaster = Broadcaster(send_timeout=timeouts.notify)
-            ui_context = UIContext(desktop)
-            server = build_server(desktop, broadcaster, extra_resources=ui_context)
-            experimental = declare(server)
-            tg.start_soon(run_notifier, desktop, broadcaster)
-            tg.start_soon(_stop_when_browser_goes, connection, desktop, tg.cancel_scope)
-            if args.http:
-                host, port = args.http
-                token = args.token or secrets.token_urlsafe(24)
-                shown = f"[{host}]" if ":" in host else host
-                if not args.token:
-                    print(f"webmcp-bridge: MCP at http://{shown}:{port}/mcp  bearer token: {token}", file=sys.stderr)
-                await serve_http(
-                    server,
-                    broadcaster,
-                    host=host,
-                    port=port,
-                    token=token,
-                    experimental=experimental,
-                    guard=HttpGuard.from_args(args),
-                )
-            else:
-                logger.info("serving MCP on stdio")
-                await serve_stdio(server, broadcaster, experimental=experimental)
-            tg.cancel_scope.cancel()
-        if connection.closed.is_set() and not connection.close_reason.startswith("the bridge closed"):
-            raise BrowserGone(connection.close_reason)
+    imports = _BackgroundImports()
+    # The connection's own task group is entered (by the stack) inside this one, and left first.
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(imports.run)
+        async with AsyncExitStack() as stack:
+            if args.extension:
+                # Clients connect as soon as the pairing code is printed: have the server loaded by then.
+                await imports.server.wait()
+            channel = await _open_browser(args, timeouts, stack)
+            connection = await stack.enter_async_context(channel)
+            await imports.desktop.wait()
+            from webmcp.serve import serve
+
+            await serve(connection, args, timeouts, server_loaded=imports.server)
+
+
+class _BackgroundImports:
+    """Imports the agent side in a worker thread while the browser starts and loads the start pages.
+
+    Half a second of Python at start-up is imports: the desktop (pydantic models, jsonschema)
+    is needed once the browser answers, the MCP server (the mcp SDK, its types) only once the
+    start pages have loaded. Each group's event is set when it is in `sys.modules`.
+    """
+
+    _DESKTOP = "webmcp.serve"
+    _SERVER = ("webmcp.server.app", "webmcp.server.transport", "webmcp.uicontext.provider")
+
+    def __init__(self) -> None:
+        self.desktop = anyio.Event()
+        self.server = anyio.Event()
+
+    async def run(self) -> None:
+        # The event loop's thread must not wait out the default 5 ms switch interval for the
+        # GIL each time the browser answers while the importing thread runs.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, 0.0005))
+        try:
+            await anyio.to_thread.run_sync(importlib.import_module, self._DESKTOP)
+            self.desktop.set()
+            for name in self._SERVER:
+                await anyio.to_thread.run_sync(importlib.import_module, name)
+            self.server.set()
+        finally:
+            sys.setswitchinterval(interval)
+
+
+async def _open_browser(
+    args: argparse.Namespace, timeouts: Timeouts, stack: AsyncExitStack
+) -> AbstractAsyncContextManager[Connection]:
+    """The browser the command line names, checked for WebMCP; its connection, not yet open."""
+    if args.extension:
+        return _extension_channel(args.extension_port, timeouts)
+    if args.cdp_url:
+        headers = _cdp_headers(args.cdp_header)
+        ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
+        await check_webmcp(ws_url, timeouts, headers=headers)
+        if args.cdp_reconnect:
+            return _reconnecting_channel(ws_url, headers, timeouts)
+        return Connection.connect(ws_url, timeouts, headers=headers)
+    options = LaunchOptions(
+        browser=args.browser,
+        headless=True if args.headless else None,
+        user_data_dir=args.user_data_dir,
+    )
+    # Over --remote-debugging-pipe: no other local process can reach this browser.
+    browser = await launch_browser(options, timeouts)
+    stack.push_async_callback(browser.close)
+    logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
+    await check_webmcp(browser, timeouts)
+    logger.info("WebMCP is on in the browser")
+    return browser.connect(timeouts)
 
 
 @asynccontextmanager
@@ -312,69 +316,12 @@ async def _extension_channel(port: int, timeouts: Timeouts) -> AsyncIterator[Con
             yield connection
 
 
-async def _open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
-    """Before MCP is served: every tab is a window, and the command line's pages have loaded.
-
-    So a client's first tools/list and app://windows already hold the pages' tools. Each
-    page has the navigation deadline; one that does not load in time is listed as loading.
-    """
-    timeouts = desktop.timeouts
-    await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
-    pending = list(urls)
-    targets: list[tuple[Tab, str]] = []
-    if reuse_blank and pending:
-        # The browser we launched starts with one blank tab: the first URL goes there.
-        blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
-        if blank is not None:
-            targets.append((blank, pending.pop(0)))
-    for url in pending:
-        tab = await desktop.open_tab()
-        if tab is not None:
-            targets.append((tab, url))
-
-    async def load(tab: Tab, url: str) -> None:
-        try:
-            async with tab.op_lock:
-                await tab.navigate(url)
-        except ToolError as exc:
-            logger.warning("could not open %s: %s", url, exc.message)
-
-    async with anyio.create_task_group() as tg:
-        for tab, url in targets:
-            tg.start_soon(load, tab, url)
-
-
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
         async for signum in signals:
             logger.warning("received %s, shutting down", signal.Signals(signum).name)
             scope.cancel()
             return
-
-
-class BrowserGone(BridgeError):
-    """The browser went away while the bridge served it; the bridge stops with status 1."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(
-            f"the browser went away ({reason}); every pending call was answered with call_interrupted, "
-            "and the bridge stopped."
-        )
-
-
-_ANSWER_GRACE = 0.5
-"""After the browser dies, how long the answers to interrupted calls get to reach their clients."""
-
-
-async def _stop_when_browser_goes(connection: Connection, desktop: Desktop, scope: anyio.CancelScope) -> None:
-    await connection.closed.wait()
-    logger.error("the browser went away (%s); stopping", connection.close_reason)
-    # Calls waiting on the page end now with a structured error; calls waiting on a CDP
-    # command already failed with the connection. Their answers are written before the
-    # transports are torn down, so no client sees a bare "stream ended".
-    desktop.browser_lost(connection.close_reason)
-    await anyio.sleep(_ANSWER_GRACE)
-    scope.cancel()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -98,7 +98,8 @@ class Bridge(Subject):
 
     def __init__(self, workdir: Path, site: str) -> None:
         bridge = str(Path(sys.executable).parent / "webmcp-bridge")
-        super().__init__([bridge, "--headless", "--browser", CHROMIUM, site + "/"], workdir)
+        # The SDK passes on only a few variables: PYTHONPATH makes it run this checkout's code.
+        super().__init__([bridge, "--headless", "--browser", CHROMIUM, site + "/"], workdir, {"PYTHONPATH": str(ROOT)})
         self.win = ""
 
     async def start(self, site: str, started: float) -> tuple[float, bool, float]:

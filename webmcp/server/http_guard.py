@@ -23,12 +23,15 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
-
-from mcp.server.transport_security import TransportSecuritySettings
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from typing import TYPE_CHECKING, Any
 
 from cdp_bridge.errors import BridgeError
+
+# The command line reads this module (options, bind check, log guards) before the bridge has
+# imported the mcp SDK or uvicorn: the HTTP-only parts import them when first used.
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 
 __all__ = [
     "BODY_LOGGERS",
@@ -143,6 +146,8 @@ class HttpGuard:
         hosts.discard("[::]")
         allowed_hosts = sorted({f"{h}:*" for h in hosts} | {f"{h}:{port}" for h in hosts})
         origins = sorted({f"http://{h}:*" for h in hosts} | {f"https://{h}:*" for h in hosts})
+        from mcp.server.transport_security import TransportSecuritySettings
+
         return TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts, allowed_origins=origins
         )
@@ -183,6 +188,7 @@ def add_http_guard_arguments(parser: argparse.ArgumentParser) -> None:
 
 def guarded_protocol(header_timeout: float, max_connections: int) -> type[H11Protocol]:
     """uvicorn's h11 protocol with a header deadline per request and a cap on open connections."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11Protocol(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None

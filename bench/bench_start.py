@@ -1,0 +1,107 @@
+#!/usr/bin/env python
+"""Start-up time: spawning `webmcp-bridge <site>/` to a first tools/list that holds the page's tools.
+
+    python bench/bench_start.py                 # 7 starts, headless, the sample site's queue page
+    python bench/bench_start.py -n 15 --phases  # also the bridge's own phase times from its log
+
+Each round spawns the console script the way a user (and bench/peers) does, drives it with
+`mcp.Client` over stdio in handshake mode, and records: start → `initialize` answered, start →
+first `tools/list` answered, whether that list holds the page's `list_tickets`. The bridge runs
+this checkout's code (PYTHONPATH is set to it: the MCP SDK passes only a few variables on).
+With --phases the bridge logs at INFO and the times of its start-up lines are shown too.
+Prints medians, min and max, with the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `python bench/bench_start.py` from a checkout
+    sys.path.insert(0, str(ROOT))
+
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+from sample_site import serve_in_thread  # noqa: E402
+
+CHROMIUM = os.environ.get("WEBMCP_BRIDGE_BROWSER", "/usr/bin/chromium")
+START_TIMEOUT = 60.0
+_LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: (.*)$")
+
+
+async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, bool, list[tuple[float, str]]]:
+    """(start → initialize, start → first tools/list, that list holds the page tools, log lines)."""
+    bridge = str(Path(sys.executable).parent / "webmcp-bridge")
+    args = ["--headless", "--browser", CHROMIUM, site + "/"]
+    if phases:
+        args += ["--log-level", "INFO"]
+    with tempfile.TemporaryDirectory(prefix="bench-start-") as workdir:
+        log_path = Path(workdir) / "stderr.log"
+        env = {"PYTHONPATH": str(code)}
+        with log_path.open("w") as errlog:
+            params = StdioServerParameters(command=bridge, args=args, env=env, cwd=workdir)
+            wall_start = time.time()
+            started = time.perf_counter()
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy",
+                              read_timeout_seconds=START_TIMEOUT) as client:  # fmt: skip
+                initialized = time.perf_counter() - started
+                with anyio.fail_after(START_TIMEOUT):
+                    listed = await client.list_tools()
+                first = time.perf_counter() - started
+        holds = any(t.name.endswith("__list_tickets") for t in listed.tools)
+        lines: list[tuple[float, str]] = []
+        for line in log_path.read_text(errors="replace").splitlines():
+            if match := _LOG_LINE.match(line):
+                stamp = datetime.datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+                lines.append((stamp - wall_start, match[2][:90]))
+    return initialized, first, holds, lines
+
+
+def _load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=7, help="starts (default 7)")
+    parser.add_argument("--phases", action="store_true", help="show the bridge's INFO log lines of each start")
+    parser.add_argument("--code", action="append", type=Path, metavar="DIR",
+                        help="run the bridge from this checkout (repeatable: starts alternate)")  # fmt: skip
+    opts = parser.parse_args()
+    codes: list[Path] = opts.code or [ROOT]
+    inits: dict[Path, list[float]] = {c: [] for c in codes}
+    firsts: dict[Path, list[float]] = {c: [] for c in codes}
+    held = dict.fromkeys(codes, 0)
+    print(f"load before: {_load()}")
+    with serve_in_thread() as site:
+        for i in range(opts.n):
+            for code in codes:
+                initialized, first, holds, lines = await one_start(site, opts.phases, code)
+                inits[code].append(initialized)
+                firsts[code].append(first)
+                held[code] += holds
+                print(f"start {i + 1} ({code}): initialize {initialized * 1000:.0f} ms, "
+                      f"first tools/list {first * 1000:.0f} ms, page tools {'yes' if holds else 'NO'}")  # fmt: skip
+                for at, text in lines:
+                    print(f"    {at * 1000:6.0f} ms  {text}")
+    print(f"load after: {_load()}")
+    for code in codes:
+        for name, samples in (("start → initialize", inits[code]), ("start → first tools/list", firsts[code])):
+            print(f"{code}: {name}: median {statistics.median(samples) * 1000:.0f} ms "
+                  f"(min {min(samples) * 1000:.0f}, max {max(samples) * 1000:.0f}), n={len(samples)}")  # fmt: skip
+        print(f"{code}: first list held the page's tools: {held[code]}/{opts.n}")
+
+
+if __name__ == "__main__":
+    anyio.run(main)

@@ -1,0 +1,143 @@
+"""One browser's desktop served over MCP, until the client leaves or the browser goes.
+
+`webmcp.cli` opens the DevTools connection (launching the browser, or attaching to one) and
+hands it to `serve`: the desktop follows its tabs, the command line's pages are loaded, and
+only then is MCP served, so a client's first `tools/list` already holds those pages' tools.
+The desktop's imports (pydantic models, jsonschema) are this module's; the MCP server's (the
+`mcp` SDK) are made only once the start pages have loaded. The command line imports both in a
+worker thread, while the browser starts and the pages load (see webmcp.cli).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import sys
+
+import anyio
+
+from cdp_bridge.connection import Connection
+from cdp_bridge.errors import BridgeError
+from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.registry import Desktop
+from webmcp.desktop.tab import Tab
+from webmcp.errors import ToolError
+
+__all__ = ["BrowserGone", "serve"]
+
+logger = logging.getLogger("webmcp_bridge")
+
+
+async def serve(
+    connection: Connection, args: argparse.Namespace, timeouts: Timeouts, *, server_loaded: anyio.Event | None = None
+) -> None:
+    """Serve `connection`'s browser over MCP as the command line `args` ask.
+
+    `server_loaded` is set once the MCP side's modules are imported (webmcp.cli imports them
+    in a worker thread while the start pages load); without it they are imported here.
+
+    Raises:
+        BrowserGone: the browser went away while it was served.
+    """
+    async with anyio.create_task_group() as tg:
+        desktop = Desktop(connection, tg, timeouts)
+        desktop.human_submit = args.human_submit
+        desktop.policy = OriginPolicy(
+            allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
+        )
+        await desktop.start()
+        await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
+        logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
+        if server_loaded is not None:
+            await server_loaded.wait()  # then the imports below only look up sys.modules
+        from webmcp.server.app import build_server, run_notifier
+        from webmcp.server.http_guard import HttpGuard
+        from webmcp.server.transport import Broadcaster, serve_http, serve_stdio
+        from webmcp.uicontext.provider import UIContext, declare
+
+        broadcaster = Broadcaster(send_timeout=timeouts.notify)
+        ui_context = UIContext(desktop)
+        server = build_server(desktop, broadcaster, extra_resources=ui_context)
+        experimental = declare(server)
+        tg.start_soon(run_notifier, desktop, broadcaster)
+        tg.start_soon(_stop_when_browser_goes, connection, desktop, tg.cancel_scope)
+        if args.http:
+            host, port = args.http
+            token = args.token or secrets.token_urlsafe(24)
+            shown = f"[{host}]" if ":" in host else host
+            if not args.token:
+                print(f"webmcp-bridge: MCP at http://{shown}:{port}/mcp  bearer token: {token}", file=sys.stderr)
+            await serve_http(
+                server,
+                broadcaster,
+                host=host,
+                port=port,
+                token=token,
+                experimental=experimental,
+                guard=HttpGuard.from_args(args),
+            )
+        else:
+            logger.info("serving MCP on stdio")
+            await serve_stdio(server, broadcaster, experimental=experimental)
+        tg.cancel_scope.cancel()
+    if connection.closed.is_set() and not connection.close_reason.startswith("the bridge closed"):
+        raise BrowserGone(connection.close_reason)
+
+
+async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
+    """Before MCP is served: every tab is a window, and the command line's pages have loaded.
+
+    So a client's first tools/list and app://windows already hold the pages' tools. Each
+    page has the navigation deadline; one that does not load in time is listed as loading.
+    """
+    timeouts = desktop.timeouts
+    await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
+    pending = list(urls)
+    targets: list[tuple[Tab, str]] = []
+    if reuse_blank and pending:
+        # The browser we launched starts with one blank tab: the first URL goes there.
+        blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
+        if blank is not None:
+            targets.append((blank, pending.pop(0)))
+    for url in pending:
+        tab = await desktop.open_tab()
+        if tab is not None:
+            targets.append((tab, url))
+
+    async def load(tab: Tab, url: str) -> None:
+        try:
+            async with tab.op_lock:
+                await tab.navigate(url)
+        except ToolError as exc:
+            logger.warning("could not open %s: %s", url, exc.message)
+
+    async with anyio.create_task_group() as tg:
+        for tab, url in targets:
+            tg.start_soon(load, tab, url)
+
+
+class BrowserGone(BridgeError):
+    """The browser went away while the bridge served it; the bridge stops with status 1."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"the browser went away ({reason}); every pending call was answered with call_interrupted, "
+            "and the bridge stopped."
+        )
+
+
+_ANSWER_GRACE = 0.5
+"""After the browser dies, how long the answers to interrupted calls get to reach their clients."""
+
+
+async def _stop_when_browser_goes(connection: Connection, desktop: Desktop, scope: anyio.CancelScope) -> None:
+    await connection.closed.wait()
+    logger.error("the browser went away (%s); stopping", connection.close_reason)
+    # Calls waiting on the page end now with a structured error; calls waiting on a CDP
+    # command already failed with the connection. Their answers are written before the
+    # transports are torn down, so no client sees a bare "stream ended".
+    desktop.browser_lost(connection.close_reason)
+    await anyio.sleep(_ANSWER_GRACE)
+    scope.cancel()
