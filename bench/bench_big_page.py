@@ -82,7 +82,8 @@ async def _held(probe: CDPSession, read: Any) -> tuple[float, float, Any]:
 def _row(name: str, values: list[float], unit: float = 1000.0) -> str:
     values = sorted(values)
     p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
-    return f"| {name} | {len(values)} | {statistics.median(values) * unit:.0f} | {p90 * unit:.0f} | {values[-1] * unit:.0f} |"
+    median = statistics.median(values)
+    return f"| {name} | {len(values)} | {median * unit:.0f} | {p90 * unit:.0f} | {values[-1] * unit:.0f} |"
 
 
 async def main(runs: int) -> None:
@@ -93,10 +94,8 @@ async def main(runs: int) -> None:
             probe = await _attach(connection, created["targetId"])
             with anyio.fail_after(30):
                 while True:
-                    reply = await session.send(
-                        "Runtime.evaluate",
-                        {"expression": f"document.querySelectorAll('tbody tr').length === {ROWS}", "returnByValue": True},
-                    )
+                    ready = f"document.querySelectorAll('tbody tr').length === {ROWS}"
+                    reply = await session.send("Runtime.evaluate", {"expression": ready, "returnByValue": True})
                     if reply["result"].get("value") is True:
                         break
                     await anyio.sleep(0.1)
