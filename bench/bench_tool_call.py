@@ -47,7 +47,11 @@ from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
 
 CALL_TIMEOUT = 10.0
 SETUP_TIMEOUT = 30.0
-TOOL_INPUTS: dict[str, dict[str, Any]] = {"list_tickets": {"status": "all"}, "get_ticket": {"id": 101}}
+TOOL_INPUTS: dict[str, dict[str, Any]] = {
+    "list_tickets": {"status": "all"},
+    "get_ticket": {"id": 101},
+    "get_queue_summary": {},
+}
 
 
 class BenchError(Exception):
