@@ -116,6 +116,8 @@ class ToolMirror:
         self._reserved = reserved
         self._on_change = on_change
         self.tools: dict[tuple[str | None, str, str], PageTool] = {}
+        self.revision = 0
+        """Moves whenever `tools` changes (what is derived from the tools is kept until it does)."""
         self._handles: dict[tuple[str | None, str, str], str] = {}
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
@@ -184,6 +186,7 @@ class ToolMirror:
                 origin=self.origin_of(key[1]),
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
+        self.revision += 1
         self._on_change()
 
     async def recover_child_frames(self, session: CDPSession) -> None:
@@ -231,6 +234,7 @@ class ToolMirror:
             self.tools.pop(key, None)
             self.unusable.pop(key, None)
         logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
+        self.revision += 1
         self._on_change()
 
     def document_starting(self) -> None:
@@ -261,6 +265,7 @@ class ToolMirror:
             del self.unusable[key]
         logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
         if gone:
+            self.revision += 1
             self._on_change()
 
     def _responded(self, params: WebMCPToolResponded) -> None:

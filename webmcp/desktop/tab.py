@@ -93,6 +93,8 @@ class Tab:
         self.dialog_guard = DialogGuard()
         self.renderer_gone = anyio.Event()
         """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
+        self._listed: tuple[int, list[PageTool], str | None] = (-1, [], None)
+        """(mirror revision, the page tools listed within the caps, the notice for those left out)."""
         self._inputs_at_check: tuple[int, int | None] | None = None
         """(request task, the person's input count) when its version check began (desktop/input_guard.py)."""
 
@@ -455,8 +457,13 @@ class Tab:
         """The page's tools the window lists, in handle order, within the per-window caps."""
         if self.blocked() is not None:
             return []
-        kept, _notice = cap_window_tools(list(self.mirror.tools.values()))
-        return kept
+        return self._capped_tools()[0]
+
+    def _capped_tools(self) -> tuple[list[PageTool], str | None]:
+        # Every call and every tools/list asks; the caps are worked out once per tool set.
+        if self._listed[0] != self.mirror.revision:
+            self._listed = (self.mirror.revision, *cap_window_tools(list(self.mirror.tools.values())))
+        return list(self._listed[1]), self._listed[2]
 
     def tool_notices(self) -> list[dict[str, Any]]:
         """Notices about the page's tools that are not listed, and why (docs/security.md)."""
@@ -481,7 +488,7 @@ class Tab:
                     "outside an agent's call; the bridge closed them, as a popup blocker would.",
                 }
             )
-        _kept, capped = cap_window_tools(list(self.mirror.tools.values()))
+        _kept, capped = self._capped_tools()
         if capped:
             notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
         for n, (key, unusable) in enumerate(sorted(self.mirror.unusable.items(), key=lambda kv: kv[1].handle)):
