@@ -89,11 +89,15 @@ class Invocation:
     outcome: Outcome | None = None
     navigated_to: str | None = None
     """The address the tab moved to while the call ran (a form that submits, `location = …`)."""
+    wakers: list[anyio.Event] = field(default_factory=list)
+    """Set along with `done`: a waiter's one event that other things may set too."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
             self.outcome = outcome
             self.done.set()
+            for waker in self.wakers:
+                waker.set()
 
 
 def _page_input(tool: PageTool, arguments: dict[str, Any]) -> Any:

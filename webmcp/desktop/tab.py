@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -93,6 +95,7 @@ class Tab:
         self.dialog_guard = DialogGuard()
         self.renderer_gone = anyio.Event()
         """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
+        self._end_wakers: set[anyio.Event] = set()
         self._listed: tuple[int, list[PageTool], str | None] = (-1, [], None)
         """(mirror revision, the page tools listed within the caps, the notice for those left out)."""
         self._inputs_at_check: tuple[int, int | None] | None = None
@@ -243,10 +246,26 @@ class Tab:
             self.window.title = title
             self.desktop.changed()
 
+    @contextmanager
+    def woken_by_its_end(self, event: anyio.Event) -> Iterator[None]:
+        """Within the block, `event` is set too when the tab closes or its renderer crashes."""
+        if self.closed or self.renderer_gone.is_set():
+            event.set()
+        self._end_wakers.add(event)
+        try:
+            yield
+        finally:
+            self._end_wakers.discard(event)
+
+    def _wake_on_end(self) -> None:
+        for event in list(self._end_wakers):
+            event.set()
+
     def close(self) -> None:
         """The target went away: end the refresher and every call in flight."""
         self.closed = True
         self.gone.set()
+        self._wake_on_end()
         self._dirty.set()
         what = "crashed" if self.page.crashed else "closed"
         self.mirror.interrupt_all(
@@ -256,6 +275,7 @@ class Tab:
     def renderer_crashed(self) -> None:
         """The page's renderer died: the tab stays, showing that it crashed, until reloaded or closed."""
         self.renderer_gone.set()
+        self._wake_on_end()
         self.mirror.interrupt_all(
             "The tab crashed while the tool was running; whether the call took effect is unknown."
         )
