@@ -8,7 +8,12 @@ own sessions) and builds the view from them.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
 from cdp_bridge.ax import FrameNodes, PageNodes, collect_page
+from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
@@ -82,13 +87,27 @@ async def install_observer(session: CDPSession) -> None:
     await session.send("WebMCP.enable")
 
 
-async def _decide_secrets(session: CDPSession, nodes: PageNodes) -> None:
-    """Add the fields the element-level rule calls secret (labels, names, case) to what the selector found."""
-    fields = await read_secret_fields(session.send, timeout=_SECRET_READ_S)
+async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False) -> PageNodes:
+    """The frames of one session, with the fields the element-level rule calls secret (labels,
+    names, case) added to what the selector found; the two reads run side by side.
+
+    Raises:
+        CDPError: the session's root document could not be read.
+    """
+    reads: list[Callable[[], Awaitable[Any]]] = [
+        partial(collect_page, session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=oopif),
+        partial(read_secret_fields, session.send, timeout=_SECRET_READ_S),
+    ]
+    nodes, fields = await side_by_side(reads)
+    if isinstance(nodes, CDPError):
+        raise nodes
+    if isinstance(fields, CDPError):  # read_secret_fields answers what it found instead of raising
+        raise fields
     nodes.secret_ids |= fields.backend_ids
     nodes.secret_values |= fields.values
     for frame in nodes.frames:
         frame.secret_ids = nodes.secret_ids
+    return nodes
 
 
 async def frame_origins(session: CDPSession) -> dict[str, str]:
@@ -115,19 +134,28 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> tuple[View
     """
     session = page.session
     prefix = str(doc_seq)
-    main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR)
-    await _decide_secrets(session, main)
-    frames: list[FrameNodes] = list(main.frames)
-    values = set(main.secret_values)
-    for target_id, frame_session in list(page.frame_sessions.items()):
-        try:
-            sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True)
-            await _decide_secrets(frame_session, sub)
-            owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
-        except CDPError:
-            continue  # Mid-navigation or gone; its next change retries.
+
+    async def out_of_process(target_id: str, frame_session: CDPSession) -> PageNodes:
+        sub = await _read_session(frame_session, prefix, oopif=True)
+        owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
         if sub.frames and sub.frames[0].owner_backend_id is None:
             sub.frames[0].owner_backend_id = owner.get("backendNodeId")
+        return sub
+
+    # The page's own session and each out-of-process iframe's are read side by side.
+    main, *subs = await side_by_side(
+        [
+            partial(_read_session, session, prefix),
+            *(partial(out_of_process, t, s) for t, s in list(page.frame_sessions.items())),
+        ]
+    )
+    if isinstance(main, CDPError):
+        raise main
+    frames: list[FrameNodes] = list(main.frames)
+    values = set(main.secret_values)
+    for sub in subs:
+        if isinstance(sub, CDPError):
+            continue  # Mid-navigation or gone; its next change retries.
         frames.extend(sub.frames)
         values |= sub.secret_values
     return build_view(frames, ids, secret_values=values), frozenset(values)
