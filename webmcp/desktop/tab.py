@@ -382,6 +382,8 @@ class Tab:
 
     async def catch_up(self, budget: float) -> None:
         """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
+        if not self._dirty.is_set() and not self._snapshot_lock.locked():
+            return  # The view is current and no rebuild is under way: the common case of a read.
         if not self.closed:
             # refresh() waits for a rebuild already under way, then rebuilds only if still dirty.
             with anyio.move_on_after(budget):
