@@ -67,6 +67,7 @@ async def call_page_tool(
     if deadline is None:
         deadline = anyio.current_time() + timeouts.tool_call
     invocation: Invocation | None = None
+    began = anyio.current_time()
     opened_mark = (tab.desktop.opened_mark(), tab.window_opens)
     modals_before = {m.window.id for m in tab.desktop.modals_of(tab)}
     watch: StartWatch | None = None
@@ -106,7 +107,7 @@ async def call_page_tool(
             await tab.navigation_settled(timeouts.navigation)
             # Read after write: the state the call caused is readable when it returns (and the
             # secret fields' values are then current for masking the answer).
-            await tab.catch_up(timeouts.snapshot)
+            await tab.catch_up(timeouts.snapshot, since=began)
             answer = await _page_result(tab, tool, invocation, opened_mark)
             if typed:
                 answer.message = (
