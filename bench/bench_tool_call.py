@@ -2,7 +2,7 @@
 """Page-tool call latency through the bridge, next to a raw WebMCP round trip (issue 2).
 
     python bench/bench_tool_call.py                  # N=200 calls of list_tickets each way
-    python bench/bench_tool_call.py -n 500 --tool get_ticket
+    python bench/bench_tool_call.py -n 500 --tool get_queue_summary   # a read that leaves the page as it is
 
 One headless Chromium (WebMCP on) is shared by both paths, on the same page and the same tool:
 
@@ -47,7 +47,11 @@ from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
 
 CALL_TIMEOUT = 10.0
 SETUP_TIMEOUT = 30.0
-TOOL_INPUTS: dict[str, dict[str, Any]] = {"list_tickets": {"status": "all"}, "get_ticket": {"id": 101}}
+TOOL_INPUTS: dict[str, dict[str, Any]] = {
+    "list_tickets": {"status": "all"},
+    "get_ticket": {"id": 101},
+    "get_queue_summary": {},
+}
 
 
 class BenchError(Exception):
@@ -210,8 +214,9 @@ async def bench(n: int, warmup: int, tool: str) -> None:
 
     overhead = [b - r for b, r in zip(bridge_s, raw_s, strict=True)]
     today = datetime.date.today().isoformat()
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"\n{today}, {version['product']}, headless, {os.cpu_count()} CPUs, "
+        f"\n{today}, {version['product']}, headless, {os.cpu_count()} CPUs, load average {load} at the end, "
         f"Python {platform.python_version()}; "
         f"tool `{tool}` {json.dumps(args)}; N={n} after {warmup} warm-up rounds\n"
     )

@@ -1,12 +1,12 @@
 #!/usr/bin/env python
 """File-level profile of the bridge's read-only page-tool call path (issue 12, item 3).
 
-    .venv/bin/python bench/profile_call.py [-n 200] [--top 30] [--switch-interval 0.0005]
+    .venv/bin/python bench/profile_call.py [-n 200] [--top 30] [--tool get_queue_summary] [--switch-interval 0.0005]
 
 Runs the bridge the way a user does (`webmcp-bridge --headless <site>/`, MCP over stdio) but
 inside a small wrapper (`--serve`) that can switch cProfile on and off in the bridge process
 with SIGUSR1 / SIGUSR2. After start-up and 20 warm-up calls, the profiler is switched on, the
-client makes N calls of `tab-N__list_tickets {"status": "all"}`, and the profiler is switched
+client makes N calls of `tab-N__list_tickets {"status": "all"}` (or `--tool`), and the profiler is switched
 off and its stats dumped. Start-up, the first page load and the client are not in the profile.
 Prints the top entries by cumulative and by own time, and the call latency seen meanwhile
 (inflated by the profiler). Only the bridge's main thread (its event loop) is profiled.
@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:  # `python bench/profile_call.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
 CALL_TIMEOUT = 10.0
+TOOL_INPUTS: dict[str, dict[str, object]] = {"list_tickets": {"status": "all"}, "get_queue_summary": {}}
 
 
 def serve(stats_path: str, pid_path: str, bridge_args: list[str]) -> int:
@@ -56,7 +57,7 @@ def serve(stats_path: str, pid_path: str, bridge_args: list[str]) -> int:
     return main(bridge_args)
 
 
-async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval: float | None) -> None:
+async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval: float | None, tool: str) -> None:
     import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -73,14 +74,14 @@ async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval
             with anyio.fail_after(60):
                 while not name:
                     names = [t.name for t in (await client.list_tools()).tools]
-                    name = next((n for n in names if n.endswith("__list_tickets")), "")
+                    name = next((n for n in names if n.endswith("__" + tool)), "")
                     await anyio.sleep(0 if name else 0.05)
             pid = int(await anyio.Path(pid_path).read_text())
 
             async def call() -> float:
                 started = time.perf_counter()
                 with anyio.fail_after(CALL_TIMEOUT):
-                    result = await client.call_tool(name, {"status": "all"})
+                    result = await client.call_tool(name, TOOL_INPUTS[tool])
                 if result.is_error:
                     raise RuntimeError(f"{name} failed: {result.structured_content}")
                 return time.perf_counter() - started
@@ -120,13 +121,14 @@ def main() -> None:
         metavar="S",
         help="sys.setswitchinterval in the bridge (default Python's 0.005): a lower one shows GIL hand-over cost",
     )
+    parser.add_argument("--tool", choices=sorted(TOOL_INPUTS), default="list_tickets")
     args = parser.parse_args()
     import anyio
 
     warnings.filterwarnings("ignore", message="ping is removed")  # a handshake client may ping
     with tempfile.TemporaryDirectory(prefix="profile-call-") as work:
         with open(os.path.join(work, "stderr.log"), "w") as log:  # the bridge's stderr
-            anyio.run(drive, args.calls, args.top, work, log, args.switch_interval)
+            anyio.run(drive, args.calls, args.top, work, log, args.switch_interval, args.tool)
 
 
 if __name__ == "__main__":

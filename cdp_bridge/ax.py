@@ -24,10 +24,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import anyio
 
+from .batch import side_by_side
 from .errors import CDPError, ProtocolError
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
 ]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+T = TypeVar("T")
 
 _VALUE_JS = "function() { return typeof this.value === 'string' ? this.value : ''; }"
 _GROUP = "webmcp-bridge-secrets"
@@ -171,24 +174,40 @@ async def collect_page(
 async def _collect_page(send: Send, key_prefix: str, secret_selector: str, oopif: bool, keep: int | None) -> PageNodes:
     result = PageNodes()
     tree = await send("Page.getFrameTree", {})
-    pending: list[tuple[dict[str, Any], bool]] = [(tree["frameTree"], True)]
+    # Breadth first, the session's root frame first; each with the index of its parent frame.
+    frames: list[tuple[dict[str, Any], int]] = []
+    pending: list[tuple[dict[str, Any], int]] = [(tree["frameTree"], -1)]
     while pending:
-        node, is_root = pending.pop(0)
-        frame = node["frame"]
-        try:
-            nodes = await read_frame_tree(send, frame["id"], keep=keep)
-        except CDPError:
-            if is_root:
-                raise
+        node, parent = pending.pop(0)
+        frames.append((node["frame"], parent))
+        pending.extend((child, len(frames) - 1) for child in node.get("childFrames", ()))
+    # Every frame's tree, owner and the document root are asked for at once (batch.py).
+    reads: list[Callable[[], Awaitable[Any]]] = [lambda: send("DOM.getDocument", {"depth": 0})]
+    for index, (info, _parent) in enumerate(frames):
+        reads.append(partial(read_frame_tree, send, info["id"], keep=keep))
+        reads.append(partial(_frame_owner, send, info["id"]) if index or oopif else _no_owner)
+    document, *replies = await side_by_side(reads)
+    read: set[int] = set()
+    for index, (info, parent) in enumerate(frames):
+        reply, owner = replies[2 * index], replies[2 * index + 1]
+        if isinstance(reply, CDPError):
+            if index == 0:
+                raise reply
             continue  # A child frame that is mid-navigation is simply left out this time.
-        owner = None
-        if not is_root or oopif:
-            owner = await _frame_owner(send, frame["id"])
-        key = f"{key_prefix}:{frame.get('loaderId') or frame['id']}"
-        result.frames.append(FrameNodes(key, nodes, owner, frame_id=str(frame["id"])))
-        pending.extend((child, False) for child in node.get("childFrames", ()))
-    await _collect_secrets(send, result, secret_selector)
-    result.block_ids = await _block_generics(send, result)
+        if parent >= 0 and parent not in read:
+            continue  # ...and so are the frames inside it.
+        read.add(index)
+        key = f"{key_prefix}:{info.get('loaderId') or info['id']}"
+        owner_id = owner if isinstance(owner, int) else None
+        result.frames.append(FrameNodes(key, list(reply), owner_id, frame_id=str(info["id"])))
+    # The secret inputs and the block/inline question are independent reads too.
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_collect_secrets, send, result, secret_selector, document)
+
+        async def blocks() -> None:
+            result.block_ids = await _block_generics(send, result)
+
+        tg.start_soon(blocks)
     for frame in result.frames:
         frame.secret_ids = result.secret_ids
         frame.required_ids = result.required_ids
@@ -348,26 +367,17 @@ def _has_unread_children(node: dict[str, Any], nodes: dict[str, dict[str, Any]])
 
 
 async def _pipelined(send: Send, method: str, params: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`send` each of `params` at once, `_BATCH` in flight at most; the replies in order.
+    """`send` each of `params` side by side, `_BATCH` in flight at most; the replies in order.
 
     Raises:
         CDPError: the first command that failed.
     """
-    replies: list[dict[str, Any]] = [{} for _ in params]
-    errors: list[CDPError] = []
-
-    async def one(index: int) -> None:
-        try:
-            replies[index] = await send(method, params[index])
-        except CDPError as exc:
-            errors.append(exc)
-
+    replies: list[dict[str, Any]] = []
     for start in range(0, len(params), _BATCH):
-        async with anyio.create_task_group() as tg:
-            for index in range(start, min(start + _BATCH, len(params))):
-                tg.start_soon(one, index)
-        if errors:
-            raise errors[0]
+        for reply in await side_by_side([partial(send, method, p) for p in params[start : start + _BATCH]]):
+            if isinstance(reply, CDPError):
+                raise reply
+            replies.append(reply)
     return replies
 
 
@@ -414,6 +424,10 @@ async def _block_generics(send: Send, result: PageNodes) -> set[int] | None:
     return blocks
 
 
+async def _no_owner() -> None:
+    return None
+
+
 async def _frame_owner(send: Send, frame_id: str) -> int | None:
     try:
         reply = await send("DOM.getFrameOwner", {"frameId": frame_id})
@@ -423,30 +437,34 @@ async def _frame_owner(send: Send, frame_id: str) -> int | None:
     return int(backend) if backend is not None else None
 
 
-async def _collect_secrets(send: Send, result: PageNodes, selector: str) -> None:
-    """Backend ids and values of secret inputs in the session's documents (frames included)."""
+async def _collect_secrets(send: Send, result: PageNodes, selector: str, doc: dict[str, Any] | CDPError) -> None:
+    """Backend ids and values of secret inputs in the session's documents (frames included).
+
+    `doc` is the session's `DOM.getDocument` answer (or how asking for it failed).
+    """
     try:
-        doc = await send("DOM.getDocument", {"depth": 0})
+        if isinstance(doc, CDPError):
+            raise doc
         roots = [doc["root"]["nodeId"]]
+        # Same-process iframes: their documents are reachable through the owner element.
         owners = [f.owner_backend_id for f in result.frames if f.owner_backend_id is not None]
-        if owners:
-            # Same-process iframes: their documents are reachable through the owner element.
-            for owner in owners:
-                described = await send("DOM.describeNode", {"backendNodeId": owner, "depth": 1, "pierce": True})
-                content = described["node"].get("contentDocument")
-                if content is None:
-                    continue
-                pushed = await send(
-                    "DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [content["backendNodeId"]]}
-                )
-                roots.extend(n for n in pushed.get("nodeIds", ()) if n)
-        for root in roots:
-            found = await send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
-            for node_id in found.get("nodeIds", ()):
-                await _read_secret(send, node_id, result)
+        for found_roots in _succeeded(await side_by_side([partial(_content_root, send, o) for o in owners])):
+            roots.extend(found_roots)
+        queries = [partial(send, "DOM.querySelectorAll", {"nodeId": r, "selector": selector}) for r in roots]
+        node_ids = [n for found in _succeeded(await side_by_side(queries)) for n in found.get("nodeIds", ())]
+        reads: list[Callable[[], Awaitable[Any]]] = [partial(_read_secret, send, n, result) for n in node_ids]
         if _has_form_controls(result):
-            result.required_ids = await _backend_ids(send, roots, _REQUIRED_SELECTOR)
-            result.flagged_ids = await _backend_ids(send, roots, _FLAGGED_SELECTOR)
+
+            async def required() -> None:
+                result.required_ids = await _backend_ids(send, roots, _REQUIRED_SELECTOR)
+
+            async def flagged() -> None:
+                result.flagged_ids = await _backend_ids(send, roots, _FLAGGED_SELECTOR)
+
+            reads += [required, flagged]
+        for outcome in await side_by_side(reads):
+            if isinstance(outcome, CDPError):
+                raise outcome
     except CDPError:
         return  # The document changed under us; the next refresh (which follows any change) retries.
     finally:
@@ -456,19 +474,35 @@ async def _collect_secrets(send: Send, result: PageNodes, selector: str) -> None
             pass
 
 
+def _succeeded(outcomes: list[T | CDPError]) -> list[T]:
+    """The results of `side_by_side`, or the first CDPError raised."""
+    for outcome in outcomes:
+        if isinstance(outcome, CDPError):
+            raise outcome
+    return outcomes  # type: ignore[return-value]
+
+
+async def _content_root(send: Send, owner: int) -> list[int]:
+    """The DOM node ids of the document inside the same-process `<iframe>` `owner` (none if it has none)."""
+    described = await send("DOM.describeNode", {"backendNodeId": owner, "depth": 1, "pierce": True})
+    content = described["node"].get("contentDocument")
+    if content is None:
+        return []
+    pushed = await send("DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [content["backendNodeId"]]})
+    return [n for n in pushed.get("nodeIds", ()) if n]
+
+
 def _has_form_controls(result: PageNodes) -> bool:
     return any(n.get("role", {}).get("value") in _FORM_ROLES for f in result.frames for n in f.nodes)
 
 
 async def _backend_ids(send: Send, roots: list[int], selector: str) -> set[int]:
     """Backend ids of the first `_FORM_STATE_MAX` elements matching `selector` under `roots`."""
-    found: set[int] = set()
-    for root in roots:
-        reply = await send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
-        for node_id in reply.get("nodeIds", ())[: _FORM_STATE_MAX - len(found)]:
-            described = await send("DOM.describeNode", {"nodeId": node_id})
-            found.add(int(described["node"]["backendNodeId"]))
-    return found
+    queries = [partial(send, "DOM.querySelectorAll", {"nodeId": r, "selector": selector}) for r in roots]
+    replies = _succeeded(await side_by_side(queries))
+    node_ids = [n for reply in replies for n in reply.get("nodeIds", ())][:_FORM_STATE_MAX]
+    described = _succeeded(await side_by_side([partial(send, "DOM.describeNode", {"nodeId": n}) for n in node_ids]))
+    return {int(d["node"]["backendNodeId"]) for d in described}
 
 
 async def _read_secret(send: Send, node_id: int, result: PageNodes) -> None:

@@ -39,9 +39,11 @@ window.Harbor = (() => {
 
   /**
    * Register an imperative WebMCP tool on document.modelContext.
+   * Calls are logged to "Recent activity", except those of a `quiet` tool (a read that
+   * leaves the page as it is); failures are always logged.
    * Returns the AbortController whose abort() unregisters the tool.
    */
-  function registerTool(tool) {
+  function registerTool(tool, { quiet = false } = {}) {
     const controller = new AbortController();
     const mc = document.modelContext;
     if (!mc || typeof mc.registerTool !== "function") {
@@ -51,7 +53,7 @@ window.Harbor = (() => {
     const wrapped = {
       ...tool,
       async execute(input, options) {
-        log(`Agent called ${tool.name}`);
+        if (!quiet) log(`Agent called ${tool.name}`);
         try {
           return await tool.execute(input || {}, options || {});
         } catch (err) {

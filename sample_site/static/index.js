@@ -5,9 +5,12 @@
   const { api, say, showError, log, registerTool, sleep, param, el, badge } = window.Harbor;
   const controllers = {};
 
+  let shown = [];
+
   /** Fetch the tickets and re-render the table. */
   async function renderTickets() {
     const { tickets } = await api("/api/tickets");
+    shown = tickets;
     const body = document.querySelector("#tickets tbody");
     body.replaceChildren(...tickets.map((t) => {
       const row = el("tr");
@@ -57,6 +60,18 @@
       return api(`/api/tickets?status=${encodeURIComponent(status)}`);
     },
   });
+
+  controllers.get_queue_summary = registerTool({
+    name: "get_queue_summary",
+    title: "Queue summary",
+    description: "Count the tickets in the queue as the page shows it, by status and by priority.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+    async execute() {
+      const count = (key) => shown.reduce((acc, t) => ({ ...acc, [t[key]]: (acc[t[key]] || 0) + 1 }), {});
+      return { total: shown.length, byStatus: count("status"), byPriority: count("priority") };
+    },
+  }, { quiet: true });
 
   controllers.get_ticket = registerTool({
     name: "get_ticket",

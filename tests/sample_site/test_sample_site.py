@@ -40,6 +40,7 @@ FLAGS = [
 ]
 MAIN_TOOLS = {
     "list_tickets",
+    "get_queue_summary",
     "get_ticket",
     "close_ticket",
     "add_note",
@@ -265,6 +266,24 @@ def test_invoke_results_and_errors(page: Page, base_url: str) -> None:
     assert by_id[101]["status"] == "closed"
     assert by_id[102]["notes"] == ["Asked finance to re-issue"]
     assert by_id[107]["priority"] == "high"
+
+
+def test_queue_summary_counts_the_shown_tickets_and_leaves_the_page_as_it_is(page: Page, base_url: str) -> None:
+    mcp = open_page(page, f"{base_url}/?late=never")
+    mcp.wait_tools(MAIN_TOOLS)
+    page.wait_for_selector("#tickets tr[data-id='106']")
+    activity = page.inner_html("#activity")
+
+    summary = mcp.invoke("get_queue_summary", {})
+
+    assert summary["status"] == "Completed"
+    assert summary["output"] == {
+        "total": 6,
+        "byStatus": {"open": 4, "closed": 2},
+        "byPriority": {"high": 3, "normal": 2, "low": 1},
+    }
+    assert mcp.tools()["get_queue_summary"]["annotations"]["readOnly"] is True
+    assert page.inner_html("#activity") == activity, "a quiet read-only tool writes nothing into the page"
 
 
 def test_one_shot_tool_unregisters_itself(page: Page, base_url: str) -> None:

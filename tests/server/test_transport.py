@@ -26,6 +26,7 @@ from webmcp.server.transport import Broadcaster, serve_http, serve_stdio  # noqa
 THIS_FILE = Path(__file__).resolve()
 TOKEN = "s3cret-token"
 EXPERIMENTAL = {"webmcp/windows": {"version": 1}}
+NOISE_URI = "app://printed-by-the-server"
 
 
 @dataclass
@@ -59,7 +60,13 @@ class Toy:
             return types.ListToolsResult(tools=tools)
 
         async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-            await self.add_window(str((params.arguments or {})["title"]))
+            title = str((params.arguments or {})["title"])
+            if title.startswith("noisy"):
+                # Stray output of the process (or of a child it started) must not reach the wire.
+                forged = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": NOISE_URI}}
+                print(json.dumps(forged), flush=True)
+                os.write(1, json.dumps(forged).encode() + b"\n")
+            await self.add_window(title)
             return types.CallToolResult(content=[types.TextContent(text="ok")])
 
         return Server(
@@ -134,6 +141,19 @@ async def test_stdio_notifies_and_exits_when_client_closes(mode: str, tmp_path: 
         await _assert_change_seen(handle, before, "docs")
     # The SDK client kills the child after a 2 s grace; the marker proves serve_stdio returned first.
     assert marker.read_text() == "returned"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_stdio_carries_megabyte_messages_and_keeps_stray_output_off_the_wire(mode: str, tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "tests.server.test_transport"]
+    title = "noisy " + "\u00e9" * (2 << 20)
+    async with open_stdio_client(command, {"TOY_EXIT_MARKER": str(tmp_path / "exited")}, mode) as handle:
+        await handle.client.call_tool("add_window", {"title": title})
+        assert await _windows(handle) == ["home", title]
+        assert await _windows(handle) == ["home", title]
+        # The server printed a notification to stdout while serving: it went to stderr, not to the client.
+        assert NOISE_URI not in handle.notifications.updated_uris
 
 
 def _free_port() -> int:

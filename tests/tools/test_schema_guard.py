@@ -383,7 +383,7 @@ async def test_validate_async_answers_within_its_deadline_and_the_loop_keeps_run
         async with anyio.create_task_group() as tg:
             tg.start_soon(ticker)
             with anyio.fail_after(5):
-                errors = await validate_async({"type": "object"}, {}, deadline=0.2)
+                errors = await validate_async({"anyOf": [{"type": "object"}]}, {}, deadline=0.2)
             tg.cancel_scope.cancel()
     finally:
         module.validate = original  # type: ignore[assignment]
@@ -393,10 +393,46 @@ async def test_validate_async_answers_within_its_deadline_and_the_loop_keeps_run
 
 
 @pytest.mark.anyio
-async def test_validate_async_gives_the_same_answer_as_validate() -> None:
-    schema = {"type": "object", "properties": {"s": {"pattern": CATASTROPHIC}}}
+@pytest.mark.parametrize(
+    ("schema", "arguments"),
+    [
+        ({"type": "object", "properties": {"s": {"pattern": CATASTROPHIC}}}, {"s": "a" * 30 + "!"}),
+        ({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n", "m"]}, {"n": "1"}),
+        ({"type": "object", "properties": {"n": {"anyOf": [{"type": "integer"}, {"enum": ["x"]}]}}}, {"n": "y"}),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"type": "string"}}}, {"a": 1}),
+        ({"type": "object", "additionalProperties": False}, {"a": "x" * 10_000}),
+        ({"type": "object"}, {"a": object()}),
+    ],
+)
+async def test_validate_async_gives_the_same_answer_as_validate(schema: dict[str, Any], arguments: Any) -> None:
     with anyio.fail_after(5):
-        assert await validate_async(schema, {"s": "a" * 30 + "!"}) == validate(schema, {"s": "a" * 30 + "!"})
+        assert await validate_async(schema, arguments) == validate(schema, arguments)
+
+
+@pytest.mark.anyio
+async def test_a_small_linear_schema_is_checked_on_the_loop_and_anything_else_in_the_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import webmcp.untrusted.schema_validate as module
+
+    handed_off: list[Any] = []
+
+    async def run_sync(func: Any, *args: Any, **_kwargs: Any) -> Any:
+        handed_off.append(args[0])
+        return func(*args)
+
+    monkeypatch.setattr(module.anyio.to_thread, "run_sync", run_sync)
+    linear = {"type": "object", "properties": {"status": {"type": "string", "enum": ["open", "all"]}}}
+    branching = {"type": "object", "properties": {"status": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+    unique = {"type": "object", "properties": {"ids": {"type": "array", "uniqueItems": True}}}
+    with anyio.fail_after(5):
+        assert await validate_async(linear, {"status": "all"}) == []
+        assert await validate_async(linear, {"status": "none"}) != []
+        assert handed_off == []
+        assert await validate_async(branching, {"status": "all"}) == []
+        assert await validate_async(unique, {"ids": [1, 2]}) == []
+        assert await validate_async(linear, {"status": "all", "pad": "x" * module.INLINE_WORK}) == []
+    assert handed_off == [branching, unique, linear]
 
 
 # ---- fuzz -------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -68,6 +67,7 @@ async def call_page_tool(
     if deadline is None:
         deadline = anyio.current_time() + timeouts.tool_call
     invocation: Invocation | None = None
+    began = anyio.current_time()
     opened_mark = (tab.desktop.opened_mark(), tab.window_opens)
     modals_before = {m.window.id for m in tab.desktop.modals_of(tab)}
     watch: StartWatch | None = None
@@ -93,10 +93,10 @@ async def call_page_tool(
                     raise stale_after_start(tab, tool.name)
         waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
         # A dialog the tool opens may come before invokeTool's answer: then tab.dialog is set
-        # already, and unless_dialog returns at once.
+        # already, and until_answered returns at once.
         try:
             limit = min(_FORM_FILL_WAIT, _left(deadline)) if waits_for_person else _left(deadline)
-            await tab.desktop.unless_dialog(tab, invocation.done.wait, limit)
+            await tab.desktop.until_answered(tab, invocation, limit)
         except anyio.get_cancelled_exc_class():
             # The client gave up (notifications/cancelled, or its transport closed): tell the page.
             await tab.mirror.cancel(invocation, timeouts.command)
@@ -107,7 +107,7 @@ async def call_page_tool(
             await tab.navigation_settled(timeouts.navigation)
             # Read after write: the state the call caused is readable when it returns (and the
             # secret fields' values are then current for masking the answer).
-            await tab.catch_up(timeouts.snapshot)
+            await tab.catch_up(timeouts.snapshot, since=began)
             answer = await _page_result(tab, tool, invocation, opened_mark)
             if typed:
                 answer.message = (
@@ -228,11 +228,6 @@ def _timed_out(tool: PageTool, budget: float, told: bool, navigated_to: str | No
     )
 
 
-async def _then_cancel(wait: Callable[[], Awaitable[Any]], scope: anyio.CancelScope) -> None:
-    await wait()
-    scope.cancel()
-
-
 async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
     """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
 
@@ -245,6 +240,7 @@ async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadlin
         ToolError: the page did not take the call by the deadline, or the browser refused it.
     """
     taken = anyio.Event()
+    wake = anyio.Event()
     box: dict[str, Any] = {}
 
     async def start() -> None:
@@ -254,6 +250,7 @@ async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadlin
             box["error"] = exc
         finally:
             taken.set()
+            wake.set()
         late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
         if late is not None:
             await tab.mirror.cancel(late, tab.timeouts.command)
@@ -262,11 +259,9 @@ async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadlin
     tab.desktop.spawn(start)
     gone = tab.renderer_gone
     try:
-        with anyio.move_on_after(_left(deadline)):
-            # A crashed or closed tab never answers invokeTool: stop waiting at once.
-            async with anyio.create_task_group() as tg:
-                for wait in (taken.wait, gone.wait, tab.gone.wait):
-                    tg.start_soon(_then_cancel, wait, tg.cancel_scope)
+        # A crashed or closed tab never answers invokeTool: its end wakes the wait at once.
+        with anyio.move_on_after(_left(deadline)), tab.woken_by_its_end(wake):
+            await wake.wait()
     finally:
         if not taken.is_set():
             box["abandoned"] = True

@@ -8,10 +8,13 @@ own sessions) and builds the view from them.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from cdp_bridge.ax import FrameNodes, PageNodes, Send, collect_page, read_run_range
+from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
@@ -24,6 +27,8 @@ __all__ = ["BINDING", "WORLD", "PageRead", "frame_origins", "install_observer", 
 WORLD = "webmcp_bridge"
 _SECRET_READ_S = 2.0
 _LIMITS = Limits()
+_KEEP = max(_LIMITS.table_rows, _LIMITS.list_items)
+"""Rows or list items of a long run read below themselves; the rest when asked for (read_run)."""
 BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = f"""(() => {{
@@ -86,13 +91,27 @@ async def install_observer(session: CDPSession) -> None:
     await session.send("WebMCP.enable")
 
 
-async def _decide_secrets(session: CDPSession, nodes: PageNodes) -> None:
-    """Add the fields the element-level rule calls secret (labels, names, case) to what the selector found."""
-    fields = await read_secret_fields(session.send, timeout=_SECRET_READ_S)
+async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False) -> PageNodes:
+    """The frames of one session, with the fields the element-level rule calls secret (labels,
+    names, case) added to what the selector found; the two reads run side by side.
+
+    Raises:
+        CDPError: the session's root document could not be read.
+    """
+    reads: list[Callable[[], Awaitable[Any]]] = [
+        partial(collect_page, session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=oopif, keep=_KEEP),
+        partial(read_secret_fields, session.send, timeout=_SECRET_READ_S),
+    ]
+    nodes, fields = await side_by_side(reads)
+    if isinstance(nodes, CDPError):
+        raise nodes
+    if isinstance(fields, CDPError):  # read_secret_fields answers what it found instead of raising
+        raise fields
     nodes.secret_ids |= fields.backend_ids
     nodes.secret_values |= fields.values
     for frame in nodes.frames:
         frame.secret_ids = nodes.secret_ids
+    return nodes
 
 
 async def frame_origins(session: CDPSession) -> dict[str, str]:
@@ -131,21 +150,27 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     """
     session = page.session
     prefix = str(doc_seq)
-    keep = max(_LIMITS.table_rows, _LIMITS.list_items)
-    main = await collect_page(session.send, prefix, secret_selector=SECRET_SELECTOR, keep=keep)
-    await _decide_secrets(session, main)
+
+    async def out_of_process(target_id: str, frame_session: CDPSession) -> PageNodes:
+        sub = await _read_session(frame_session, prefix, oopif=True)
+        owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
+        if sub.frames and sub.frames[0].owner_backend_id is None:
+            sub.frames[0].owner_backend_id = owner.get("backendNodeId")
+        return sub
+
+    # The page's own session and each out-of-process iframe's are read side by side.
+    sessions = dict(page.frame_sessions)
+    main, *subs = await side_by_side(
+        [partial(_read_session, session, prefix), *(partial(out_of_process, t, s) for t, s in sessions.items())]
+    )
+    if isinstance(main, CDPError):
+        raise main
     frames: list[FrameNodes] = list(main.frames)
     values = set(main.secret_values)
     readers: dict[str, tuple[Send, str]] = {f.key: (session.send, f.frame_id) for f in main.frames}
-    for target_id, frame_session in list(page.frame_sessions.items()):
-        try:
-            sub = await collect_page(frame_session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=True, keep=keep)
-            await _decide_secrets(frame_session, sub)
-            owner = await session.send("DOM.getFrameOwner", {"frameId": target_id})
-        except CDPError:
+    for sub, frame_session in zip(subs, sessions.values(), strict=True):
+        if isinstance(sub, CDPError):
             continue  # Mid-navigation or gone; its next change retries.
-        if sub.frames and sub.frames[0].owner_backend_id is None:
-            sub.frames[0].owner_backend_id = owner.get("backendNodeId")
         frames.extend(sub.frames)
         values |= sub.secret_values
         readers.update((f.key, (frame_session.send, f.frame_id)) for f in sub.frames)
@@ -166,6 +191,6 @@ async def read_run(read: PageRead, block_id: str, offset: int, limit: int) -> li
     if key is None or block is None or key[0] not in read.readers:
         return None
     send, frame_id = read.readers[key[0]]
-    frame = await read_run_range(send, frame_id, int(key[1]), offset, limit, keep=max(_LIMITS.table_rows, 1))
+    frame = await read_run_range(send, frame_id, int(key[1]), offset, limit, keep=_KEEP)
     frame.key = str(key[0])
     return run_part(frame, frame.nodes[0]["nodeId"], block["type"], offset, limit, read.secret_values)

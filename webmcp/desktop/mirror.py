@@ -89,11 +89,15 @@ class Invocation:
     outcome: Outcome | None = None
     navigated_to: str | None = None
     """The address the tab moved to while the call ran (a form that submits, `location = …`)."""
+    wakers: list[anyio.Event] = field(default_factory=list)
+    """Set along with `done`: a waiter's one event that other things may set too."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
             self.outcome = outcome
             self.done.set()
+            for waker in self.wakers:
+                waker.set()
 
 
 def _page_input(tool: PageTool, arguments: dict[str, Any]) -> Any:
@@ -116,6 +120,8 @@ class ToolMirror:
         self._reserved = reserved
         self._on_change = on_change
         self.tools: dict[tuple[str | None, str, str], PageTool] = {}
+        self.revision = 0
+        """Moves whenever `tools` changes (what is derived from the tools is kept until it does)."""
         self._handles: dict[tuple[str | None, str, str], str] = {}
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
@@ -184,6 +190,7 @@ class ToolMirror:
                 origin=self.origin_of(key[1]),
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
+        self.revision += 1
         self._on_change()
 
     async def recover_child_frames(self, session: CDPSession) -> None:
@@ -231,6 +238,7 @@ class ToolMirror:
             self.tools.pop(key, None)
             self.unusable.pop(key, None)
         logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
+        self.revision += 1
         self._on_change()
 
     def document_starting(self) -> None:
@@ -261,6 +269,7 @@ class ToolMirror:
             del self.unusable[key]
         logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
         if gone:
+            self.revision += 1
             self._on_change()
 
     def _responded(self, params: WebMCPToolResponded) -> None:

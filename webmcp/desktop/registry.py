@@ -371,6 +371,25 @@ class Desktop:
             raise outcome["error"]
         return "value" in outcome, outcome.get("value")
 
+    async def until_answered(self, tab: Tab, invocation: Invocation, timeout: float) -> None:
+        """Wait until `invocation` settles, a JavaScript dialog opens on `tab`, or `timeout` passes.
+
+        `unless_dialog` for the hot path of a page-tool call: one event that both the answer
+        and a dialog set, where a task for each cost ~0.15 ms of every call.
+        """
+        if tab.dialog is not None or invocation.done.is_set():
+            return
+        wake = anyio.Event()
+        self._dialog_waiters[tab.id] = wake
+        invocation.wakers.append(wake)
+        try:
+            with anyio.move_on_after(timeout):
+                await wake.wait()
+        finally:
+            invocation.wakers.remove(wake)
+            if self._dialog_waiters.get(tab.id) is wake:
+                del self._dialog_waiters[tab.id]
+
     # --- tabs opened by pages, and by the agent ------------------------------------
 
     async def settle_existing_tabs(self, timeout: float, *, expect_tab: bool) -> None:

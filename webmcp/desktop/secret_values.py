@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
 
+from cdp_bridge.batch import side_by_side
 from cdp_bridge.errors import CDPError
 from webmcp.view.masking import mask_secrets
 from webmcp.view.secrets import FIND_SECRETS_JS, READ_SECRETS_JS
@@ -104,16 +106,16 @@ async def read_secret_fields(send: Send, *, timeout: float = 2.0) -> SecretField
             tree = await send("Page.getFrameTree", {})
         except CDPError:
             return SecretFields()
+        frame_ids: list[str] = []
         pending = [tree.get("frameTree", {})]
         while pending:
             node = pending.pop()
             pending.extend(node.get("childFrames", ()))
             frame_id = node.get("frame", {}).get("id")
             if frame_id:
-                try:
-                    await _read_frame(send, frame_id, ids, values)
-                except (CDPError, KeyError, TypeError):
-                    continue
+                frame_ids.append(frame_id)
+        # Frames are read side by side; one that fails (it navigated, or answered oddly) is skipped.
+        await side_by_side([partial(_read_frame, send, f, ids, values) for f in frame_ids])
         try:
             await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
         except CDPError:
@@ -122,6 +124,13 @@ async def read_secret_fields(send: Send, *, timeout: float = 2.0) -> SecretField
 
 
 async def _read_frame(send: Send, frame_id: str, ids: set[int], values: set[str]) -> None:
+    try:
+        await _read_frame_fields(send, frame_id, ids, values)
+    except (KeyError, TypeError):
+        return
+
+
+async def _read_frame_fields(send: Send, frame_id: str, ids: set[int], values: set[str]) -> None:
     world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
     context = world["executionContextId"]
     reply = await send(
@@ -144,8 +153,12 @@ async def _read_frame(send: Send, frame_id: str, ids: set[int], values: set[str]
     if not elements:
         return
     items = await send("Runtime.getProperties", {"objectId": elements, "ownProperties": True})
-    for item in items.get("result", ()):
-        object_id = item.get("value", {}).get("objectId")
-        if item.get("name", "").isdigit() and object_id:
-            described = await send("DOM.describeNode", {"objectId": object_id})
-            ids.add(int(described["node"]["backendNodeId"]))
+    found_ids = [
+        item["value"]["objectId"]
+        for item in items.get("result", ())
+        if item.get("name", "").isdigit() and item.get("value", {}).get("objectId")
+    ]
+    for described in await side_by_side([partial(send, "DOM.describeNode", {"objectId": o}) for o in found_ids]):
+        if isinstance(described, CDPError):
+            raise described
+        ids.add(int(described["node"]["backendNodeId"]))

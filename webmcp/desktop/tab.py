@@ -47,6 +47,10 @@ TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 _REFRESH_MIN_INTERVAL = 0.05
+_FOLD_WINDOW = 0.1
+"""How long after a reported change a further one may still be unreported: the observer folds
+changes within 15 ms of a report into one at the end (live_view.py), and a busy page runs that
+timer late."""
 _UNUSABLE_NOTICES = 5
 """At most this many notices name unusable page tools one by one; one more counts the rest."""
 CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
@@ -99,6 +103,13 @@ class Tab:
         self.dialog_guard = DialogGuard()
         self.renderer_gone = anyio.Event()
         """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
+        self._end_wakers: set[anyio.Event] = set()
+        self._last_report = -float("inf")
+        """When the page's observer last reported a change (`anyio.current_time()`)."""
+        self._read_began = -float("inf")
+        """When the latest view read began."""
+        self._listed: tuple[int, list[PageTool], str | None] = (-1, [], None)
+        """(mirror revision, the page tools listed within the caps, the notice for those left out)."""
         self._inputs_at_check: tuple[int, int | None] | None = None
         """(request task, the person's input count) when its version check began (desktop/input_guard.py)."""
 
@@ -116,7 +127,7 @@ class Tab:
     def watch(self, session: CDPSession) -> None:
         """Follow `session` (the page's own, or an OOPIF's) for tools, changes and navigation."""
         self.mirror.watch(session)
-        session.on("Runtime.bindingCalled", lambda p: self.mark_dirty() if p.get("name") == BINDING else None)
+        session.on("Runtime.bindingCalled", lambda p: self.page_reported_change() if p.get("name") == BINDING else None)
         session.on("Page.frameStartedNavigating", lambda p: self._navigation_started(session, p))
         session.on("Page.frameNavigated", lambda p: self._navigated(session, p))
         session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
@@ -238,6 +249,11 @@ class Tab:
         """Note that the page may have changed; the refresher rebuilds the view soon."""
         self._dirty.set()
 
+    def page_reported_change(self) -> None:
+        """The change observer in one of the page's frames reported a change."""
+        self._last_report = anyio.current_time()
+        self.mark_dirty()
+
     def title_changed(self) -> None:
         """The target's title or URL changed."""
         self._retitle()
@@ -263,10 +279,26 @@ class Tab:
             self.window.title = title
             self.desktop.changed()
 
+    @contextmanager
+    def woken_by_its_end(self, event: anyio.Event) -> Iterator[None]:
+        """Within the block, `event` is set too when the tab closes or its renderer crashes."""
+        if self.closed or self.renderer_gone.is_set():
+            event.set()
+        self._end_wakers.add(event)
+        try:
+            yield
+        finally:
+            self._end_wakers.discard(event)
+
+    def _wake_on_end(self) -> None:
+        for event in list(self._end_wakers):
+            event.set()
+
     def close(self) -> None:
         """The target went away: end the refresher and every call in flight."""
         self.closed = True
         self.gone.set()
+        self._wake_on_end()
         self._dirty.set()
         self._released.set()
         what = "crashed" if self.page.crashed else "closed"
@@ -277,6 +309,7 @@ class Tab:
     def renderer_crashed(self) -> None:
         """The page's renderer died: the tab stays, showing that it crashed, until reloaded or closed."""
         self.renderer_gone.set()
+        self._wake_on_end()
         self.mirror.interrupt_all(
             "The tab crashed while the tool was running; whether the call took effect is unknown."
         )
@@ -327,6 +360,7 @@ class Tab:
             if not self._dirty.is_set():
                 return True
             self._dirty = anyio.Event()
+            self._read_began = anyio.current_time()
             if self.page.crashed:
                 return False  # Nothing to read until a reload brings a new renderer.
             try:
@@ -383,11 +417,26 @@ class Tab:
             raise outcome["error"]
         return outcome.get("view")
 
-    async def catch_up(self, budget: float) -> None:
-        """Rebuild the view now if the page changed since the last build, within `budget` seconds."""
-        if not self.closed:
+    async def catch_up(self, budget: float, since: float | None = None) -> None:
+        """Rebuild the view now if the page changed since the last build, within `budget` seconds.
+
+        `since` is when a call that the page has just answered began. The observer reports a
+        change at once, but folds further changes of the next 15 ms into one later report,
+        which can come after the answer: a rebuild that began before the answer may lack
+        them, with nothing yet saying so. So when the page reported a change during the call
+        or just before it, the view must come from a read that began after the answer.
+        """
+        quiet = since is None or self._last_report < since - _FOLD_WINDOW
+        if quiet and not self._dirty.is_set() and not self._snapshot_lock.locked():
+            return  # The view is current and no rebuild is under way: the common case of a read.
+        if self.closed:
+            return
+        answered = anyio.current_time()
+        with anyio.move_on_after(budget):
             # refresh() waits for a rebuild already under way, then rebuilds only if still dirty.
-            with anyio.move_on_after(budget):
+            await self.refresh()
+            if not quiet and self._read_began < answered and not self.closed:
+                self.mark_dirty()
                 await self.refresh()
 
     async def fresh_version(self) -> int:
@@ -480,8 +529,13 @@ class Tab:
         """The page's tools the window lists, in handle order, within the per-window caps."""
         if self.blocked() is not None:
             return []
-        kept, _notice = cap_window_tools(list(self.mirror.tools.values()))
-        return kept
+        return self._capped_tools()[0]
+
+    def _capped_tools(self) -> tuple[list[PageTool], str | None]:
+        # Every call and every tools/list asks; the caps are worked out once per tool set.
+        if self._listed[0] != self.mirror.revision:
+            self._listed = (self.mirror.revision, *cap_window_tools(list(self.mirror.tools.values())))
+        return list(self._listed[1]), self._listed[2]
 
     def tool_notices(self) -> list[dict[str, Any]]:
         """Notices about the page's tools that are not listed, and why (docs/security.md)."""
@@ -506,7 +560,7 @@ class Tab:
                     "outside an agent's call; the bridge closed them, as a popup blocker would.",
                 }
             )
-        _kept, capped = cap_window_tools(list(self.mirror.tools.values()))
+        _kept, capped = self._capped_tools()
         if capped:
             notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
         for n, (key, unusable) in enumerate(sorted(self.mirror.unusable.items(), key=lambda kv: kv[1].handle)):

@@ -39,7 +39,7 @@ from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestPar
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from webmcp.server.stdin import DaemonStdin
+from webmcp.server.stdio import stdio_streams
 
 from .http_guard import HttpGuard
 
@@ -214,9 +214,9 @@ async def serve_stdio(
     broadcaster.attach(server)
     options = initialization_options(server, experimental)
     try:
-        stdin = DaemonStdin(sys.stdin.fileno())
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
-            await server.run(read_stream, write_stream, options)
+        with stdio_streams(sys.stdin.fileno()) as (stdin, stdout):
+            async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
+                await server.run(read_stream, write_stream, options)
     finally:
         broadcaster.close_listeners()
 

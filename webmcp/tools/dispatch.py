@@ -172,10 +172,15 @@ def _check_version(current: int, expected: int) -> None:
 @asynccontextmanager
 async def _window_lock(lock: anyio.Lock, window_id: str, timeout: float) -> AsyncIterator[None]:
     """Hold `window_id`'s lock; an operation that cannot get it in `timeout` is refused."""
-    with anyio.move_on_after(timeout) as waited:
-        await lock.acquire()
-    if waited.cancelled_caught:
-        raise ToolError("action_timeout", f"Window {window_id} stayed busy with an earlier operation; try again.")
+    try:
+        lock.acquire_nowait()  # free means nobody waits (anyio hands a released lock to the next waiter)
+    except anyio.WouldBlock:
+        with anyio.move_on_after(timeout) as waited:
+            await lock.acquire()
+        if waited.cancelled_caught:
+            raise ToolError(
+                "action_timeout", f"Window {window_id} stayed busy with an earlier operation; try again."
+            ) from None
     try:
         yield
     finally:

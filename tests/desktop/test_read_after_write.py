@@ -1,0 +1,76 @@
+"""Read after write: when a call that changed the page returns, the view comes from a read begun after its answer."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import anyio
+import pytest
+
+import webmcp.desktop.tab as tab_module
+from cdp_bridge.connection import CDPSession, Connection
+from cdp_bridge.targets import PageTarget
+from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.registry import Desktop
+from webmcp.desktop.tab import Tab
+from webmcp.view.build import build_view
+
+pytestmark = pytest.mark.anyio
+
+
+class FakePage:
+    """What the page shows now; each read of the view notes what it saw when it began."""
+
+    def __init__(self) -> None:
+        self.shows = "the queue"
+        self.reads: list[str] = []
+
+    async def read_page(self, _page: Any, _doc_seq: int, ids: Any) -> PageRead:
+        self.reads.append(self.shows)
+        await anyio.lowlevel.checkpoint()
+        return PageRead(build_view([], ids, secret_values=set()), frozenset())
+
+
+@pytest.fixture
+def page(monkeypatch: pytest.MonkeyPatch) -> FakePage:
+    fake = FakePage()
+    monkeypatch.setattr(tab_module, "read_page", fake.read_page)
+    return fake
+
+
+async def test_a_change_reported_after_the_answer_is_in_the_view_the_call_returns_with(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = Tab(
+            "tab-1",
+            PageTarget(target_id="T", session=cast(CDPSession, object())),
+            Desktop(cast(Connection, object()), tg),
+        )
+        began = anyio.current_time()
+        # The tool logs its call: the observer reports it at once, and a rebuild reads the page.
+        page.shows = "the queue, with the call logged"
+        tab.page_reported_change()
+        with anyio.fail_after(5):
+            assert await tab.refresh()
+        # Its next change comes within the observer's 15 ms: reported only later, after the answer.
+        page.shows = "the queue, with the call logged and its result"
+        with anyio.fail_after(5):
+            await tab.catch_up(5, since=began)
+        assert page.reads[-1] == "the queue, with the call logged and its result"
+        tg.cancel_scope.cancel()
+
+
+async def test_a_call_during_which_the_page_reported_nothing_reads_nothing(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = Tab(
+            "tab-1",
+            PageTarget(target_id="T", session=cast(CDPSession, object())),
+            Desktop(cast(Connection, object()), tg),
+        )
+        tab.mark_dirty()
+        with anyio.fail_after(5):
+            assert await tab.refresh()  # the first view
+        reads = len(page.reads)
+        with anyio.fail_after(5):
+            await tab.catch_up(5, since=anyio.current_time())  # the page reported nothing in or near the call
+        assert len(page.reads) == reads
+        tg.cancel_scope.cancel()

@@ -1,0 +1,165 @@
+"""The event-loop stdio streams: framing, big messages, end of input, cancellation, fallbacks.
+
+In-process over real pipes (`os.pipe`); the whole transport over a real stdio child, in
+both protocol generations, is in test_transport.py.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+from webmcp.server.stdin import DaemonStdin
+from webmcp.server.stdio import PipeStdin, PipeStdout, is_pipe, stdio_streams
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+    yield read_end, write_end
+    for fd in (read_end, write_end):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+async def _lines(fd: int) -> list[str]:
+    return [line async for line in PipeStdin(fd)]
+
+
+async def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            await anyio.wait_writable(fd)
+
+
+async def _read_all(fd: int) -> bytes:
+    chunks = bytearray()
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            await anyio.wait_readable(fd)
+            continue
+        if not chunk:
+            return bytes(chunks)
+        chunks += chunk
+
+
+@pytest.mark.anyio
+async def test_lines_are_split_whatever_the_reads_carry(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    lines: list[str] = []
+
+    async def read() -> None:
+        lines.extend(await _lines(read_end))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read)
+        await _write_all(write_end, b'{"a":1}\n{"b":2}\n{"c":')  # two whole lines and the start of a third
+        await anyio.wait_all_tasks_blocked()  # the reader has taken the first part
+        await _write_all(write_end, b"3}\n")
+        await _write_all(write_end, b'{"last":true}')  # no newline before the end of input
+        os.close(write_end)
+    assert lines == ['{"a":1}\n', '{"b":2}\n', '{"c":3}\n', '{"last":true}']
+
+
+@pytest.mark.anyio
+async def test_bytes_that_are_not_utf8_are_replaced(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    await _write_all(write_end, b"\xff\xfe{}\n")
+    os.close(write_end)
+    assert await _lines(read_end) == ["\ufffd\ufffd{}\n"]
+
+
+@pytest.mark.anyio
+async def test_megabyte_messages_cross_both_ways_while_the_other_side_reads_slowly(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    message = '{"text":"' + "é" * (3 << 20) + '"}\n'  # far more than a pipe holds
+    received: list[bytes] = []
+
+    async def drain() -> None:
+        received.append(await _read_all(read_end))
+
+    out = PipeStdout(write_end)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(drain)
+        await out.write(message)
+        await out.write(message)
+        await out.flush()  # waits for the reader as the pipe fills
+        os.close(write_end)
+    assert received[0] == (message * 2).encode()
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+    lines: list[str] = []
+
+    async def read() -> None:
+        lines.extend(await _lines(read_end))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read)
+        await _write_all(write_end, (message * 2).encode())
+        os.close(write_end)
+    os.close(read_end)
+    assert lines == [message, message]
+
+
+@pytest.mark.anyio
+async def test_a_read_waiting_for_input_ends_when_cancelled(pipe: tuple[int, int]) -> None:
+    read_end, _write_end = pipe
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_lines, read_end)
+            await anyio.wait_all_tasks_blocked()
+            scope.cancel()
+    assert scope.cancelled_caught
+
+
+@pytest.mark.anyio
+async def test_a_client_that_closed_its_end_fails_the_flush(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    os.close(read_end)
+    out = PipeStdout(write_end)
+    await out.write("{}\n")
+    with pytest.raises(BrokenPipeError):
+        await out.flush()
+
+
+def test_pipes_are_read_on_the_loop_and_restored_to_blocking_after() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        assert is_pipe(read_end)
+        with stdio_streams(read_end) as (stdin, _stdout):
+            assert isinstance(stdin, PipeStdin)
+            assert not os.get_blocking(read_end)
+        assert os.get_blocking(read_end)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_anything_but_a_pipe_is_read_as_before() -> None:
+    fd = os.open(os.devnull, os.O_RDONLY)
+    try:
+        assert not is_pipe(fd)
+        with stdio_streams(fd) as (stdin, _stdout):
+            assert isinstance(stdin, DaemonStdin)
+        assert os.get_blocking(fd)
+    finally:
+        os.close(fd)
