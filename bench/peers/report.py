@@ -27,7 +27,8 @@ ROWS += [(f"nav_{p.key}", f"navigate + state: {p.what}", "time") for p in PAGES]
 ROWS.append(("nav_only_big", "… of which the navigate call alone: 3,000-row table", "time"))
 ROWS += [(f"bytes_{p.key}", f"state bytes: {p.what} (kept?)", "bytes") for p in PAGES]
 ROWS += [
-    ("read_only", "read-only page tool (`list_tickets`), median of 20", "time"),
+    ("read_only", "read-only page tool (`get_queue_summary`, leaves the page as it is), median of 20", "time"),
+    ("page_changing", "page tool that also changes the page (`list_tickets` logs the call), median of 20", "time"),
     ("confirm", "tool opens confirm() → accepted, result in hand", "time"),
     ("late_tool", "late tool (+1.5 s after load) → `tools/list_changed`, idle client", "time"),
     ("password_leaked", "typed password found in any output", "leak"),
@@ -45,6 +46,8 @@ def _failures(values: list[Any]) -> list[str]:
 
 
 def _fmt_time(seconds: float) -> str:
+    if seconds < 0.01:
+        return f"{seconds * 1000:.2f} ms"
     if seconds < 0.1:
         return f"{seconds * 1000:.1f} ms"
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
