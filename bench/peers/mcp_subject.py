@@ -49,6 +49,8 @@ class McpSubject:
         self._counts = {"tools": 0, "resource": 0}
         self._stack = AsyncExitStack()
         self.client: Client | None = None
+        self._listed: set[str] = set()
+        self._listed_at = -1
 
     async def open(self, timeout: float = 60) -> None:
         """Start the process and complete `initialize` (bounded by the client's read timeout).
@@ -106,6 +108,16 @@ class McpSubject:
             listed = await self._live().list_tools()
         self.outputs.append(json.dumps([t.model_dump(mode="json") for t in listed.tools]))
         return [t.name for t in listed.tools]
+
+    async def ensure_tool(self, tool: str, timeout: float) -> None:
+        """Until `tool` is listed: as an agent does it, listing again only after a tools/list_changed."""
+        if tool in self._listed and self.count("tools") == self._listed_at:
+            return
+        self._listed_at = self.count("tools")
+        names = await self.tool_names()
+        if tool not in names:
+            names = await self.wait_tools(lambda n: tool in n, timeout)
+        self._listed = set(names)
 
     async def call(self, name: str, args: dict[str, Any] | None = None, timeout: float = 15) -> str:
         """Call a tool; its text. Raises StepFailed on a tool error or timeout."""

@@ -120,8 +120,7 @@ class Bridge(Subject):
 
     async def page_tool(self, name: str, args: dict[str, Any], timeout: float = 15) -> str:
         tool = f"{self.win}__{name}"
-        if tool not in await self.tool_names():
-            await self.wait_tools(lambda n: tool in n, timeout)
+        await self.ensure_tool(tool, timeout)
         return await self.call(tool, args, timeout)
 
     async def open_modal(self) -> str:
@@ -196,8 +195,7 @@ class PlaywrightMcp(Subject):
 
     async def page_tool(self, name: str, args: dict[str, Any], timeout: float = 15) -> str:
         tool = f"webmcp_{name}"
-        if tool not in await self.tool_names():
-            await self.wait_tools(lambda n: tool in n, timeout)
+        await self.ensure_tool(tool, timeout)
         return await self.call(tool, args, timeout)
 
     async def confirm(self) -> tuple[bool, str]:
