@@ -24,9 +24,13 @@ class FakePage:
     def __init__(self) -> None:
         self.shows = "the queue"
         self.reads: list[str] = []
+        self.read = anyio.Event()
+        """Set when a read begins (then replaced)."""
 
     async def read_page(self, _page: Any, _doc_seq: int, ids: Any) -> PageRead:
         self.reads.append(self.shows)
+        self.read.set()
+        self.read = anyio.Event()
         await anyio.lowlevel.checkpoint()
         return PageRead(build_view([], ids, secret_values=set()), frozenset())
 
@@ -73,4 +77,32 @@ async def test_a_call_during_which_the_page_reported_nothing_reads_nothing(page:
         with anyio.fail_after(5):
             await tab.catch_up(5, since=anyio.current_time())  # the page reported nothing in or near the call
         assert len(page.reads) == reads
+        tg.cancel_scope.cancel()
+
+
+async def test_while_a_navigation_waits_for_its_page_the_refresher_leaves_it_to_one_read_at_the_end(
+    page: FakePage,
+) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = Tab(
+            "tab-1",
+            PageTarget(target_id="T", session=cast(CDPSession, object())),
+            Desktop(cast(Connection, object()), tg),
+        )
+        tg.start_soon(tab.run_refresher)
+        with tab.refresher_held():
+            for step in ("loading", "half the rows", "all the rows"):  # the page builds itself while it loads
+                page.shows = step
+                tab.mark_dirty()
+                await anyio.sleep(0.08)  # longer than the refresher's pause: it would have read by now
+            assert page.reads == []
+            with anyio.fail_after(5):
+                assert await tab.refresh()  # what navigation._run does once the page has loaded
+        assert page.reads == ["all the rows"]
+        # Released, the refresher follows the page again.
+        page.shows = "a row added later"
+        tab.mark_dirty()
+        with anyio.fail_after(5):
+            await page.read.wait()
+        assert page.reads == ["all the rows", "a row added later"]
         tg.cancel_scope.cancel()
