@@ -3,13 +3,13 @@
 A `Tab` turns CDP events of one page into window state: observer pings, navigation and
 load events mark it dirty, and a refresher task rebuilds the view at a bounded rate,
 raising `version` only when the summary or blocks differ. Its operations (focus,
-navigate, back, forward, reload, close, screenshot, read_content, and calling a page
-tool) are methods here; the caller holds `op_lock`.
+navigate, back, forward, reload, close, and calling a page tool) are methods here; the
+caller holds `op_lock`. What it shows is handed out by `content` (read_content,
+screenshot); the notices about its tools come from `notices`.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,16 +24,16 @@ from webmcp.desktop import calls, navigation
 from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.input_guard import read_inputs
-from webmcp.desktop.live_view import BINDING, PageRead, install_observer, read_page, read_run
+from webmcp.desktop.live_view import BINDING, PageRead, install_observer, read_page
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
+from webmcp.desktop.notices import tool_notices
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
-from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools, quote_page_text
+from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
-from webmcp.view.paging import block_page, rows_page, run_block, unread_in
 from webmcp.view.summary import summarize_tab
 
 if TYPE_CHECKING:
@@ -51,8 +51,6 @@ _FOLD_WINDOW = 0.1
 """How long after a reported change a further one may still be unreported: the observer folds
 changes within 15 ms of a report into one at the end (live_view.py), and a busy page runs that
 timer late."""
-_UNUSABLE_NOTICES = 5
-"""At most this many notices name unusable page tools one by one; one more counts the rest."""
 CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 NAVIGATION_ANSWER_GRACE = 2.0
 """After a call's tab has loaded another document, how long the call may still answer.
@@ -82,7 +80,7 @@ class Tab:
         self._doc_seq = 0
         self.ids = BlockIds()
         self.view: View | None = None
-        self._read: PageRead | None = None
+        self.last_read: PageRead | None = None
         """The read `view` came from (to read the rest of a long table or list from)."""
         self._page_blocks: list[dict[str, Any]] = []
         self._secret_values: frozenset[str] = frozenset()
@@ -99,7 +97,7 @@ class Tab:
         self.popups_closed = 0
         self.faults = 0
         self._has_secret_fields = True  # until a view says otherwise, mask by reading the page
-        self._fault = ""
+        self.fault_name = ""
         self.dialog_guard = DialogGuard()
         self.renderer_gone = anyio.Event()
         """Set when the page's renderer crashed; replaced by a fresh one when a new document commits."""
@@ -226,7 +224,7 @@ class Tab:
     def fault(self, exc: BaseException) -> None:
         """The bridge failed while following this page: say so in the window (the details are logged)."""
         self.faults += 1
-        self._fault = type(exc).__name__
+        self.fault_name = type(exc).__name__
         self.mark_dirty()
 
     @contextmanager
@@ -316,7 +314,7 @@ class Tab:
         self.mirror.drop_frames(lambda _t: False)
         self.dialog = None
         self.loading = False
-        self.view = self._read = None
+        self.view = self.last_read = None
         self._navigation_shown()
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.page.url}]}
         notice = {"type": "notice", "id": "crashed", "severity": "error", "text": CRASH_NOTICE}
@@ -368,7 +366,7 @@ class Tab:
                     read = await self._read_unless_crashed()
                 if read is None:
                     return False  # The renderer crashed mid-read: its commands would never be answered.
-                self._read, view, self._secret_values = read, read.view, read.secret_values
+                self.last_read, view, self._secret_values = read, read.view, read.secret_values
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("snapshot of %s failed: %s", self.id, type(exc).__name__)
@@ -500,7 +498,7 @@ class Tab:
             # Title and address only: the page's content and tools stay with the person at the browser.
             summary = f"This page is not shown to agents: {blocked}"
             page_blocks = [{"type": "notice", "id": "blocked", "severity": "warn", "text": summary}]
-        blocks = [address, *self.dialog_guard.notices(self._doc_seq), *self.tool_notices(), *page_blocks]
+        blocks = [address, *self.dialog_guard.notices(self._doc_seq), *tool_notices(self), *page_blocks]
         if summary != self.window.summary or blocks != self.window.blocks:
             self.window.summary = summary
             self.window.blocks = blocks
@@ -529,61 +527,14 @@ class Tab:
         """The page's tools the window lists, in handle order, within the per-window caps."""
         if self.blocked() is not None:
             return []
-        return self._capped_tools()[0]
+        return self.capped_tools()[0]
 
-    def _capped_tools(self) -> tuple[list[PageTool], str | None]:
+    def capped_tools(self) -> tuple[list[PageTool], str | None]:
+        """The page's tools within the per-window caps, and the notice text when some were left out."""
         # Every call and every tools/list asks; the caps are worked out once per tool set.
         if self._listed[0] != self.mirror.revision:
             self._listed = (self.mirror.revision, *cap_window_tools(list(self.mirror.tools.values())))
         return list(self._listed[1]), self._listed[2]
-
-    def tool_notices(self) -> list[dict[str, Any]]:
-        """Notices about the page's tools that are not listed, and why (docs/security.md)."""
-        notices: list[dict[str, Any]] = []
-        if self.faults:
-            notices.append(
-                {
-                    "type": "notice",
-                    "id": "bridge-fault",
-                    "severity": "warn",
-                    "text": f"The bridge hit an error ({self._fault}) while following this page; what this window "
-                    "shows may be out of date. Reload the tab to start afresh.",
-                }
-            )
-        if self.popups_closed:
-            notices.append(
-                {
-                    "type": "notice",
-                    "id": "popups-closed",
-                    "severity": "warn",
-                    "text": f"The page tried to open {self.popups_closed} tab(s) on its own, without a click and "
-                    "outside an agent's call; the bridge closed them, as a popup blocker would.",
-                }
-            )
-        _kept, capped = self._capped_tools()
-        if capped:
-            notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
-        for n, (key, unusable) in enumerate(sorted(self.mirror.unusable.items(), key=lambda kv: kv[1].handle)):
-            if n == _UNUSABLE_NOTICES:
-                notices.append(
-                    {
-                        "type": "notice",
-                        "id": "tools-unusable-more",
-                        "severity": "warn",
-                        "text": f"{len(self.mirror.unusable) - n} more page tools cannot be offered.",
-                    }
-                )
-                break
-            text = quote_page_text(unusable.display_name, self.mirror.origin_of(key[1]), what="tool name")
-            notices.append(
-                {
-                    "type": "notice",
-                    "id": f"tool-unusable-{unusable.handle}",
-                    "severity": "warn",
-                    "text": f"{text} cannot be offered as a tool: {unusable.reason}",
-                }
-            )
-        return notices
 
     async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`)."""
@@ -625,71 +576,6 @@ class Tab:
         if not self.gone.is_set():
             raise ToolError("browser_error", f"{self.id} did not close; the page may be blocking it.")
         return ToolResult(message=f"Closed {self.id}.")
-
-    async def screenshot(self) -> bytes:
-        """What the tab shows, as PNG bytes."""
-        shot = await self.page.session.send(
-            "Page.captureScreenshot", {"format": "png"}, timeout=self.timeouts.navigation
-        )
-        return base64.b64decode(shot["data"])
-
-    async def read_content(self, block_id: str | None, offset: int, limit: int) -> ToolResult:
-        """The window's full content: blocks in pages, or one table's rows / list's items.
-
-        Blocks of an open in-page modal are readable by `blockId` too. Values are masked already.
-        A long table or list that the view holds only in part has the asked rows read now.
-        """
-        view = self.view
-        full = view.full_blocks if view is not None else []
-        if self.blocked() is not None:
-            view, full = None, self.window.blocks[1:]  # the notice only: no content of a blocked page
-        if block_id is None:
-            page = block_page(full, offset, limit)
-            page["version"] = self.window.version
-            shown = len(page["blocks"])
-            return ToolResult(message=f"Blocks {offset}\u2013{offset + shown} of {len(full)}.", result=page)
-        modal_blocks = [b for m in view.modals for b in m.full_blocks] if view is not None else []
-        blocks = [*full, *modal_blocks]
-        part = rows_page(blocks, block_id, offset, limit)
-        block = run_block(blocks, block_id)
-        if part is not None and block is not None and unread_in(block, offset, limit) and self._read is not None:
-            run = await self._read_run(self._read, block_id, offset, limit)
-            if run is not None:
-                part["rows" if part["type"] == "table" else "items"] = run
-        if part is None:
-            raise ToolError(
-                "validation_failed",
-                f"{block_id!r} is not a table or list block of {self.id}; "
-                "read app://windows for the current block ids.",
-                fields=[{"field": "blockId", "error": "No such table or list block"}],
-            )
-        part["version"] = self.window.version
-        key = "rows" if part["type"] == "table" else "items"
-        end = offset + len(part[key])
-        return ToolResult(
-            message=f"{key.capitalize()} {offset}\u2013{end} of {part['total']} of {block_id}.", result=part
-        )
-
-    async def _read_run(self, read: PageRead, block_id: str, offset: int, limit: int) -> list[Any] | None:
-        """Rows or items `offset`… of a long run that the view holds only in part, read from the page now.
-
-        Raises:
-            ToolError: the page could not be read in time, or the table or list is gone.
-        """
-        try:
-            with anyio.fail_after(self.timeouts.snapshot):
-                run = await read_run(read, block_id, offset, limit)
-        except TimeoutError:
-            raise ToolError(
-                "action_timeout", f"{self.id} did not give the rows of {block_id} in time; try again."
-            ) from None
-        except CDPError as exc:
-            raise ToolError(
-                "stale_state",
-                f"{block_id} is no longer on the page of {self.id}; read app://windows for the current blocks.",
-                currentVersion=self.window.version,
-            ) from exc
-        return run
 
     def dialog_answer(self, what: str) -> ToolResult | None:
         """The answer for an operation that a JavaScript dialog stopped, if one is open."""

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webmcp.desktop import content
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.navigation import check_url
 from webmcp.desktop.registry import Desktop
@@ -90,12 +91,12 @@ class AcceptInput(_Input):
 
 
 async def _screenshot(tab: Tab, _args: dict[str, Any]) -> Answer:
-    png = await tab.screenshot()
+    png = await content.screenshot(tab)
     return Answer(ToolResult(message=f"Screenshot of {tab.id}.", result={"mimeType": "image/png"}), image_png=png)
 
 
 async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
-    return await tab.read_content(args.get("blockId"), int(args.get("offset", 0)), int(args.get("limit", 100)))
+    return await content.read_content(tab, args.get("blockId"), int(args.get("offset", 0)), int(args.get("limit", 100)))
 
 
 async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
