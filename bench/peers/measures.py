@@ -173,32 +173,30 @@ async def _measure_all(subject: Any, site: str, result: SessionResult) -> None:
 
         await _step(result, f"nav_{page.key}", 120, visit)
 
+    async def calls(key: str, tool: str, args: dict[str, Any], expect: str) -> None:
+        times = []
+        for _ in range(READ_ONLY_CALLS):
+            started = time.perf_counter()
+            answer = await subject.page_tool(tool, args)
+            times.append(time.perf_counter() - started)
+            if expect not in answer:
+                raise StepFailed(f"{tool} answered without {expect!r}: {answer[:120]}")
+        values[key] = statistics.median(times)
+
     async def read_only() -> None:
         # A read that leaves the page as it is: the call path alone.
         await subject.navigate(site + "/")
-        times = []
-        for _ in range(READ_ONLY_CALLS):
-            started = time.perf_counter()
-            answer = await subject.page_tool("get_queue_summary", {})
-            times.append(time.perf_counter() - started)
-            if "byStatus" not in answer:
-                raise StepFailed(f"get_queue_summary answered without the counts: {answer[:120]}")
-        values["read_only"] = statistics.median(times)
+        await calls("read_only", "get_queue_summary", {}, "byStatus")
 
     await _step(result, "read_only", 120, read_only)
 
-    async def page_changing() -> None:
-        # A read that also writes the page's activity log: the bridge answers once that is in its view.
-        times = []
-        for _ in range(READ_ONLY_CALLS):
-            started = time.perf_counter()
-            answer = await subject.page_tool("list_tickets", {"status": "all"})
-            times.append(time.perf_counter() - started)
-            if "Cannot reset my password" not in answer:
-                raise StepFailed(f"list_tickets answered without the tickets: {answer[:120]}")
-        values["page_changing"] = statistics.median(times)
-
-    await _step(result, "page_changing", 120, page_changing)
+    # A read that also writes the page's activity log: the bridge answers once that is in its view.
+    await _step(
+        result,
+        "page_changing",
+        120,
+        lambda: calls("page_changing", "list_tickets", {"status": "all"}, "Cannot reset my password"),
+    )
 
     async def late() -> None:
         values["late_tool"] = await subject.late_tool(f"{site}/?late={LATE_MS}", "escalate_ticket", LATE_WAIT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import anyio
+import anyio.abc
 import pytest
 
 import webmcp.desktop.tab as tab_module
@@ -42,13 +43,15 @@ def page(monkeypatch: pytest.MonkeyPatch) -> FakePage:
     return fake
 
 
+def _tab(tg: anyio.abc.TaskGroup) -> Tab:
+    """A tab on no real page: its reads go to the `page` fixture's FakePage."""
+    page = PageTarget(target_id="T", session=cast(CDPSession, object()))
+    return Tab("tab-1", page, Desktop(cast(Connection, object()), tg))
+
+
 async def test_a_change_reported_after_the_answer_is_in_the_view_the_call_returns_with(page: FakePage) -> None:
     async with anyio.create_task_group() as tg:
-        tab = Tab(
-            "tab-1",
-            PageTarget(target_id="T", session=cast(CDPSession, object())),
-            Desktop(cast(Connection, object()), tg),
-        )
+        tab = _tab(tg)
         began = anyio.current_time()
         # The tool logs its call: the observer reports it at once, and a rebuild reads the page.
         page.shows = "the queue, with the call logged"
@@ -65,11 +68,7 @@ async def test_a_change_reported_after_the_answer_is_in_the_view_the_call_return
 
 async def test_a_call_during_which_the_page_reported_nothing_reads_nothing(page: FakePage) -> None:
     async with anyio.create_task_group() as tg:
-        tab = Tab(
-            "tab-1",
-            PageTarget(target_id="T", session=cast(CDPSession, object())),
-            Desktop(cast(Connection, object()), tg),
-        )
+        tab = _tab(tg)
         tab.mark_dirty()
         with anyio.fail_after(5):
             assert await tab.refresh()  # the first view
@@ -84,11 +83,7 @@ async def test_while_a_navigation_waits_for_its_page_the_refresher_leaves_it_to_
     page: FakePage,
 ) -> None:
     async with anyio.create_task_group() as tg:
-        tab = Tab(
-            "tab-1",
-            PageTarget(target_id="T", session=cast(CDPSession, object())),
-            Desktop(cast(Connection, object()), tg),
-        )
+        tab = _tab(tg)
         tg.start_soon(tab.run_refresher)
         with tab.refresher_held():
             for step in ("loading", "half the rows", "all the rows"):  # the page builds itself while it loads
