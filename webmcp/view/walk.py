@@ -14,16 +14,27 @@ own block list, not the page's.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cdp_bridge.ax import UNREAD, FrameNodes
 
 from .masking import MASK
-
-Node = Mapping[str, Any]
+from .nodes import (
+    LINE,
+    READ_ON_BUTTON,
+    Node,
+    guess_mime,
+    hidden,
+    join_text,
+    name_of,
+    prop,
+    related,
+    role_of,
+    severity,
+    shown_on_button,
+)
 
 _FIELD_ROLES = frozenset(
     {
@@ -50,9 +61,6 @@ _FIELD_ROLES = frozenset(
 _COMPOSITE_FIELDS = frozenset({"Date", "DateTime", "InputTime"})
 _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 _NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
-# Wrappers Chromium marks ignored without hiding them; any other reason means not shown.
-# (activeModalDialog: the inert page behind a modal; the modal itself is among its children.)
-_PASS_THROUGH = frozenset({"uninteresting", "presentationalRole", "labelFor", "labelContainer", "activeModalDialog"})
 _SKIP_ROLES = frozenset(
     {
         "InlineTextBox",
@@ -106,84 +114,6 @@ _GROUP_ROLES = frozenset(
         "section",
     }
 )
-# A button's label is something a person reads (a showtime, a door, a price, a page number)
-# when it holds a digit; "Send" or "Book" is only an operation, which blocks never describe.
-_READ_ON_BUTTON = re.compile(r"\d")
-_LINE = "\n"
-_SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
-
-
-def name_of(node: Node) -> str:
-    """The node's accessible name, whitespace-collapsed."""
-    return " ".join(str(node.get("name", {}).get("value", "") or "").split())
-
-
-def role_of(node: Node) -> str:
-    """The node's role string (`StaticText`, `heading`, …)."""
-    return str(node.get("role", {}).get("value", ""))
-
-
-def prop(node: Node, name: str) -> Any:
-    """The value of the AX property `name`, or None."""
-    for item in node.get("properties", ()):
-        if item.get("name") == name:
-            return item.get("value", {}).get("value")
-    return None
-
-
-def related(node: Node, name: str) -> list[int]:
-    for item in node.get("properties", ()):
-        if item.get("name") == name:
-            return [
-                int(r["backendDOMNodeId"])
-                for r in item.get("value", {}).get("relatedNodes", ())
-                if "backendDOMNodeId" in r
-            ]
-    return []
-
-
-def hidden(node: Node) -> bool:
-    """Ignored for a reason that means the user does not see it (aria-hidden, display:none…)."""
-    if not node.get("ignored"):
-        return False
-    return any(r.get("name") not in _PASS_THROUGH for r in node.get("ignoredReasons", ()))
-
-
-def join_text(parts: Sequence[str]) -> str:
-    """Text runs joined as shown: spaces collapsed, line breaks (`<br>`, block edges) kept once."""
-    lines = (" ".join(line.split()) for line in "".join(parts).split(_LINE))
-    return _LINE.join(line for line in lines if line)
-
-
-def shown_on_button(node: Node) -> str:
-    """The label of a button that a person reads as content ("" for a plain action like "Send")."""
-    label = name_of(node)
-    if not _READ_ON_BUTTON.search(label):
-        return ""
-    return f"{label} (unavailable)" if prop(node, "disabled") else label
-
-
-def severity(role: str, text: str) -> str:
-    if role in ("alert", "alertdialog"):
-        return "error"
-    return "success" if _SUCCESS.search(text) else "info"
-
-
-def guess_mime(url: str) -> str:
-    lowered = url.lower().split("?", 1)[0]
-    for ext, mime in (
-        (".svg", "image/svg+xml"),
-        (".png", "image/png"),
-        (".gif", "image/gif"),
-        (".webp", "image/webp"),
-        (".jpg", "image/jpeg"),
-        (".jpeg", "image/jpeg"),
-    ):
-        if lowered.endswith(ext):
-            return mime
-    return "image/*"
-
-
 Keyed = tuple[tuple[Any, ...], dict[str, Any]]
 
 __all__ = ["Keyed", "Node", "RawModal", "walk_frames"]
@@ -316,7 +246,7 @@ class _Walker:
         if role == "StaticText":
             self.add_text(str(node.get("name", {}).get("value", "") or ""))
         elif role == "LineBreak":
-            self.add_text(_LINE)
+            self.add_text(LINE)
         elif role == "link":
             self.add_text(f" {self.text_of(node) or name_of(node)} ")
         elif role == "button":
@@ -364,7 +294,7 @@ class _Walker:
                 self.walk(child)
         elif role == "generic" and self.containers and self.containers[-1][2] in _TEXT_CONTAINERS:
             # A span runs on with the text around it; a block (a div in a list item) gets its own line.
-            edge = _LINE if self.is_block(node) else ""
+            edge = LINE if self.is_block(node) else ""
             self.add_text(edge)
             for child in self.children(node):
                 self.walk(child)
@@ -386,7 +316,7 @@ class _Walker:
         items = [c for c in self.children_flat(node) if not (role_of(c) == "StaticText" and not name_of(c))]
         if len(items) < 2 or any(role_of(c) != "button" for c in items):
             return None
-        if not any(_READ_ON_BUTTON.search(name_of(c)) for c in items):
+        if not any(READ_ON_BUTTON.search(name_of(c)) for c in items):
             return None
         return [f"{name_of(c)} (unavailable)" if prop(c, "disabled") else name_of(c) for c in items if name_of(c)]
 
@@ -562,7 +492,7 @@ class _Walker:
             parts.append(str(node.get("name", {}).get("value", "") or ""))
             return
         if role == "LineBreak":
-            parts.append(_LINE)
+            parts.append(LINE)
             return
         if role == "button":
             parts.append(f" {shown_on_button(node)} ")
@@ -578,12 +508,12 @@ class _Walker:
         else:
             block = not node.get("ignored") and role not in _INLINE_ROLES
         if block:
-            parts.append(_LINE)
+            parts.append(LINE)
         for child in self.children(node):
             if not hidden(child):
                 self._collect_text(child, parts)
         if block:
-            parts.append(_LINE)
+            parts.append(LINE)
 
     def text_by_backend(self, backend: int) -> str:
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)

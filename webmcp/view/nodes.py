@@ -1,0 +1,109 @@
+"""Reading one AX node as the view needs it: name, role, properties, visibility, text. Pure.
+
+Chromium's AX nodes (as `Accessibility.getFullAXTree` and `getChildAXNodes` give them) carry
+their role and name as `{"value": …}` objects and everything else as a list of properties;
+these helpers read them without caring which command produced the node.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "LINE",
+    "READ_ON_BUTTON",
+    "Node",
+    "guess_mime",
+    "hidden",
+    "join_text",
+    "name_of",
+    "prop",
+    "related",
+    "role_of",
+    "severity",
+    "shown_on_button",
+]
+
+Node = Mapping[str, Any]
+
+# Wrappers Chromium marks ignored without hiding them; any other reason means not shown.
+# (activeModalDialog: the inert page behind a modal; the modal itself is among its children.)
+_PASS_THROUGH = frozenset({"uninteresting", "presentationalRole", "labelFor", "labelContainer", "activeModalDialog"})
+# A button's label is something a person reads (a showtime, a door, a price, a page number)
+# when it holds a digit; "Send" or "Book" is only an operation, which blocks never describe.
+READ_ON_BUTTON = re.compile(r"\d")
+LINE = "\n"
+_SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
+
+
+def name_of(node: Node) -> str:
+    """The node's accessible name, whitespace-collapsed."""
+    return " ".join(str(node.get("name", {}).get("value", "") or "").split())
+
+
+def role_of(node: Node) -> str:
+    """The node's role string (`StaticText`, `heading`, …)."""
+    return str(node.get("role", {}).get("value", ""))
+
+
+def prop(node: Node, name: str) -> Any:
+    """The value of the AX property `name`, or None."""
+    for item in node.get("properties", ()):
+        if item.get("name") == name:
+            return item.get("value", {}).get("value")
+    return None
+
+
+def related(node: Node, name: str) -> list[int]:
+    for item in node.get("properties", ()):
+        if item.get("name") == name:
+            return [
+                int(r["backendDOMNodeId"])
+                for r in item.get("value", {}).get("relatedNodes", ())
+                if "backendDOMNodeId" in r
+            ]
+    return []
+
+
+def hidden(node: Node) -> bool:
+    """Ignored for a reason that means the user does not see it (aria-hidden, display:none…)."""
+    if not node.get("ignored"):
+        return False
+    return any(r.get("name") not in _PASS_THROUGH for r in node.get("ignoredReasons", ()))
+
+
+def join_text(parts: Sequence[str]) -> str:
+    """Text runs joined as shown: spaces collapsed, line breaks (`<br>`, block edges) kept once."""
+    lines = (" ".join(line.split()) for line in "".join(parts).split(LINE))
+    return LINE.join(line for line in lines if line)
+
+
+def shown_on_button(node: Node) -> str:
+    """The label of a button that a person reads as content ("" for a plain action like "Send")."""
+    label = name_of(node)
+    if not READ_ON_BUTTON.search(label):
+        return ""
+    return f"{label} (unavailable)" if prop(node, "disabled") else label
+
+
+def severity(role: str, text: str) -> str:
+    if role in ("alert", "alertdialog"):
+        return "error"
+    return "success" if _SUCCESS.search(text) else "info"
+
+
+def guess_mime(url: str) -> str:
+    lowered = url.lower().split("?", 1)[0]
+    for ext, mime in (
+        (".svg", "image/svg+xml"),
+        (".png", "image/png"),
+        (".gif", "image/gif"),
+        (".webp", "image/webp"),
+        (".jpg", "image/jpeg"),
+        (".jpeg", "image/jpeg"),
+    ):
+        if lowered.endswith(ext):
+            return mime
+    return "image/*"
