@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:  # `python bench/faults.py` from a checkout
 from soak import _free_port, _wait_http  # noqa: E402  (bench/ is the script directory)
 
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
-from tests.e2e.test_browser_death_e2e import _LineClient, _main_browser, _windows_text  # noqa: E402
+from tests.e2e.test_browser_death_e2e import _LineClient, _main_browser, _slow_report_running  # noqa: E402
 from tests.support.mcp_harness import open_http_client, open_stdio_client  # noqa: E402
 from tests.support.stage import run_site  # noqa: E402
 
@@ -114,16 +114,7 @@ async def _stdio_death(command: list[str], site: str, profile: Path) -> dict[str
         async with anyio.create_task_group() as tg:
             tg.start_soon(client.pump)
             with anyio.fail_after(60):
-                await client.request(
-                    "initialize",
-                    {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}},
-                )
-                await client.send("notifications/initialized", notify=True)
-                while '"tab-1__slow_report"' not in json.dumps(await client.request("tools/list")):  # noqa: ASYNC110
-                    await anyio.sleep(0.1)
-                call = await client.send("tools/call", {"name": "tab-1__slow_report", "arguments": {"seconds": 60}})
-                while "Building report" not in await _windows_text(client):  # noqa: ASYNC110
-                    await anyio.sleep(0.05)
+                call = await _slow_report_running(client)
                 killed = time.perf_counter()
                 os.kill(_main_browser(profile), signal.SIGKILL)
                 answer = await client.answer(call)

@@ -82,7 +82,7 @@ _RUNS_JS = """(() => {
   return {all, past};
 })()"""
 _DISABLE_S = 2.0
-_ENABLED: dict[Send, int] = {}
+_ENABLED: dict[Send, _Enabled] = {}
 # Where the AX tree leaves open whether a `generic` child is a block or a span.
 _TEXT_ROLES = frozenset(
     {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
@@ -167,11 +167,6 @@ async def collect_page(
     Raises:
         CDPError: the main frame's tree could not be read (the page is gone or navigating).
     """
-    async with accessibility(send):
-        return await _collect_page(send, key_prefix, secret_selector, oopif, keep)
-
-
-async def _collect_page(send: Send, key_prefix: str, secret_selector: str, oopif: bool, keep: int | None) -> PageNodes:
     result = PageNodes()
     tree = await send("Page.getFrameTree", {})
     # Breadth first, the session's root frame first; each with the index of its parent frame.
@@ -264,22 +259,36 @@ async def _mostly_long_runs(send: Send, frame_id: str, keep: int) -> bool:
     return elements > _SMALL_DOCUMENT and (elements - past) * 3 < elements
 
 
+@dataclass
+class _Enabled:
+    users: int = 0
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    """Set once `Accessibility.enable` was answered (or failed)."""
+
+
 @asynccontextmanager
 async def accessibility(send: Send) -> AsyncIterator[None]:
     """The Accessibility domain on for the block (it keeps AX node ids valid between reads).
 
     Off again afterwards: while on, Chromium keeps the page's AX tree up to date on every
-    DOM change. Nested blocks on one session share the outer block's.
+    DOM change. Blocks on one session that overlap (frames read side by side, rows read
+    during a refresh) share one enable: the first turns it on, the last off, and none reads
+    before it is on.
     """
-    depth = _ENABLED.get(send, 0)
-    _ENABLED[send] = depth + 1
+    state = _ENABLED.setdefault(send, _Enabled())
+    state.users += 1
     try:
-        if depth == 0:
-            await send("Accessibility.enable", {})
+        if state.users == 1:
+            try:
+                await send("Accessibility.enable", {})
+            finally:
+                state.ready.set()
+        else:
+            await state.ready.wait()
         yield
     finally:
-        _ENABLED[send] -= 1
-        if _ENABLED[send] == 0:
+        state.users -= 1
+        if state.users == 0:
             del _ENABLED[send]
             with anyio.CancelScope(shield=True), anyio.move_on_after(_DISABLE_S):
                 try:

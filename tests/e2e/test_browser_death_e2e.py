@@ -81,6 +81,24 @@ class _LineClient:
         return await self.answer(await self.send(method, params))
 
 
+async def _slow_report_running(client: _LineClient) -> int:
+    """Initialize, wait for tab-1's `slow_report` tool, call it, and wait until the page shows it running.
+
+    Returns the call's request id. No listen stream on this bare client: it polls, bounded by the caller.
+    """
+    await client.request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )
+    await client.send("notifications/initialized", notify=True)
+    while '"tab-1__slow_report"' not in json.dumps(await client.request("tools/list")):  # noqa: ASYNC110
+        await anyio.sleep(0.1)
+    call = await client.send("tools/call", {"name": "tab-1__slow_report", "arguments": {"seconds": 60}})
+    while "Building report" not in await _windows_text(client):  # noqa: ASYNC110
+        await anyio.sleep(0.05)
+    return call
+
+
 async def _windows_text(client: _LineClient) -> str:
     read = await client.request("resources/read", {"uri": "app://windows"})
     return str(read["result"]["contents"][0]["text"])
@@ -103,17 +121,7 @@ async def test_over_stdio_a_dead_browser_ends_the_pending_call_and_the_bridge(si
         async with anyio.create_task_group() as tg:
             tg.start_soon(client.pump)
             with anyio.fail_after(60):
-                await client.request(
-                    "initialize",
-                    {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-                )
-                await client.send("notifications/initialized", notify=True)
-                # No listen stream on this bare client: poll, bounded, until the page registered its tool.
-                while '"tab-1__slow_report"' not in json.dumps(await client.request("tools/list")):  # noqa: ASYNC110
-                    await anyio.sleep(0.1)
-                call = await client.send("tools/call", {"name": "tab-1__slow_report", "arguments": {"seconds": 60}})
-                while "Building report" not in await _windows_text(client):  # noqa: ASYNC110
-                    await anyio.sleep(0.05)
+                call = await _slow_report_running(client)
                 os.kill(_main_browser(profile), signal.SIGKILL)
                 answer = await client.answer(call)
                 code = await process.wait()

@@ -16,7 +16,7 @@ from cdp_bridge.errors import CDPError
 from webmcp.desktop.live_view import PageRead, read_run
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
-from webmcp.view.paging import block_page, rows_page, run_block, unread_in
+from webmcp.view.paging import UNITS, block_page, rows_page, run_block, unread_in
 
 if TYPE_CHECKING:
     from webmcp.desktop.tab import Tab
@@ -53,11 +53,11 @@ async def read_content(tab: Tab, block_id: str | None, offset: int, limit: int) 
             f"{block_id!r} is not a table or list block of {tab.id}; read app://windows for the current block ids.",
             fields=[{"field": "blockId", "error": "No such table or list block"}],
         )
-    key = "rows" if part["type"] == "table" else "items"
+    key = UNITS[part["type"]]
     block = run_block(blocks, block_id)
     read = tab.last_read
     if view is not None and block is not None and read is not None and unread_in(block, offset, limit):
-        run = await _read_run(tab, read, block_id, offset, limit)
+        run = await _read_run(tab, read, block, offset, limit)
         if run is not None:
             part[key] = run
     part["version"] = tab.window.version
@@ -65,15 +65,16 @@ async def read_content(tab: Tab, block_id: str | None, offset: int, limit: int) 
     return ToolResult(message=f"{key.capitalize()} {offset}\u2013{end} of {part['total']} of {block_id}.", result=part)
 
 
-async def _read_run(tab: Tab, read: PageRead, block_id: str, offset: int, limit: int) -> list[Any] | None:
+async def _read_run(tab: Tab, read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:
     """Rows or items `offset`… of a long run that the view holds only in part, read from the page now.
 
     Raises:
         ToolError: the page could not be read in time, or the table or list is gone.
     """
+    block_id = block["id"]
     try:
         with anyio.fail_after(tab.timeouts.snapshot):
-            return await read_run(read, block_id, offset, limit)
+            return await read_run(read, block, offset, limit)
     except TimeoutError:
         raise ToolError("action_timeout", f"{tab.id} did not give the rows of {block_id} in time; try again.") from None
     except CDPError as exc:

@@ -178,17 +178,14 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     return PageRead(view, frozenset(values), readers)
 
 
-async def read_run(read: PageRead, block_id: str, offset: int, limit: int) -> list[Any] | None:
-    """Rows or items `offset`… of a table or list that `read` holds only in part; None if it holds it whole.
+async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:
+    """Rows or items `offset`… of `block`, a table or list that `read` holds only in part; None if whole.
 
     Raises:
         CDPError: the table or list is gone from the page (or its frame is).
     """
-    key = read.view.sources.get(block_id)
-    block = next((b for b in read.view.full_blocks if b["id"] == block_id), None)
-    if block is None:
-        block = next((b for m in read.view.modals for b in m.full_blocks if b["id"] == block_id), None)
-    if key is None or block is None or key[0] not in read.readers:
+    key = read.view.sources.get(block["id"])
+    if key is None or key[0] not in read.readers:
         return None
     send, frame_id = read.readers[key[0]]
     frame = await read_run_range(send, frame_id, int(key[1]), offset, limit, keep=_KEEP)

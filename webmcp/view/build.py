@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cdp_bridge.ax import FrameNodes
 from webmcp.view.masking import mask_secrets
+from webmcp.view.paging import UNITS, cut_run
 from webmcp.view.walk import Keyed, walk_frames
 
 __all__ = ["BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view", "run_part"]
@@ -119,14 +120,8 @@ class View:
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    unit, limit = {"table": ("rows", limits.table_rows), "list": ("items", limits.list_items)}.get(
-        block["type"], ("", 0)
-    )
-    if unit:
-        total = block.get("total", len(block[unit]))  # a long run may not have been read past its start
-        if total > limit:
-            return {**block, unit: block[unit][:limit], "offset": 0, "total": total}
-        return block
+    if block["type"] in UNITS:
+        return cut_run(block, limits.table_rows if block["type"] == "table" else limits.list_items)
     if block["type"] == "text" and len(block["text"]) > limits.text_chars:
         return {**block, "text": block["text"][: limits.text_chars] + "…"}
     return block
@@ -256,14 +251,12 @@ def run_part(
     not read in the range is left out. Values are masked as in `build_view`.
     """
     root = {"nodeId": "bridge-root", "role": {"type": "role", "value": "generic"}, "childIds": [top_id]}
-    whole = FrameNodes(
-        frame.key, [root, *frame.nodes], None, frame.secret_ids, frame.required_ids, frame.flagged_ids, frame.block_ids
-    )
+    whole = replace(frame, nodes=[root, *frame.nodes], owner_backend_id=None)
     keyed, _ = walk_frames([whole], set(frame.secret_ids), gaps=True)
     block = next((b for _, b in keyed if b["type"] == kind), None)
     if block is None:
         return []
-    run = block["rows" if kind == "table" else "items"][offset : offset + limit]
+    run = block[UNITS[kind]][offset : offset + limit]
     if None in run:
         run = run[: run.index(None)]
     return list(mask_secrets(run, secret_values)) if secret_values else run

@@ -12,15 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["READ_ROWS", "block_page", "rows_page", "run_block", "unread_in"]
+__all__ = ["READ_ROWS", "UNITS", "block_page", "cut_run", "rows_page", "run_block", "unread_in"]
 
 READ_ROWS = 100
-_UNITS = {"table": "rows", "list": "items"}
+UNITS = {"table": "rows", "list": "items"}
+"""Where a table block keeps its rows and a list block its items."""
 
 
 def block_page(full: Sequence[dict[str, Any]], offset: int, limit: int) -> dict[str, Any]:
     """Blocks `offset`… of `full`, at most `limit`, long tables and lists cut to `READ_ROWS`."""
-    page = [_cut_rows(b) for b in full[offset : offset + limit]]
+    page = [cut_run(b, READ_ROWS) for b in full[offset : offset + limit]]
     return {"blocks": page, "offset": offset, "total": len(full)}
 
 
@@ -32,7 +33,7 @@ def rows_page(blocks: Sequence[dict[str, Any]], block_id: str, offset: int, limi
     block = run_block(blocks, block_id)
     if block is None:
         return None
-    key = _UNITS[block["type"]]
+    key = UNITS[block["type"]]
     part = {k: v for k, v in block.items() if k != key}
     part[key] = block[key][offset : offset + limit]
     part.update(offset=offset, total=block.get("total", len(block[key])))
@@ -42,21 +43,22 @@ def rows_page(blocks: Sequence[dict[str, Any]], block_id: str, offset: int, limi
 def run_block(blocks: Sequence[dict[str, Any]], block_id: str) -> dict[str, Any] | None:
     """The table or list block `block_id`, or None."""
     block = next((b for b in blocks if b.get("id") == block_id), None)
-    return block if block is not None and block["type"] in _UNITS else None
+    return block if block is not None and block["type"] in UNITS else None
 
 
 def unread_in(block: dict[str, Any], offset: int, limit: int) -> bool:
     """Whether rows or items `offset`… (at most `limit`) of `block` include some not read yet."""
-    held = len(block[_UNITS[block["type"]]])
+    held = len(block[UNITS[block["type"]]])
     total = block.get("total", held)
     return offset < total and min(offset + limit, total) > held
 
 
-def _cut_rows(block: dict[str, Any]) -> dict[str, Any]:
-    key = _UNITS.get(block["type"])
+def cut_run(block: dict[str, Any], limit: int) -> dict[str, Any]:
+    """`block` with at most `limit` rows or items, and `offset`/`total` when it holds more (or was read in part)."""
+    key = UNITS.get(block["type"])
     if key is None:
         return block
-    total = block.get("total", len(block[key]))
-    if total <= READ_ROWS:
+    total = block.get("total", len(block[key]))  # a long run may not have been read past its start
+    if total <= limit:
         return block
-    return {**block, key: block[key][:READ_ROWS], "offset": 0, "total": total}
+    return {**block, key: block[key][:limit], "offset": 0, "total": total}
