@@ -1,29 +1,35 @@
 """Tool errors an agent can act on, and the one place where browser errors become them.
 
-    ToolError(code, message, **extra)  → CallToolResult(isError=True, structuredContent={code, message, …})
+    ToolError(code, message, *, current_version=…, fields=…, …)
+        → CallToolResult(isError=True, structuredContent=ToolErrorBody(…).wire() = {code, message, …})
       code (`models.ErrorCode`, a closed set; GUI bridge §7.4 (docs/protocols.md#gui-7.4) and §4.6):
-        stale_state            expectedVersion ≠ the window's version (+ currentVersion)
+        stale_state            expectedVersion ≠ the window's version (+ currentVersion;
+                               + cancelled, outcome when a started call was cancelled)
         validation_failed      input does not match the tool's inputSchema (+ fields[])
         blocked_by_modal       the window has a dialog over it (+ blockingWindowId)
         window_not_found       the window closed, or never existed
         action_not_available   the tool is gone (unregistered, or the page navigated)
-        action_timeout         the page or browser did not answer in time
+        action_timeout         the page or browser did not answer in time (+ pageTold, outcome)
       codes this bridge adds:
         page_error             the page tool threw or reported an error (+ pageMessage)
-        call_interrupted       the tab closed, crashed or navigated during the call
+        call_interrupted       the tab closed, crashed or navigated during the call (+ outcome)
         browser_error          the browser refused a browser action (+ detail)
         state_unverified       expectedVersion could not be checked: the page could not be read
-                               then, so nothing was done (+ currentVersion, the last known one)
+                               then, so nothing was done (+ currentVersion, the last known one;
+                               + pageTold)
+
+The fields are those of `models.ToolErrorBody`, snake_case here, camelCase on the wire.
 
 `from_cdp_error` maps the CDP side's exceptions (`cdp_bridge.errors`) onto these codes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from cdp_bridge.errors import CDPError, CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
-from webmcp.models import ErrorCode
+from webmcp.models import ErrorCode, ToolErrorBody
 
 __all__ = ["ToolError", "from_cdp_error"]
 
@@ -35,15 +41,40 @@ _TOOL_NOT_FOUND = -32602
 class ToolError(Exception):
     """A failure reported to the agent as a structured `isError` tool result."""
 
-    def __init__(self, code: ErrorCode, message: str, **extra: Any) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        current_version: int | None = None,
+        fields: Sequence[Mapping[str, str]] | None = None,
+        blocking_window_id: str | None = None,
+        page_message: str | None = None,
+        detail: str | None = None,
+        cancelled: bool | None = None,
+        outcome: Literal["unknown"] | None = None,
+        page_told: bool | None = None,
+    ) -> None:
+        """`fields` holds one `{"field", "error"}` per invalid input (see `models.FieldError`)."""
         super().__init__(message)
         self.code: ErrorCode = code
         self.message = message
-        self.extra = extra
+        self.body = ToolErrorBody(
+            code=code,
+            message=message,
+            current_version=current_version,
+            fields=fields,
+            blocking_window_id=blocking_window_id,
+            page_message=page_message,
+            detail=detail,
+            cancelled=cancelled,
+            outcome=outcome,
+            page_told=page_told,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """The `structuredContent` of the error result."""
-        return {"code": self.code, "message": self.message, **self.extra}
+        """The `structuredContent` of the error result: camelCase keys, only the fields this error has."""
+        return self.body.wire()
 
 
 def from_cdp_error(exc: CDPError, what: str, timeout: float | None = None) -> ToolError:

@@ -174,14 +174,33 @@ class FieldError(_Wire):
 
 
 class ToolErrorBody(_Wire):
-    """A failed call's `structuredContent` (with `isError: true`)."""
+    """A failed call's `structuredContent` (with `isError: true`): every field an error may carry.
 
-    model_config = ConfigDict(populate_by_name=True, extra="allow")
+    A field is on the wire only when the error has it (`wire()` leaves out the unset ones),
+    and in this order: `code`, `message`, then the others as declared.
+    """
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid", serialize_by_alias=True)
 
     code: ErrorCode
     message: str
     current_version: int | None = Field(default=None, alias="currentVersion")
     fields: list[FieldError] | None = None
+    blocking_window_id: str | None = Field(default=None, alias="blockingWindowId")
+    page_message: str | None = Field(default=None, alias="pageMessage")
+    detail: str | None = None
+    cancelled: bool | None = None
+    outcome: Literal["unknown"] | None = None
+    page_told: bool | None = Field(default=None, alias="pageTold")
+
+    def wire(self) -> dict[str, Any]:
+        """The `structuredContent` of the error result."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+_SCHEMA_ERROR_FIELDS = ("code", "message", "currentVersion", "fields")
+"""The error fields `tool_output_schema` describes (the others are allowed, not described):
+what `tools/list` has always published."""
 
 
 @functools.cache
@@ -207,6 +226,8 @@ def tool_output_schema() -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for model in (ToolResult, ToolErrorBody):
         for name, prop in model.model_json_schema(by_alias=True)["properties"].items():
+            if model is ToolErrorBody and name not in _SCHEMA_ERROR_FIELDS:
+                continue
             prop = _drop_nulls(prop)
             prop.pop("default", None)
             properties.setdefault(name, prop)

@@ -111,7 +111,7 @@ async def test_a_blocked_window_is_refused_before_its_action_or_input_is_looked_
     desktop, tab = _desktop(blocked=True)
     error = await _error(desktop, "tab-1__no_such_action", {"n": "not a number"})
     assert error.code == "blocked_by_modal"
-    assert error.extra["blockingWindowId"] == "dlg-1"
+    assert error.to_dict()["blockingWindowId"] == "dlg-1"
     assert tab.calls == []
 
 
@@ -124,7 +124,7 @@ async def test_bad_input_names_every_field_and_calls_nothing() -> None:
     desktop, tab = _desktop()
     error = await _error(desktop, "tab-1__get_ticket", {"extra": 1})
     assert error.code == "validation_failed"
-    assert {f["field"] for f in error.extra["fields"]} == {"n"}
+    assert {f["field"] for f in error.to_dict()["fields"]} == {"n"}
     assert tab.calls == []
 
 
@@ -133,7 +133,7 @@ async def test_a_stale_version_is_checked_against_the_fresh_view_and_refused() -
     tab.version_now = 4  # the page changed since the agent read version 3
     error = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": 3})
     assert error.code == "stale_state"
-    assert error.extra["currentVersion"] == 4
+    assert error.to_dict()["currentVersion"] == 4
     assert tab.calls == []
 
 
@@ -147,7 +147,7 @@ async def test_expected_version_must_be_an_integer() -> None:
     desktop, _ = _desktop()
     error = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": True})
     assert error.code == "validation_failed"
-    assert error.extra["fields"][0]["field"] == "expectedVersion"
+    assert error.to_dict()["fields"][0]["field"] == "expectedVersion"
 
 
 @pytest.mark.parametrize("value", [None, "3", 1.5])

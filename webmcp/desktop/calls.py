@@ -211,19 +211,19 @@ def _timed_out(tool: PageTool, budget: float, told: bool, navigated_to: str | No
             f"{tool.name} did not answer within {budget:g} s, and the tab moved to {navigated_to} meanwhile: "
             "whether it took effect is unknown; read the window.",
             outcome="unknown",
-            pageTold=told,
+            page_told=told,
         )
     if told:
         return ToolError(
             "action_timeout",
             f"{tool.name} did not answer within {budget:g} s; the page was told to cancel it and confirmed.",
-            pageTold=True,
+            page_told=True,
         )
     return ToolError(
         "action_timeout",
         f"{tool.name} did not answer within {budget:g} s, and the page did not confirm the cancel (its main "
         "thread is busy): the tool may still finish and take effect; read the window before trying again.",
-        pageTold=False,
+        page_told=False,
         outcome="unknown",
     )
 
@@ -275,7 +275,7 @@ async def _start_by(tab: Tab, tool: PageTool, arguments: dict[str, Any], deadlin
             "action_timeout",
             f"The page did not take the call to {tool.name} within {tab.timeouts.tool_call:g} s (its main thread "
             "is busy); it has not run, and if the page takes it later the bridge cancels it at once.",
-            pageTold=False,
+            page_told=False,
         )
     if "error" in box:
         raise from_cdp_error(box["error"], f"the call to {tool.name!r}", tab.timeouts.command) from box["error"]
@@ -334,7 +334,7 @@ async def _page_result(
         return answer
     if outcome.status == "Error":
         page_message = tab.mask(cap_text(outcome.error_text, _ERROR_TEXT_BYTES))
-        raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}", pageMessage=page_message)
+        raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}", page_message=page_message)
     if outcome.status == "Canceled":
         raise ToolError("call_interrupted", f"The page cancelled the call to {tool.name}.")
     # The tab closed, crashed or moved on: the page may have done what was asked, or not.

@@ -81,5 +81,5 @@ async def _read_run(tab: Tab, read: PageRead, block: dict[str, Any], offset: int
         raise ToolError(
             "stale_state",
             f"{block_id} is no longer on the page of {tab.id}; read app://windows for the current blocks.",
-            currentVersion=tab.window.version,
+            current_version=tab.window.version,
         ) from exc

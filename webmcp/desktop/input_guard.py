@@ -139,7 +139,7 @@ async def stale_if_typed(tab: Tab, inputs: int) -> bool:
             "stale_state",
             "The person typed in the page after the version was checked; nothing was started. "
             "Re-read app://windows before deciding.",
-            currentVersion=tab.window.version,
+            current_version=tab.window.version,
         )
     return held is True
 
@@ -157,7 +157,7 @@ def stale_after_start(tab: Tab, tool_name: str) -> ToolError:
         f"The person typed in the page while {tool_name} was starting, after the version was checked: the call "
         "was cancelled. The page had started it already, so what the tool does at its very start may have "
         "happened; re-read app://windows before deciding.",
-        currentVersion=tab.window.version,
+        current_version=tab.window.version,
         cancelled=True,
         outcome="unknown",
     )

@@ -455,7 +455,7 @@ class Tab:
                 "state_unverified",
                 f"{self.id} could not be read just now (the page is busy or loading), so expectedVersion "
                 "could not be checked against it; nothing was done. Read app://windows and try again.",
-                currentVersion=self.window.version,
+                current_version=self.window.version,
             )
         return self.window.version
 

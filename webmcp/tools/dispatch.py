@@ -143,7 +143,7 @@ def _check_operable(states: Sequence[WindowState], window_id: str) -> None:
         raise ToolError(
             "blocked_by_modal",
             f"Window {window_id} is blocked by {blocker}; answer that window first.",
-            blockingWindowId=blocker,
+            blocking_window_id=blocker,
         )
 
 
@@ -155,8 +155,8 @@ async def _version_by(window: WindowPort, deadline: float) -> int:
         "state_unverified",
         f"Window {window.window.id} could not be read before the deadline (the page is busy), so expectedVersion "
         "could not be checked; nothing was started. Read app://windows and try again.",
-        currentVersion=window.window.version,
-        pageTold=False,
+        current_version=window.window.version,
+        page_told=False,
     )
 
 
@@ -165,7 +165,7 @@ def _check_version(current: int, expected: int) -> None:
         raise ToolError(
             "stale_state",
             f"The window changed (version {current}, you expected {expected}); re-read app://windows before deciding.",
-            currentVersion=current,
+            current_version=current,
         )
 
 
