@@ -31,6 +31,7 @@ import anyio
 
 from .batch import side_by_side
 from .errors import CDPError, ProtocolError
+from .js import call, load
 
 __all__ = [
     "RUN_ROLES",
@@ -68,19 +69,8 @@ _BATCH = 256
 # Up to this many elements a document's whole tree is read in one command (a few ms).
 _SMALL_DOCUMENT = 2_000
 _SIZE_WORLD = "cdp_bridge_size"
-# Elements in the document, and elements in rows or list items past the first KEEP of their parent.
-_RUNS_JS = """(() => {
-  const all = document.getElementsByTagName('*').length;
-  if (all <= SMALL) return {all, past: 0};
-  const seen = new Map();
-  let past = 0;
-  for (const el of document.querySelectorAll('tr, li, [role=row], [role=listitem]')) {
-    const n = (seen.get(el.parentNode) || 0) + 1;
-    seen.set(el.parentNode, n);
-    if (n > KEEP) past += 1 + el.getElementsByTagName('*').length;
-  }
-  return {all, past};
-})()"""
+# How much of a document lies in rows or list items past the first `keep` of their run.
+_RUNS_JS = load("runs.js")
 _DISABLE_S = 2.0
 _ENABLED: dict[Send, _Enabled] = {}
 # Where the AX tree leaves open whether a `generic` child is a block or a span.
@@ -247,7 +237,7 @@ async def _mostly_long_runs(send: Send, frame_id: str, keep: int) -> bool:
     reply = await send(
         "Runtime.evaluate",
         {
-            "expression": _RUNS_JS.replace("KEEP", str(int(keep))).replace("SMALL", str(_SMALL_DOCUMENT)),
+            "expression": call(_RUNS_JS, int(keep), _SMALL_DOCUMENT),
             "contextId": world["executionContextId"],
             "returnByValue": True,
         },

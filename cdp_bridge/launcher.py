@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import json
 import logging
 import math
 import os
@@ -52,6 +51,7 @@ from .errors import (
     ProtocolError,
     WebMCPUnavailable,
 )
+from .js import call
 from .timeouts import Timeouts
 from .transport import PipeTransport
 
@@ -77,7 +77,7 @@ _BASE_FLAGS = (
 # `ModelContext` and `document.modelContext` are [SecureContext]: about:blank never has them, with or
 # without the feature. A local browser's own DevTools HTTP endpoint is on loopback, a secure origin;
 # for a remote one chrome://version/ is secure too (both checked with the feature on and off).
-_PROBE = "location.href === %s ? ('modelContext' in document) : null"
+_PROBE = "(url) => location.href === url ? ('modelContext' in document) : null"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _WEBMCP_MISSING_ATTACHED = (
     "This browser runs without WebMCP (document.modelContext is missing): start it, or have the browser "
@@ -456,7 +456,7 @@ async def check_webmcp(
             session = connection.session(attached["sessionId"], target)
             with anyio.move_on_after(timeouts.navigation):
                 while found is None:  # null until the probe page (not the first about:blank) runs
-                    params = {"expression": _PROBE % json.dumps(probe_url), "returnByValue": True}
+                    params = {"expression": call(_PROBE, probe_url), "returnByValue": True}
                     with contextlib.suppress(ProtocolError):  # context swapped mid-navigation
                         reply = await session.send("Runtime.evaluate", params)
                         found = reply.get("result", {}).get("value")

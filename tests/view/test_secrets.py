@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from webmcp.view.secrets import IS_SECRET_JS, READ_SECRETS_JS, SECRET_SELECTOR, is_secret_field
+from webmcp.view.secrets import FIND_SECRETS_JS, IS_SECRET_JS, READ_SECRETS_JS, SECRET_SELECTOR, is_secret_field
 
 # (tag, attributes, label)
 SECRET = [
@@ -95,6 +95,34 @@ def test_the_javascript_rule_agrees_with_the_python_rule() -> None:
     assert json.loads(reply.stdout) == [is_secret_field(*c) for c in cases]
 
 
-def test_the_read_expression_and_selector_are_well_formed() -> None:
-    assert READ_SECRETS_JS.startswith("(() =>") and "isSecretField" in READ_SECRETS_JS
+# A document of three inputs, one of them in an open shadow root; %s are the two expressions.
+_DOCUMENT_HARNESS = """
+const input = (attrs, value) => ({
+  localName: "input", type: attrs.type || "text", value, isContentEditable: false,
+  getAttribute: (n) => (n in attrs ? attrs[n] : null), labels: [], ownerDocument: {getElementById: () => null},
+});
+const shadow = {querySelectorAll: (s) => (s === "*" ? [] : [input({name: "cvc"}, "123")])};
+const host = {shadowRoot: shadow};
+globalThis.document = {
+  querySelectorAll: (s) => (s === "*" ? [host] : [input({type: "password"}, "hunter2"), input({name: "user"}, "ann")]),
+};
+const read = %s;
+const find = %s;
+process.stdout.write(JSON.stringify({read, values: find.values, elements: find.elements.length}));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page-side scripts")
+def test_the_read_and_find_expressions_answer_the_secret_fields_of_the_document() -> None:
+    reply = subprocess.run(
+        ["node", "-e", _DOCUMENT_HARNESS % (READ_SECRETS_JS, FIND_SECRETS_JS)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert json.loads(reply.stdout) == {"read": ["hunter2", "123"], "values": ["hunter2", "123"], "elements": 2}
+
+
+def test_the_selector_is_well_formed() -> None:
     assert 'autocomplete~="cc-number" i' in SECRET_SELECTOR and "textarea[" in SECRET_SELECTOR

@@ -20,6 +20,7 @@ from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
+from webmcp.js import load
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import MASK, SECRET_SELECTOR
@@ -30,21 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["PendingForm", "read_form_fields"]
 
 # Runs on the <form> element: what a person sees in it (label and value of each control).
-_FIELDS_JS = """function (secret) {
-  const out = [];
-  for (const el of this.elements) {
-    if (!el.name || ['submit', 'button', 'reset', 'hidden', 'image'].includes(el.type)) continue;
-    const label = (el.labels && el.labels[0] && el.labels[0].innerText.trim()) || el.getAttribute('aria-label')
-      || el.getAttribute('toolparamdescription') || el.placeholder || el.name;
-    let value = el.type === 'checkbox' || el.type === 'radio' ? (el.checked ? 'checked' : '') : String(el.value);
-    if (el.type === 'radio' && !el.checked) continue;
-    out.push({label: String(label).slice(0, 200), value: String(value).slice(0, 2000), secret: el.matches(secret)});
-  }
-  const heading = this.querySelector('h1,h2,h3,legend');
-  const title = this.getAttribute('aria-label') || this.getAttribute('tooldescription')
-    || (heading && heading.innerText) || this.getAttribute('toolname') || '';
-  return {title: String(title).trim().slice(0, 120), fields: out};
-}"""
+_FIELDS_JS = load("form_fields.js")
 
 
 async def read_form_fields(tab: Tab, backend_node_id: int) -> tuple[str, list[dict[str, Any]]]:

@@ -34,6 +34,7 @@ from cdp_bridge.errors import CDPError
 from webmcp.desktop.live_view import WORLD
 from webmcp.desktop.mirror import Invocation
 from webmcp.errors import ToolError
+from webmcp.js import call
 
 if TYPE_CHECKING:
     from webmcp.desktop.tab import Tab
@@ -54,6 +55,7 @@ HOLD_LIMIT = 2.0
 logger = logging.getLogger(__name__)
 
 _COUNTER = "globalThis.__webmcpBridgeInputs ?? -1"
+_HOLD = "(expected, ms) => globalThis.__webmcpBridgeHold?.(expected, ms)"
 
 
 async def _evaluate(tab: Tab, expression: str, timeout: float) -> Any:
@@ -130,9 +132,7 @@ async def stale_if_typed(tab: Tab, inputs: int) -> bool:
     Raises:
         ToolError: stale_state, with the version of the view rebuilt now.
     """
-    held = await _evaluate(
-        tab, f"globalThis.__webmcpBridgeHold?.({int(inputs)}, {HOLD_LIMIT * 1000:.0f})", tab.timeouts.command
-    )
+    held = await _evaluate(tab, call(_HOLD, int(inputs), round(HOLD_LIMIT * 1000)), tab.timeouts.command)
     if held is False:
         await tab.catch_up(tab.timeouts.snapshot)
         raise ToolError(

@@ -21,6 +21,7 @@ import anyio
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WebMCPToolResponded
+from webmcp.js import call, load
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
 __all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
@@ -29,14 +30,7 @@ logger = logging.getLogger(__name__)
 
 _EARLY_KEEP = 256
 _PROBE_WORLD = "webmcp_bridge_tools"
-_GET_TOOLS_JS = """(async () => {
-  const mc = document.modelContext;
-  if (!mc || typeof mc.getTools !== "function") return [];
-  const tools = await mc.getTools();
-  return tools.filter((t) => t.window === window).map((t) => ({
-    name: String(t.name), description: String(t.description || ""), inputSchema: t.inputSchema || undefined,
-  }));
-})()"""
+_GET_TOOLS_JS = call(load("get_tools.js"))
 
 
 @dataclass

@@ -16,8 +16,6 @@ Two reads, both bounded whatever the page's size:
 Nothing here knows about MCP or element ids; the agent side mints those.
 """
 
-# ruff: noqa: E501  (the embedded page scripts keep their own line layout)
-
 from __future__ import annotations
 
 import json
@@ -30,6 +28,7 @@ from cdp_bridge import reads
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WindowBounds
+from webmcp.js import call, load
 from webmcp.models import Bounds, Location
 from webmcp.view.secrets import IS_SECRET_JS
 
@@ -52,90 +51,7 @@ _GROUP = "webmcp-bridge-ui"
 FOCUS, HOVER, SELECTED, SECRET, LANDMARK = 1, 2, 4, 8, 16
 """Flag bits the collector sets on an element (see `Pointed.flags`)."""
 
-# Runs in the isolated world. Returns an array of elements; `list.info` (a JSON string)
-# carries per-element [parentIndex, flags] and page facts. Ancestors are kept only when
-# they may be semantic (a landmark, a list, a form…): the AX role is decided afterwards.
-_COLLECT_JS = r"""((secret, maxHeadings, maxLandmarks, maxSelected) => {
-  const SEMANTIC = /^(MAIN|NAV|HEADER|FOOTER|ASIDE|FORM|SECTION|ARTICLE|DIALOG|TABLE|TR|TD|TH|UL|OL|LI|DL|MENU|FIELDSET|DETAILS|SUMMARY|SELECT|OPTION|IFRAME|A|BUTTON|H[1-6]|INPUT|TEXTAREA|FIGURE|LABEL)$/;
-  const LANDMARKS = 'main,nav,aside,header,footer,form,dialog[open],section[aria-label],section[aria-labelledby],' +
-    '[role=main],[role=navigation],[role=banner],[role=contentinfo],[role=complementary],[role=region],' +
-    '[role=search],[role=form],[role=dialog],[role=alertdialog]';
-  const HEADINGS = 'h1,h2,h3,h4,h5,h6,[role=heading]';
-  const els = [], meta = [], index = new Map();
-  const brands = (navigator.userAgentData && navigator.userAgentData.brands || []).map((b) => b.brand);
-  const facts = {visible: document.visibilityState === 'visible', hasFocus: document.hasFocus(), innerWidth,
-    innerHeight, brands, title: document.title, url: location.href};
-  if (!facts.visible) { els.info = JSON.stringify({...facts, meta}); return els; }  // a background tab: no more
-  const parentOf = (el) => {
-    if (el.parentElement) return el.parentElement;
-    const root = el.parentNode;
-    if (root && root.host) return root.host;
-    try { return el.ownerDocument.defaultView.frameElement; } catch (e) { return null; }
-  };
-  const semantic = (el) => { const r = el.getAttribute('role');
-    return r ? !/^(none|presentation|generic)$/.test(r) : SEMANTIC.test(el.tagName); };
-  const add = (el, flag, force) => {
-    const chain = [];
-    for (let cur = el, first = true; cur && cur.nodeType === 1; cur = parentOf(cur), first = false) {
-      if (cur.tagName === 'HTML' || cur.tagName === 'BODY') continue;
-      if (first || force || index.has(cur) || semantic(cur)) chain.push(cur);
-    }
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const cur = chain[i];
-      if (!index.has(cur)) {
-        index.set(cur, els.length); els.push(cur);
-        meta.push([i + 1 < chain.length ? index.get(chain[i + 1]) : -1, 0]);
-      }
-    }
-    if (chain.length && chain[0] === el) {
-      const m = meta[index.get(el)]; m[1] |= flag;
-      try { if (el.matches(secret) || isSecretField(el)) m[1] |= 8; } catch (e) {}
-      // Text of what the user points at, for a title when the element has no accessible name.
-      if (flag & 7 && m.length < 3 && !(m[1] & 8)) m.push((el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 80));
-    }
-  };
-  const deep = (el, step) => { for (let n = 0; el && n < 32; n++) { const next = step(el); if (!next) break; el = next; }
-    return el; };
-  const inner = (el) => { if (el.shadowRoot && el.shadowRoot.activeElement) return el.shadowRoot.activeElement;
-    if (el.tagName === 'IFRAME') { try { return el.contentDocument.activeElement; } catch (e) {} } return null; };
-  const focused = deep(document.activeElement, inner);
-  const hovers = document.querySelectorAll(':hover');
-  let hovered = hovers.length ? hovers[hovers.length - 1] : null;
-  if (hovered && hovered.tagName === 'IFRAME') { try { const h = hovered.contentDocument.querySelectorAll(':hover');
-    if (h.length) hovered = h[h.length - 1]; } catch (e) {} }
-  const pointed = [];
-  if (focused && focused !== document.body && focused !== document.documentElement) { add(focused, 1); pointed.push(focused); }
-  if (hovered && hovered.tagName !== 'BODY' && hovered.tagName !== 'HTML') { add(hovered, 2); pointed.push(hovered); }
-  const sel = document.getSelection();
-  if (sel && sel.rangeCount && !sel.isCollapsed) { let n = sel.getRangeAt(0).commonAncestorContainer;
-    if (n.nodeType !== 1) n = n.parentElement; if (n && n !== document.body) { add(n, 4); pointed.push(n); } }
-  if (focused && typeof focused.selectionStart === 'number' && focused.selectionStart !== focused.selectionEnd) add(focused, 4);
-  let picked = 0;
-  for (const el of document.querySelectorAll('[aria-selected=true],select option:checked')) {
-    if (picked++ >= maxSelected) break; add(el, 4);
-  }
-  const landmarks = document.querySelectorAll(LANDMARKS);
-  for (let i = 0; i < landmarks.length && i < maxLandmarks; i++) add(landmarks[i], 16, true);
-  const headings = document.querySelectorAll(HEADINGS);
-  const before = (a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
-  for (const el of pointed) {  // the nearest heading above each pointed-at element places it
-    let lo = 0, hi = headings.length - 1, best = -1;
-    while (lo <= hi) { const mid = (lo + hi) >> 1;
-      if (headings[mid] === el || before(headings[mid], el)) { best = mid; lo = mid + 1; } else hi = mid - 1; }
-    if (best >= 0 && el.ownerDocument === document) add(headings[best], 16);
-  }
-  for (let i = 0, n = 0; i < headings.length && n < maxHeadings; i++) {
-    if (/^H[12]$/.test(headings[i].tagName) || i < 3) { add(headings[i], 16); n++; }
-  }
-  // Document order, ancestors first; parents are remapped to the new positions.
-  const order = els.map((_, i) => i).sort((a, b) => a === b ? 0 :
-    (els[a].compareDocumentPosition(els[b]) & Node.DOCUMENT_POSITION_FOLLOWING) ? -1 : 1);
-  const rank = new Map(order.map((old, pos) => [old, pos]));
-  const sorted = order.map((i) => els[i]);
-  sorted.info = JSON.stringify({...facts,
-    meta: order.map((i) => [meta[i][0] < 0 ? -1 : rank.get(meta[i][0]), ...meta[i].slice(1)])});
-  return sorted;
-})"""
+_COLLECT_JS = load("collect_pointing.js")
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,13 +161,11 @@ async def collect_pointing(
     """
     context = await _world(session, frame_id, limit)
     # The element-level rule too (names, labels): a CSS selector cannot see a label.
-    predicate = f"const isSecretField = {IS_SECRET_JS};"
-    collect = f"(() => {{ {predicate} return {_COLLECT_JS}; }})()"
-    call = f"{collect}({json.dumps(secret_selector)}, {max_headings}, {max_landmarks}, {max_selected})"
+    collect = call(_COLLECT_JS, IS_SECRET_JS, secret_selector, max_headings, max_landmarks, max_selected)
     try:
         reply = await session.send(
             "Runtime.evaluate",
-            {"expression": call, "contextId": context, "objectGroup": _GROUP, "silent": True},
+            {"expression": collect, "contextId": context, "objectGroup": _GROUP, "silent": True},
             timeout=limit,
         )
         if "exceptionDetails" in reply:
@@ -308,26 +222,7 @@ async def collect_pointing(
     )
 
 
-# Runs on the node in the isolated world: is it rendered, and how much of it is not clipped
-# away by a scrolling ancestor? Coordinates are the frame's viewport's; the box model below
-# gives the main viewport's (it accounts for iframes).
-_VISIBILITY_JS = r"""function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el || !el.isConnected) return {connected: false};
-  const shown = el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true});
-  let r = el.getBoundingClientRect();
-  let x1 = r.left, y1 = r.top, x2 = r.right, y2 = r.bottom;
-  for (let a = el.parentElement; a && shown; a = a.parentElement) {
-    const s = getComputedStyle(a);
-    if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
-    const c = a.getBoundingClientRect();
-    x1 = Math.max(x1, c.left); y1 = Math.max(y1, c.top); x2 = Math.min(x2, c.right); y2 = Math.min(y2, c.bottom);
-  }
-  const view = el.ownerDocument.defaultView;
-  x1 = Math.max(x1, 0); y1 = Math.max(y1, 0); x2 = Math.min(x2, view.innerWidth); y2 = Math.min(y2, view.innerHeight);
-  return {connected: true, shown, inView: x2 > x1 && y2 > y1, top: view === view.top,
-          innerWidth: view.top === view ? view.innerWidth : 0, innerHeight: view.top === view ? view.innerHeight : 0};
-}"""
+_VISIBILITY_JS = load("visibility.js")
 
 
 async def locate_node(

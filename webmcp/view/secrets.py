@@ -12,16 +12,17 @@ A field is secret when any of these holds (case-insensitively, as HTML compares 
 on text-like inputs, `<textarea>` and editable `role=textbox` elements only.
 
 `is_secret_field` is the rule in Python (for recorded attributes and tests);
-`IS_SECRET_JS` is the same rule as a JavaScript function for the page, where values live,
-and `READ_SECRETS_JS` the expression that reads the current values with it
+`IS_SECRET_JS` is the same rule as a JavaScript function for the page, where values live
+(`webmcp/js/is_secret_field.js`), and `READ_SECRETS_JS` the expression that reads the current values with it
 (`webmcp.desktop.secret_values` runs it right before a result leaves the bridge).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
+
+from webmcp.js import call, load
 
 __all__ = [
     "IS_SECRET_JS",
@@ -111,67 +112,20 @@ def is_secret_field(tag: str, attributes: Mapping[str, str], label: str = "") ->
     return any(_says_secret(t) for t in texts if t)
 
 
-_IS_SECRET_TEMPLATE = """function isSecretField(el) {
-  const AUTO = new Set(@AUTO@);
-  const WORDS = new Set(@WORDS@);
-  const JOINED = @JOINED@;
-  const TEXT = new Set(@TEXT@);
-  const words = (s) => String(s || "").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase()
-    .split(/[^a-z0-9]+/).filter(Boolean);
-  const says = (s) => { const w = words(s); if (w.some((x) => WORDS.has(x))) return true;
-    const j = w.join(""); return JOINED.some((x) => j.includes(x)); };
-  const attr = (n) => (el.getAttribute && el.getAttribute(n)) || "";
-  const tag = String(el.localName || "").toLowerCase();
-  if (tag === "input") {
-    const kind = attr("type").trim().toLowerCase();
-    if (kind === "password" || el.type === "password") return true;
-    if (!TEXT.has(kind)) return false;
-  } else if (tag !== "textarea" && !(attr("role").trim().toLowerCase() === "textbox" && el.isContentEditable)) {
-    return false;
-  }
-  if (attr("autocomplete").toLowerCase().split(/\\s+/).some((t) => AUTO.has(t))) return true;
-  const texts = [attr("name"), attr("id"), attr("aria-label"), attr("placeholder"), attr("title")];
-  for (const l of el.labels || []) texts.push(l.textContent);
-  for (const id of attr("aria-labelledby").split(/\\s+/).filter(Boolean)) {
-    const ref = el.ownerDocument.getElementById(id); if (ref) texts.push(ref.textContent);
-  }
-  return texts.some(says);
-}"""
-IS_SECRET_JS = (
-    _IS_SECRET_TEMPLATE.replace("@AUTO@", json.dumps(sorted(SECRET_AUTOCOMPLETE)))
-    .replace("@WORDS@", json.dumps(sorted(_SECRET_WORDS)))
-    .replace("@JOINED@", json.dumps(list(_SECRET_JOINED)))
-    .replace("@TEXT@", json.dumps(sorted(_TEXT_TYPES)))
+IS_SECRET_JS = call(
+    load("is_secret_field.js"),
+    {
+        "autocomplete": sorted(SECRET_AUTOCOMPLETE),
+        "words": sorted(_SECRET_WORDS),
+        "joined": list(_SECRET_JOINED),
+        "textTypes": sorted(_TEXT_TYPES),
+    },
 )
-"""`function isSecretField(el)`: `is_secret_field` for a live element, in the page."""
+"""An expression whose value is `function isSecretField(el)`: `is_secret_field` for a live element, in the page."""
 
-_FIND_SECRETS_JS = """
-  const found = [];
-  const visit = (root) => {
-    for (const el of root.querySelectorAll("input, textarea, [role=textbox]")) if (isSecretField(el)) found.push(el);
-    for (const host of root.querySelectorAll("*")) if (host.shadowRoot) visit(host.shadowRoot);
-  };
-  visit(document);
-  const valueOf = (el) => (el.localName === "input" || el.localName === "textarea" ? el.value : el.textContent);
-"""
-
-READ_SECRETS_JS = (
-    "(() => { const isSecretField = "
-    + IS_SECRET_JS
-    + ";"
-    + _FIND_SECRETS_JS
-    + """  return found.map(valueOf).filter((v) => typeof v === "string" && v);
-})()"""
-)
+READ_SECRETS_JS = call(load("secret_fields.js"), IS_SECRET_JS, "values")
 """An expression that answers the current values of the document's secret fields (open shadow roots too)."""
 
-FIND_SECRETS_JS = (
-    "(() => { const isSecretField = "
-    + IS_SECRET_JS
-    + ";"
-    + _FIND_SECRETS_JS
-    + """  return {elements: found, values: found.map(valueOf).filter((v) => typeof v === "string" && v)};
-})()"""
-)
+FIND_SECRETS_JS = call(load("secret_fields.js"), IS_SECRET_JS, "fields")
 """An expression that answers `{elements, values}`: the secret field elements themselves (by
 reference, for their backend node ids) and their current values."""

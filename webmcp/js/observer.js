@@ -1,0 +1,47 @@
+// The change observer and the write guard's input counter and hold, in the bridge's isolated
+// world of every frame (desktop/live_view.py): the page cannot see it, call `binding`, or fake a change.
+(binding) => {
+  if (globalThis.__webmcpBridgeObserving) return; globalThis.__webmcpBridgeObserving = true;
+  // The first change is reported at once (so a tool's effect is known before its answer
+  // arrives); further changes within 15 ms are folded into one report at the end.
+  let timer = 0, again = false;
+  const fire = () => {
+    globalThis[binding]('');
+    timer = setTimeout(() => { timer = 0; if (again) { again = false; fire(); } }, 15);
+  };
+  const ping = () => { if (timer) { again = true; return; } fire(); };
+  new MutationObserver(ping).observe(document, {subtree: true, childList: true, characterData: true,
+    attributes: true});
+  for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
+    document.addEventListener(type, ping, true);
+  // The write guard (desktop/input_guard.py): what the person types is counted; while a
+  // checked write starts, their keystrokes are held back and replayed once it has started.
+  globalThis.__webmcpBridgeInputs = 0;
+  document.addEventListener('input', (e) => { if (e.isTrusted) globalThis.__webmcpBridgeInputs++; }, true);
+  let hold = null;
+  globalThis.__webmcpBridgeHold = (expected, ms) => {
+    if (globalThis.__webmcpBridgeInputs !== expected) return false;
+    if (!hold) hold = { queue: [], timer: setTimeout(() => globalThis.__webmcpBridgeRelease(), ms) };
+    return true;
+  };
+  globalThis.__webmcpBridgeRelease = () => {
+    const held = hold; hold = null;
+    if (!held) return 0;
+    clearTimeout(held.timer);
+    for (const key of held.queue) {
+      if (key.target && key.target.isConnected && document.activeElement !== key.target) key.target.focus();
+      const newline = key.type === 'insertLineBreak' || key.type === 'insertParagraph';
+      if (newline) document.execCommand('insertText', false, '\n');
+      else if (key.type === 'deleteContentBackward') document.execCommand('delete');
+      else if (key.type === 'deleteContentForward') document.execCommand('forwardDelete');
+      else if (key.type.startsWith('insert')) document.execCommand('insertText', false, key.data ?? '');
+    }
+    return held.queue.length;
+  };
+  document.addEventListener('beforeinput', (e) => {
+    if (!hold || !e.isTrusted || !e.cancelable) return;
+    e.preventDefault();
+    hold.queue.push({ target: e.target, type: e.inputType, data: e.data });
+  }, true);
+  ping();
+}
