@@ -17,6 +17,12 @@
         state_unverified       expectedVersion could not be checked: the page could not be read
                                then, so nothing was done (+ currentVersion, the last known one;
                                + pageTold)
+        internal_error         the bridge itself failed (a bug, not the page or the browser): the
+                               call may or may not have taken effect
+
+`internal_error` is what `server.app` answers for any exception other than a `ToolError`
+(`internal_error(exc)`, logged with its traceback), so a bug still reaches the agent as a
+tool result with `isError`, never as a JSON-RPC error.
 
 The fields are those of `models.ToolErrorBody`, snake_case here, camelCase on the wire.
 
@@ -31,7 +37,7 @@ from typing import Any, Literal
 from cdp_bridge.errors import CDPError, CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
 from webmcp.models import ErrorCode, ToolErrorBody
 
-__all__ = ["ToolError", "from_cdp_error"]
+__all__ = ["ToolError", "from_cdp_error", "internal_error"]
 
 _TOOL_NOT_FOUND = -32602
 """With "Tool not found": what `WebMCP.invokeTool` answers for a tool the page no longer offers
@@ -95,3 +101,15 @@ def from_cdp_error(exc: CDPError, what: str, timeout: float | None = None) -> To
         return ToolError("action_not_available", f"The page no longer offers {what}; re-read tools/list.")
     message = exc.message if isinstance(exc, ProtocolError) else str(exc)
     return ToolError("browser_error", f"The browser refused {what}: {message}", detail=message)
+
+
+def internal_error(exc: Exception) -> ToolError:
+    """The tool error for an exception the bridge did not expect while carrying out a call.
+
+    Only the exception's type is named: its text may quote the page or a secret value.
+    """
+    return ToolError(
+        "internal_error",
+        f"The bridge failed internally ({type(exc).__name__}) while carrying out this call; it may or may "
+        "not have taken effect. Read app://windows to see the current state before trying again.",
+    )

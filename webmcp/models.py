@@ -50,6 +50,7 @@ ErrorCode = Literal[
     "call_interrupted",
     "browser_error",
     "state_unverified",
+    "internal_error",
 ]
 """Every `code` a tool error may carry: a closed set."""
 

@@ -7,13 +7,16 @@ from typing import Any
 
 import anyio
 import pytest
+from pydantic import BaseModel, Field
 
 from cdp_bridge.errors import CommandTimeout, ProtocolError, SessionClosed
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
+from webmcp.tools import dispatch
 from webmcp.tools.dispatch import call_tool
+from webmcp.tools.records import ReadContentInput, ToolRecord
 
 pytestmark = pytest.mark.anyio
 
@@ -53,6 +56,8 @@ class FakeTab:
 
     async def reload(self) -> ToolResult:
         self.calls.append(("reload", {}))
+        if self.raises is not None:
+            raise self.raises
         return ToolResult(message="reloaded")
 
 
@@ -197,6 +202,72 @@ async def test_cdp_failures_become_tool_errors_in_one_place(failure: BaseExcepti
     desktop, tab = _desktop()
     tab.raises = failure
     assert (await _error(desktop, "tab-1__get_ticket", {"n": 1})).code == code
+
+
+async def test_cdp_failures_of_a_browser_action_become_tool_errors_in_the_same_place() -> None:
+    desktop, tab = _desktop()
+    tab.raises = SessionClosed("gone")
+    assert (await _error(desktop, "tab-1__reload", {})).code == "call_interrupted"
+
+
+class _PagedInput(BaseModel):
+    block_id: str | None = Field(default=None, alias="blockId")
+    limit: int = 100
+
+
+async def test_a_record_handler_gets_its_parsed_input_model_with_defaults_applied(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    received: list[tuple[object, BaseModel]] = []
+
+    async def handler(window: FakeTab, params: _PagedInput) -> ToolResult:
+        received.append((window, params))
+        return ToolResult(message="read")
+
+    record = ToolRecord(
+        action="page",
+        applies_to="tab",
+        title="Page",
+        description="",
+        input_model=_PagedInput,
+        annotations={},
+        handler=handler,
+    )
+    monkeypatch.setattr(dispatch, "record_for", lambda kind, action: record if action == "page" else None)
+    desktop, tab = _desktop()
+    await call_tool(desktop, "tab-1__page", {"blockId": "rows", "expectedVersion": 3})
+    assert received == [(tab, _PagedInput(blockId="rows", limit=100))]
+    assert isinstance(received[0][1], _PagedInput)
+
+
+async def test_read_content_takes_its_defaults_from_its_input_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[object, str | None, int, int]] = []
+
+    async def read_content(tab: object, block_id: str | None, offset: int, limit: int) -> ToolResult:
+        asked.append((tab, block_id, offset, limit))
+        return ToolResult(message="rows")
+
+    monkeypatch.setattr("webmcp.desktop.content.read_content", read_content)
+    desktop, tab = _desktop()
+    await call_tool(desktop, "tab-1__read_content", {})
+    await call_tool(desktop, "tab-1__read_content", {"blockId": "b1", "limit": 5})
+    defaults = ReadContentInput()
+    assert asked == [(tab, None, defaults.offset, defaults.limit), (tab, "b1", 0, 5)]
+    assert (defaults.offset, defaults.limit) == (0, 100)
+
+
+async def test_bad_input_to_a_browser_action_is_refused_by_the_schema_before_its_handler_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def read_content(*_args: object) -> ToolResult:
+        raise AssertionError("the handler must not run")
+
+    monkeypatch.setattr("webmcp.desktop.content.read_content", read_content)
+    desktop, _ = _desktop()
+    error = await _error(desktop, "tab-1__read_content", {"limit": 0, "offset": "x"})
+    assert error.code == "validation_failed"
+    assert error.message == "Input rejected: 2 field(s) are invalid"
+    assert {f["field"] for f in error.to_dict()["fields"]} == {"limit", "offset"}
 
 
 async def test_a_window_busy_beyond_the_deadline_refuses_the_next_call() -> None:

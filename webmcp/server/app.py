@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from webmcp import package_version
 from webmcp.desktop.registry import Desktop
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, internal_error
 from webmcp.server.transport import Broadcaster
 from webmcp.tools.catalog import ToolSpec, tool_specs
 from webmcp.tools.dispatch import call_tool
@@ -100,6 +100,15 @@ def _tool_result(answer: Answer) -> types.CallToolResult:
     return types.CallToolResult(content=content, structured_content=structured)
 
 
+def _error_result(error: ToolError) -> types.CallToolResult:
+    structured = error.to_dict()
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=content_text(error.message, structured))],
+        structured_content=structured,
+        is_error=True,
+    )
+
+
 def build_server(
     desktop: Desktop,
     broadcaster: Broadcaster,
@@ -117,11 +126,10 @@ def build_server(
         try:
             answer = await call_tool(desktop, params.name, params.arguments)
         except ToolError as exc:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=content_text(exc.message, exc.to_dict()))],
-                structured_content=exc.to_dict(),
-                is_error=True,
-            )
+            return _error_result(exc)
+        except Exception as exc:  # boundary: a bug is still a tool result (cancellation is not an Exception)
+            logger.exception("the call to %r failed inside the bridge", params.name)
+            return _error_result(internal_error(exc))
         return _tool_result(answer)
 
     async def on_list_resources(ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:

@@ -92,7 +92,7 @@ def _page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpe
     )
 
 
-def _record_spec(window_id: str, record: ToolRecord) -> ToolSpec:
+def _record_spec(window_id: str, record: ToolRecord[Any, Any]) -> ToolSpec:
     # Never the page's title here: a page must not be able to write the bridge's own words.
     return ToolSpec(
         name=f"{window_id}__{record.action}",

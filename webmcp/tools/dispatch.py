@@ -4,8 +4,9 @@ Order of checks, each failing with a structured `ToolError` and no effect
 (GUI bridge §7 (docs/protocols.md#gui-7)): the window exists (`window_not_found`), it is operable
 (`blocked_by_modal`), the action exists (`action_not_available`), the input matches the
 schema (`validation_failed`), and, under the window's lock and against the page as it is
-now, `expectedVersion` is current (`stale_state`). CDP failures become tool errors here,
-in one place (`errors.from_cdp_error`).
+now, `expectedVersion` is current (`stale_state`). A browser action's handler then gets its
+input model built from the checked arguments. CDP failures become tool errors here, in one
+place (`_run`, through `errors.from_cdp_error`).
 
 Concurrency policy: operations on one window take effect one at a time, in arrival order
 (a per-window lock); operations on different windows run side by side, so a page that
@@ -18,11 +19,12 @@ it is tested without a browser (tests/tools/test_dispatch.py).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 import anyio
+from pydantic import BaseModel
 
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
@@ -84,11 +86,12 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             fields=[{"field": "expectedVersion", "error": "Must be an integer"}],
         )
     if window_id == "app":
-        record = record_for("app", action)
-        if record is None:
+        app_record = record_for("app", action)
+        if app_record is None:
             raise ToolError("action_not_available", f"There is no app-level action {action!r}.")
-        validate(record.input_schema, args)
-        return await _run(lambda: record.handler(desktop, args), f"{action} (app)")
+        validate(app_record.input_schema, args)
+        app_input = app_record.input_model.model_validate(args)
+        return await _run(lambda: app_record.handler(desktop, app_input), f"{action} (app)")
     states = desktop.window_states()
     window: WindowPort | None = desktop.window(window_id) if any(w.id == window_id for w in states) else None
     if window is None:
@@ -108,24 +111,31 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             f"Window {window_id} has no tool {action!r} now (the page may have "
             "removed it or navigated); re-read tools/list.",
         )
+    params: BaseModel | None = None
     if record is not None:
         validate(record.input_schema, args)
+        params = record.input_model.model_validate(args)
     else:
         await check_input(tool.input_schema, args)  # type: ignore[union-attr]
     # One deadline for the whole call: the lock wait, the version check and the page's work.
     deadline = anyio.current_time() + desktop.timeouts.tool_call
-    async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):
-        if expected is not None:
-            _check_version(await _version_by(window, deadline), expected)
-        if not window.is_open():
-            raise ToolError("window_not_found", f"Window {window_id} closed.")
-        if tool is not None:
-            return await _run(lambda: window.call(tool, args, deadline), f"the call to {tool.name!r}")
-        assert record is not None
-        return await _run(lambda: record.handler(window, args), f"{action} on {window_id}")
+
+    async def operate() -> ToolResult | Answer:
+        async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):
+            if expected is not None:
+                _check_version(await _version_by(window, deadline), expected)
+            if not window.is_open():
+                raise ToolError("window_not_found", f"Window {window_id} closed.")
+            if tool is not None:
+                return await window.call(tool, args, deadline)
+            assert record is not None
+            return await record.handler(window, params)
+
+    return await _run(operate, f"the call to {tool.name!r}" if tool is not None else f"{action} on {window_id}")
 
 
-async def _run(work: Any, what: str) -> Answer:
+async def _run(work: Callable[[], Awaitable[ToolResult | Answer]], what: str) -> Answer:
+    """Run `work`: the one place where a CDP failure becomes a tool error."""
     try:
         result = await work()
     except CDPError as exc:

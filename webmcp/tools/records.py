@@ -2,20 +2,22 @@
 
 A record's input schema comes from a pydantic model (`extra="forbid"`, so unknown
 arguments are refused); its output schema is the one ToolResult schema all window tools
-share. Handlers take the window (or, for app-level actions, the desktop) and the checked
-arguments, and call the window's own operation. `RECORDS` is the whole list.
+share. A handler takes the window (or, for app-level actions, the desktop) and the input
+model built from the checked arguments (so each default is written once, in the model),
+and calls the window's own operation. `RECORDS` is the whole list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from webmcp.desktop import content
-from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.navigation import check_url
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
@@ -35,20 +37,25 @@ class Answer:
     image_png: bytes | None = None
 
 
-Handler = Callable[[Any, dict[str, Any]], Awaitable[ToolResult | Answer]]
+WindowT = TypeVar("WindowT")
+InputT = TypeVar("InputT", bound=BaseModel)
 
 
-@dataclass(frozen=True)
-class ToolRecord:
-    """One browser action, as `tools/list` shows it and the dispatcher runs it."""
+@dataclass(frozen=True, kw_only=True)
+class ToolRecord(Generic[WindowT, InputT]):
+    """One browser action, as `tools/list` shows it and the dispatcher runs it.
+
+    `handler` gets the window (`WindowT`: `Tab`, `JsDialog`, … or, for `app`, the `Desktop`)
+    and an instance of `input_model`, which the type checker holds to be the handler's own.
+    """
 
     action: str
     applies_to: WindowKind
     title: str
     description: str
-    input_model: type[BaseModel]
+    input_model: type[InputT]
     annotations: dict[str, bool]
-    handler: Handler = field(repr=False)
+    handler: Callable[[WindowT, InputT], Awaitable[ToolResult | Answer]] = field(repr=False)
     offered: Callable[[Any], bool] | None = field(default=None, repr=False)
     """When set, the action exists only on windows for which it is true (else always)."""
 
@@ -90,17 +97,69 @@ class AcceptInput(_Input):
     text: str | None = Field(default=None, description="The answer to a prompt.")
 
 
-async def _screenshot(tab: Tab, _args: dict[str, Any]) -> Answer:
+async def _focus(tab: Tab, _: NoInput) -> ToolResult:
+    return await tab.focus()
+
+
+async def _navigate(tab: Tab, params: NavigateInput) -> ToolResult:
+    return await tab.navigate(params.url)
+
+
+async def _back(tab: Tab, _: NoInput) -> ToolResult:
+    return await tab.history(-1)
+
+
+async def _forward(tab: Tab, _: NoInput) -> ToolResult:
+    return await tab.history(+1)
+
+
+async def _reload(tab: Tab, _: NoInput) -> ToolResult:
+    return await tab.reload()
+
+
+async def _close(tab: Tab, _: NoInput) -> ToolResult:
+    return await tab.close_tab()
+
+
+async def _read_content(tab: Tab, params: ReadContentInput) -> ToolResult:
+    return await content.read_content(tab, params.block_id, params.offset, params.limit)
+
+
+async def _screenshot(tab: Tab, _: NoInput) -> Answer:
     png = await content.screenshot(tab)
     return Answer(ToolResult(message=f"Screenshot of {tab.id}.", result={"mimeType": "image/png"}), image_png=png)
 
 
-async def _read_content(tab: Tab, args: dict[str, Any]) -> ToolResult:
-    return await content.read_content(tab, args.get("blockId"), int(args.get("offset", 0)), int(args.get("limit", 100)))
+async def _accept(dialog: JsDialog, params: AcceptInput) -> ToolResult:
+    return await dialog.answer(True, params.text)
 
 
-async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
-    url = str(args.get("url", "about:blank"))
+async def _dismiss(dialog: JsDialog, _: NoInput) -> ToolResult:
+    return await dialog.answer(False, None)
+
+
+async def _stop_dialogs(dialog: JsDialog, _: NoInput) -> ToolResult:
+    return await dialog.stop_dialogs()
+
+
+async def _close_dialog_tab(dialog: JsDialog, _: NoInput) -> ToolResult:
+    return await dialog.close_tab()
+
+
+async def _close_modal(modal: InPageModal, _: NoInput) -> ToolResult:
+    return await modal.close_dialog()
+
+
+async def _submit(form: PendingForm, _: NoInput) -> ToolResult:
+    return await form.submit()
+
+
+async def _cancel(form: PendingForm, _: NoInput) -> ToolResult:
+    return await form.cancel()
+
+
+async def _open_tab(desktop: Desktop, params: OpenTabInput) -> ToolResult:
+    url = params.url
     check_url(desktop.policy, url)
     tab = await desktop.open_tab()
     if tab is None:
@@ -116,171 +175,167 @@ async def _open_tab(desktop: Desktop, args: dict[str, Any]) -> ToolResult:
     )
 
 
-async def _answer(dialog: JsDialog, args: dict[str, Any], accept: bool) -> ToolResult:
-    text = args.get("text")
-    return await dialog.answer(accept, str(text) if text is not None else None)
-
-
-RECORDS: tuple[ToolRecord, ...] = (
+RECORDS: tuple[ToolRecord[Any, Any], ...] = (
     ToolRecord(
-        "focus",
-        "tab",
-        "Focus tab",
-        "Bring this tab to the front so the user sees what you work on.",
-        NoInput,
-        {"readOnlyHint": False, "idempotentHint": True},
-        lambda tab, _a: tab.focus(),
+        action="focus",
+        applies_to="tab",
+        title="Focus tab",
+        description="Bring this tab to the front so the user sees what you work on.",
+        input_model=NoInput,
+        annotations={"readOnlyHint": False, "idempotentHint": True},
+        handler=_focus,
     ),
     ToolRecord(
-        "navigate",
-        "tab",
-        "Navigate",
-        "Load a URL in this tab.",
-        NavigateInput,
-        {"destructiveHint": False, "openWorldHint": True},
-        lambda tab, a: tab.navigate(str(a["url"])),
+        action="navigate",
+        applies_to="tab",
+        title="Navigate",
+        description="Load a URL in this tab.",
+        input_model=NavigateInput,
+        annotations={"destructiveHint": False, "openWorldHint": True},
+        handler=_navigate,
     ),
     ToolRecord(
-        "back",
-        "tab",
-        "Go back",
-        "Go back one entry in this tab's history.",
-        NoInput,
-        {"destructiveHint": False},
-        lambda tab, _a: tab.history(-1),
+        action="back",
+        applies_to="tab",
+        title="Go back",
+        description="Go back one entry in this tab's history.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_back,
     ),
     ToolRecord(
-        "forward",
-        "tab",
-        "Go forward",
-        "Go forward one entry in this tab's history.",
-        NoInput,
-        {"destructiveHint": False},
-        lambda tab, _a: tab.history(+1),
+        action="forward",
+        applies_to="tab",
+        title="Go forward",
+        description="Go forward one entry in this tab's history.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_forward,
     ),
     ToolRecord(
-        "reload",
-        "tab",
-        "Reload",
-        "Reload this tab's page.",
-        NoInput,
-        {"destructiveHint": False, "idempotentHint": True},
-        lambda tab, _a: tab.reload(),
+        action="reload",
+        applies_to="tab",
+        title="Reload",
+        description="Reload this tab's page.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False, "idempotentHint": True},
+        handler=_reload,
     ),
     ToolRecord(
-        "close",
-        "tab",
-        "Close tab",
-        "Close this tab (the page is not asked to confirm).",
-        NoInput,
-        {"destructiveHint": True},
-        lambda tab, _a: tab.close_tab(),
+        action="close",
+        applies_to="tab",
+        title="Close tab",
+        description="Close this tab (the page is not asked to confirm).",
+        input_model=NoInput,
+        annotations={"destructiveHint": True},
+        handler=_close,
     ),
     ToolRecord(
-        "read_content",
-        "tab",
-        "Read full content",
-        "Return this tab's full semantic content, uncut: blocks in pages, or the rows/items of one table "
-        "or list block (by blockId).",
-        ReadContentInput,
-        {"readOnlyHint": True, "idempotentHint": True},
-        _read_content,
+        action="read_content",
+        applies_to="tab",
+        title="Read full content",
+        description="Return this tab's full semantic content, uncut: blocks in pages, or the rows/items of one "
+        "table or list block (by blockId).",
+        input_model=ReadContentInput,
+        annotations={"readOnlyHint": True, "idempotentHint": True},
+        handler=_read_content,
     ),
     ToolRecord(
-        "screenshot",
-        "tab",
-        "Screenshot",
-        "Capture what this tab shows as a PNG image.",
-        NoInput,
-        {"readOnlyHint": True, "idempotentHint": True},
-        _screenshot,
+        action="screenshot",
+        applies_to="tab",
+        title="Screenshot",
+        description="Capture what this tab shows as a PNG image.",
+        input_model=NoInput,
+        annotations={"readOnlyHint": True, "idempotentHint": True},
+        handler=_screenshot,
     ),
     ToolRecord(
-        "accept",
-        "dialog",
-        "Accept",
-        "Press OK (for a prompt, answer with `text`).",
-        AcceptInput,
-        {"destructiveHint": False},
-        lambda dialog, a: _answer(dialog, a, True),
+        action="accept",
+        applies_to="dialog",
+        title="Accept",
+        description="Press OK (for a prompt, answer with `text`).",
+        input_model=AcceptInput,
+        annotations={"destructiveHint": False},
+        handler=_accept,
     ),
     ToolRecord(
-        "dismiss",
-        "dialog",
-        "Dismiss",
-        "Press Cancel (an alert is simply closed).",
-        NoInput,
-        {"destructiveHint": False},
-        lambda dialog, a: _answer(dialog, a, False),
+        action="dismiss",
+        applies_to="dialog",
+        title="Dismiss",
+        description="Press Cancel (an alert is simply closed).",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_dismiss,
     ),
     ToolRecord(
-        "stop_dialogs",
-        "dialog",
-        "Stop this page's dialogs",
-        "The page keeps opening dialogs: answer this one (Cancel; Leave for a 'Leave page?') and let the "
-        "bridge dismiss the page's further dialogs until the tab navigates or reloads.",
-        NoInput,
-        {"destructiveHint": False},
-        lambda dialog, _a: dialog.stop_dialogs(),
+        action="stop_dialogs",
+        applies_to="dialog",
+        title="Stop this page's dialogs",
+        description="The page keeps opening dialogs: answer this one (Cancel; Leave for a 'Leave page?') and let "
+        "the bridge dismiss the page's further dialogs until the tab navigates or reloads.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_stop_dialogs,
         offered=lambda dialog: bool(getattr(dialog, "repeated", False)),
     ),
     ToolRecord(
-        "close_tab",
-        "dialog",
-        "Close the tab",
-        "Close the tab this dialog belongs to without answering the dialog (the page's beforeunload "
+        action="close_tab",
+        applies_to="dialog",
+        title="Close the tab",
+        description="Close the tab this dialog belongs to without answering the dialog (the page's beforeunload "
         "handler is skipped): the way out of a page that keeps its tab blocked.",
-        NoInput,
-        {"destructiveHint": True},
-        lambda dialog, _a: dialog.close_tab(),
+        input_model=NoInput,
+        annotations={"destructiveHint": True},
+        handler=_close_dialog_tab,
     ),
     ToolRecord(
-        "close",
-        "modal",
-        "Close dialog",
-        "Close this in-page dialog without submitting it (like its Close button).",
-        NoInput,
-        {"destructiveHint": False},
-        lambda modal, _a: modal.close_dialog(),
+        action="close",
+        applies_to="modal",
+        title="Close dialog",
+        description="Close this in-page dialog without submitting it (like its Close button).",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_close_modal,
     ),
     ToolRecord(
-        "submit",
-        "form",
-        "Submit form",
-        "Submit the form as the page's own submit button would; the answer carries the original call's outcome.",
-        NoInput,
-        {"destructiveHint": True},
-        lambda form, _a: form.submit(),
+        action="submit",
+        applies_to="form",
+        title="Submit form",
+        description="Submit the form as the page's own submit button would; the answer carries the original "
+        "call's outcome.",
+        input_model=NoInput,
+        annotations={"destructiveHint": True},
+        handler=_submit,
         offered=lambda form: form.agent_may_submit,  # --human-submit keeps it for the person
     ),
     ToolRecord(
-        "cancel",
-        "form",
-        "Cancel",
-        "Cancel the call that filled this form; the page is told, and nothing is submitted.",
-        NoInput,
-        {"destructiveHint": False},
-        lambda form, _a: form.cancel(),
+        action="cancel",
+        applies_to="form",
+        title="Cancel",
+        description="Cancel the call that filled this form; the page is told, and nothing is submitted.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_cancel,
     ),
     ToolRecord(
-        "open_tab",
-        "app",
-        "Open a new tab",
-        "Open a new browser tab; answers its window id in openedWindowIds.",
-        OpenTabInput,
-        {"destructiveHint": False, "openWorldHint": True},
-        _open_tab,
+        action="open_tab",
+        applies_to="app",
+        title="Open a new tab",
+        description="Open a new browser tab; answers its window id in openedWindowIds.",
+        input_model=OpenTabInput,
+        annotations={"destructiveHint": False, "openWorldHint": True},
+        handler=_open_tab,
     ),
 )
 
 _BY_KEY = {(r.applies_to, r.action): r for r in RECORDS}
 
 
-def record_for(kind: WindowKind, action: str) -> ToolRecord | None:
+def record_for(kind: WindowKind, action: str) -> ToolRecord[Any, Any] | None:
     """The record of `action` on a window of `kind`, if there is one."""
     return _BY_KEY.get((kind, action))
 
 
-def records_for(kind: WindowKind) -> list[ToolRecord]:
+def records_for(kind: WindowKind) -> list[ToolRecord[Any, Any]]:
     """Every record that applies to windows of `kind`, in list order."""
     return [r for r in RECORDS if r.applies_to == kind]
