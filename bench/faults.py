@@ -50,7 +50,8 @@ async def _tools_ready(client: Any, suffix: str) -> str:
 
 
 async def deadline_round(site: str) -> dict[str, Any]:
-    browser = await launch_browser(LaunchOptions(headless=True))
+    # The bridge attaches with --cdp-url: the port, not the launcher's pipe default.
+    browser = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     out: dict[str, Any] = {}
     try:
         base = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, "--tool-timeout", str(DEADLINE)]

@@ -40,7 +40,8 @@ async def _ready(client: object) -> None:
 async def run(seconds: float, seed: int) -> dict[str, object]:
     report: dict[str, object] = {}
     with run_site() as site:
-        browser = await launch_browser(LaunchOptions(headless=True))
+        # The bridge attaches with --cdp-url: the port, not the launcher's pipe default.
+        browser = await launch_browser(LaunchOptions(headless=True, debugging="port"))
         try:
             before = await _state(site)
             command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, site + "/"]

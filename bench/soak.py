@@ -251,7 +251,8 @@ async def run_phase(phase: str, duration: float, clients: int) -> dict[str, Any]
     tally = Tally(phase)
     log = open(f"/tmp/soak-bridge-{phase}.log", "wb")  # noqa: SIM115, ASYNC230 - the bridge's stderr, for a post-mortem
     with log, run_site() as site:
-        browser = await launch_browser(LaunchOptions(headless=True))
+        # The bridge (--cdp-url) and Playwright, the person, both attach over the port.
+        browser = await launch_browser(LaunchOptions(headless=True, debugging="port"))
         port = _free_port()
         bridge = await anyio.open_process(
             [

@@ -27,6 +27,54 @@ def test_http_refuses_what_is_not_host_port_with_a_sentence(value: str, capsys: 
     assert "is not HOST:PORT" in capsys.readouterr().err
 
 
+ATTACHABLE = [
+    "ws://127.0.0.1:9222/devtools/browser/abc",
+    "http://127.0.0.1:9222",
+    "https://farm.example",
+    "http://[::1]:9222",
+    "wss://farm.internal:3000/chromium?token=T&launch={}",
+]
+
+
+@pytest.mark.parametrize("value", ATTACHABLE)
+def test_cdp_url_accepts_websocket_and_http_endpoints_as_given(value: str) -> None:
+    assert build_parser().parse_args(["--cdp-url", value]).cdp_url == value
+
+
+@pytest.mark.parametrize(
+    "value", ["", " ", "9222", "localhost:9222", "http://", "ftp://host:9222", "http://host:port", "ws://host:0/x"]
+)
+def test_cdp_url_refuses_an_empty_or_malformed_value_with_what_a_valid_one_looks_like(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["--cdp-url", value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --cdp-url" in err
+    assert "ws://127.0.0.1:9222/devtools/browser/ID" in err and "http://127.0.0.1:9222" in err
+
+
+def test_a_refused_cdp_url_keeps_its_query_string_out_of_the_message(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--cdp-url", "farm.internal:3000/chromium?token=SECRET"])
+    err = capsys.readouterr().err
+    assert "farm.internal:3000/chromium?…" in err and "SECRET" not in err
+
+
+def test_an_empty_cdp_url_stops_the_command_instead_of_launching_a_browser() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webmcp", "--cdp-url", ""],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stdout == "", "stdout belongs to MCP"
+    assert "an empty --cdp-url attaches to nothing" in done.stderr
+
+
 def test_log_level_is_checked_and_case_insensitive(capsys: pytest.CaptureFixture[str]) -> None:
     assert build_parser().parse_args(["--log-level", "debug"]).log_level == "DEBUG"
     with pytest.raises(SystemExit):

@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cdp-url",
         metavar="URL",
+        type=cdp_url,
         help="attach to a running browser (http://host:port or ws://…) instead of launching one",
     )
     parser.add_argument(
@@ -173,6 +174,30 @@ def host_port(value: str) -> tuple[str, int]:
             f"{value!r} is not HOST:PORT; give e.g. 127.0.0.1:8765, localhost:8765 or [::1]:8765"
         )
     return host, int(port)
+
+
+def cdp_url(value: str) -> str:
+    """A browser's DevTools address for --cdp-url: `ws[s]://host[:port]/…` or `http[s]://host[:port]`.
+
+    Raises:
+        argparse.ArgumentTypeError: with a sentence that says what is expected.
+    """
+    parts = urllib.parse.urlsplit(value)
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:  # not a number, or out of range
+        port_ok = False
+    if parts.scheme in ("ws", "wss", "http", "https") and parts.hostname and port_ok:
+        return value
+    if not value.strip():  # an unset shell variable: this used to launch a browser instead of attaching
+        what = "an empty --cdp-url attaches to nothing (leave it out to launch a browser)"
+    else:  # a farm's URL may carry its token in the query string: keep that out of the message
+        address, query_mark, _ = value.partition("?")
+        what = f"{address + ('?…' if query_mark else '')!r} is not a DevTools URL"
+    raise argparse.ArgumentTypeError(
+        f"{what}; give the browser's websocket, e.g. ws://127.0.0.1:9222/devtools/browser/ID, "
+        "or its HTTP endpoint, e.g. http://127.0.0.1:9222"
+    )
 
 
 def log_level(value: str) -> str:
