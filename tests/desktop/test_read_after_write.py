@@ -8,13 +8,13 @@ import anyio
 import anyio.abc
 import pytest
 
-import webmcp.desktop.tab as tab_module
-from cdp_bridge.connection import CDPSession, Connection
+import webmcp.desktop.live_view as live_view_module
+from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
+from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.live_view import PageRead
-from webmcp.desktop.registry import Desktop
-from webmcp.desktop.tab import Tab
-from webmcp.view.build import build_view
+from webmcp.desktop.refresher import LiveView
+from webmcp.view.build import View, build_view
 
 pytestmark = pytest.mark.anyio
 
@@ -39,14 +39,36 @@ class FakePage:
 @pytest.fixture
 def page(monkeypatch: pytest.MonkeyPatch) -> FakePage:
     fake = FakePage()
-    monkeypatch.setattr(tab_module, "read_page", fake.read_page)
+    monkeypatch.setattr(live_view_module, "read_page", fake.read_page)
     return fake
 
 
-def _tab(tg: anyio.abc.TaskGroup) -> Tab:
-    """A tab on no real page: its reads go to the `page` fixture's FakePage."""
+class FakeHost:
+    """The tab, as a live view sees it (`refresher.ViewHost`): it keeps the views it is shown."""
+
+    doc_seq = 1
+
+    def __init__(self) -> None:
+        self.shown: list[View] = []
+        self.crashed = anyio.Event()
+
+    def show(self, view: View) -> None:
+        self.shown.append(view)
+
+    async def after_read(self) -> None:
+        pass
+
+    def fault(self, exc: BaseException) -> None:
+        raise AssertionError(f"the view failed: {exc!r}")
+
+    async def until_crashed(self) -> None:
+        await self.crashed.wait()
+
+
+def _tab(_tg: anyio.abc.TaskGroup) -> LiveView:
+    """The live view of a tab on no real page: its reads go to the `page` fixture's FakePage."""
     page = PageTarget(target_id="T", session=cast(CDPSession, object()))
-    return Tab("tab-1", page, Desktop(cast(Connection, object()), tg))
+    return LiveView(page, Timeouts(), FakeHost())
 
 
 async def test_a_change_reported_after_the_answer_is_in_the_view_the_call_returns_with(page: FakePage) -> None:
@@ -55,7 +77,7 @@ async def test_a_change_reported_after_the_answer_is_in_the_view_the_call_return
         began = anyio.current_time()
         # The tool logs its call: the observer reports it at once, and a rebuild reads the page.
         page.shows = "the queue, with the call logged"
-        tab.page_reported_change()
+        tab.reported_change()
         with anyio.fail_after(5):
             assert await tab.refresh()
         # Its next change comes within the observer's 15 ms: reported only later, after the answer.
@@ -84,8 +106,8 @@ async def test_while_a_navigation_waits_for_its_page_the_refresher_leaves_it_to_
 ) -> None:
     async with anyio.create_task_group() as tg:
         tab = _tab(tg)
-        tg.start_soon(tab.run_refresher)
-        with tab.refresher_held():
+        tg.start_soon(tab.run)
+        with tab.held():
             for step in ("loading", "half the rows", "all the rows"):  # the page builds itself while it loads
                 page.shows = step
                 tab.mark_dirty()

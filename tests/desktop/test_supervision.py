@@ -30,8 +30,8 @@ async def test_a_failing_background_task_is_noted_on_its_tab_and_the_task_group_
             ran.append(note)
             later_done.set()
 
-        desktop.spawn(hostile_data_breaks_this, tab=tab)
-        desktop.spawn(later_work, "still running", tab=tab)
+        desktop.spawn(hostile_data_breaks_this, on_fault=tab.fault)
+        desktop.spawn(later_work, "still running", on_fault=tab.fault)
         with anyio.fail_after(5):
             await later_done.wait()  # spawned after the failing one, so that one has run
         assert tab.faults == 1

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from webmcp.desktop.mirror import PageTool
-from webmcp.desktop.windows import WindowState
+from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.server.app import build_server
@@ -54,10 +54,16 @@ class FakeTab:
             )
         ]
 
-    async def fresh_version(self) -> int:
-        return self.window.version
+    async def check_version(self) -> VersionCheck:
+        return VersionCheck(self.window.version)
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
+    async def call(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        deadline: float | None = None,
+        check: VersionCheck | None = None,
+    ) -> ToolResult:
         raise self.raises
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from cdp_bridge.errors import CommandTimeout, ProtocolError, SessionClosed
 from webmcp.desktop.mirror import PageTool
-from webmcp.desktop.windows import WindowState
+from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.tools import dispatch
@@ -43,13 +43,23 @@ class FakeTab:
     def page_tools(self) -> list[PageTool]:
         return self.tools
 
-    async def fresh_version(self) -> int:
+    checks: list[VersionCheck | None] = field(default_factory=list)
+    """The version check each page-tool call was handed."""
+
+    async def check_version(self) -> VersionCheck:
         if self.version_now is not None:
             self.window.version = self.version_now
-        return self.window.version
+        return VersionCheck(self.window.version, inputs=self.window.version * 100)
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
+    async def call(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        deadline: float | None = None,
+        check: VersionCheck | None = None,
+    ) -> ToolResult:
         self.calls.append((tool.name, arguments))
+        self.checks.append(check)
         if self.raises is not None:
             raise self.raises
         return ToolResult(message=f"{tool.name} completed.", result={"echo": arguments})
@@ -286,3 +296,15 @@ async def test_a_window_busy_beyond_the_deadline_refuses_the_next_call() -> None
         assert (await _error(desktop, "tab-1__get_ticket", {"n": 1})).code == "action_timeout"
         release.set()
     assert tab.calls == []
+
+
+async def test_a_version_check_guards_only_the_call_it_was_made_for() -> None:
+    tab = FakeTab(WindowState(id="tab-1", title="T", version=4), tools=[_tool("get_ticket")])
+    desktop = FakeDesktop({"tab-1": tab})
+    refused = await _error(desktop, "tab-1__get_ticket", {"n": 1, "expectedVersion": 3})
+    assert refused.code == "stale_state"
+    await call_tool(desktop, "tab-1__get_ticket", {"n": 2})
+    await call_tool(desktop, "tab-1__get_ticket", {"n": 3, "expectedVersion": 4})
+    await call_tool(desktop, "tab-1__get_ticket", {"n": 4})
+    # A refused check arms nothing, and a call without expectedVersion is never held to an earlier check.
+    assert tab.checks == [None, VersionCheck(4, inputs=400), None]

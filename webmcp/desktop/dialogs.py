@@ -9,21 +9,20 @@ declarative tools whose form lies inside it are its tools while it is open.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import Invocation, PageTool
-from webmcp.desktop.windows import WindowState
+from webmcp.desktop.ports import ModalOwner
+from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
-from webmcp.view.summary import dialog_blocks, dialog_summary
-
-if TYPE_CHECKING:
-    from webmcp.desktop.tab import Tab
+from webmcp.view.build import Modal
+from webmcp.view.summary import dialog_blocks, dialog_summary, modal_summary
 
 __all__ = ["InPageModal", "JsDialog"]
 
@@ -41,44 +40,60 @@ class JsDialog:
     message: str
     default_prompt: str
     session: CDPSession
-    tab: Tab
-    opened_by_call: Invocation | None = None
-    call_done: anyio.Event = field(default_factory=anyio.Event)
-    call_outcome: dict[str, Any] | None = None
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    owner: ModalOwner
     repeated: bool = False
     """The page opened dialogs in quick succession: `stop_dialogs` is offered."""
+    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    _call: Invocation | None = None
+    _call_done: anyio.Event = field(default_factory=anyio.Event)
+    _call_outcome: dict[str, Any] | None = None
+    _open: bool = True
 
     window_kind = "dialog"
 
     @classmethod
-    def opened(cls, window_id: str, owner_id: str, tab: Tab, session: CDPSession, params: dict[str, Any]) -> JsDialog:
-        """The window for a `Page.javascriptDialogOpening` event of `tab`."""
+    def opened(
+        cls, window: WindowState, owner: ModalOwner, session: CDPSession, params: dict[str, Any], repeated: bool
+    ) -> JsDialog:
+        """The window for a `Page.javascriptDialogOpening` event of `owner`'s page."""
         kind = str(params.get("type", "alert"))
         message = cap_text(str(params.get("message", "")), _MESSAGE_BYTES)
         default_prompt = str(params.get("defaultPrompt", ""))
-        window = WindowState(
-            id=window_id,
-            title=f"{_DIALOG_TITLES.get(kind, 'Dialog')} \u2014 {tab.window.title}",
-            modal=True,
-            owner_id=owner_id,
-            summary=dialog_summary(kind, message),
-            blocks=dialog_blocks(kind, message, default_prompt),
-        )
-        return cls(window, kind, message, default_prompt, session, tab)
+        window.title = f"{_DIALOG_TITLES.get(kind, 'Dialog')} \u2014 {owner.title}"
+        window.summary = dialog_summary(kind, message)
+        window.blocks = dialog_blocks(kind, message, default_prompt)
+        return cls(window, kind, message, default_prompt, session, owner, repeated)
 
     @property
     def tab_id(self) -> str:
-        return self.tab.id
+        return self.owner.id
+
+    @property
+    def opened_by_call(self) -> Invocation | None:
+        """The page-tool call that opened this dialog, if one did."""
+        return self._call
 
     def is_open(self) -> bool:
-        return self.tab.dialog is self
+        return self._open
+
+    def closed(self) -> None:
+        """The page reports the dialog closed (answered here, by the person, or by a crash)."""
+        self._open = False
+
+    def carries(self, invocation: Invocation) -> None:
+        """`invocation` opened this dialog: its answer carries the call's outcome."""
+        self._call = invocation
+
+    def call_finished(self, outcome: dict[str, Any] | None) -> None:
+        """The call that opened this dialog ended (`outcome` None: it had not ended in time)."""
+        self._call_outcome = outcome
+        self._call_done.set()
 
     def page_tools(self) -> list[PageTool]:
         return []
 
-    async def fresh_version(self) -> int:
-        return self.window.version  # A dialog's content never changes while it is open.
+    async def check_version(self) -> VersionCheck:
+        return VersionCheck(self.window.version)  # A dialog's content never changes while it is open.
 
     async def answer(self, accept: bool, text: str | None) -> ToolResult:
         """Press OK (with `text` for a prompt) or Cancel; carries the outcome of the call that opened it."""
@@ -90,12 +105,12 @@ class JsDialog:
         except CDPError as exc:
             raise ToolError("window_not_found", f"Dialog {self.window.id} is already closed.") from exc
         answer = ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog.")
-        if self.opened_by_call is not None:
-            with anyio.move_on_after(self.tab.timeouts.dialog_grace):
-                await self.call_done.wait()
-            name = self.opened_by_call.tool.name
-            if self.call_outcome is not None:
-                answer.result = {"originalCall": {"tool": name, **self.call_outcome}}
+        if self._call is not None:
+            with anyio.move_on_after(self.owner.timeouts.dialog_grace):
+                await self._call_done.wait()
+            name = self._call.tool.name
+            if self._call_outcome is not None:
+                answer.result = {"originalCall": {"tool": name, **self._call_outcome}}
                 answer.message = f"{answer.message} The call to {name} that opened it has finished."
             else:
                 answer.result = {"originalCall": {"tool": name, "pending": True}}
@@ -104,31 +119,18 @@ class JsDialog:
 
     async def stop_dialogs(self) -> ToolResult:
         """Answer this dialog, and let the bridge answer the page's further dialogs until it navigates."""
-        tab = self.tab
-        tab.dialog_guard.stop(tab.doc_seq)
+        self.owner.stop_dialogs()
         answer = await self.answer(self.kind == "beforeunload", None)
-        tab.mark_dirty()
+        self.owner.mark_dirty()
         answer.message = (
-            f"{answer.message} The page's further dialogs are now dismissed automatically until {tab.id} "
+            f"{answer.message} The page's further dialogs are now dismissed automatically until {self.owner.id} "
             "navigates or reloads (a 'Leave page?' is answered Leave); the tab shows a notice."
         )
         return answer
 
     async def close_tab(self) -> ToolResult:
         """Close the dialog's tab without answering the dialog; the page's beforeunload does not run."""
-        tab = self.tab
-        try:
-            await tab.desktop.browser.send("Target.closeTarget", {"targetId": tab.page.target_id})
-        except CDPError as exc:
-            raise ToolError("browser_error", f"The browser did not close {tab.id}: {exc}", detail=str(exc)) from exc
-        with anyio.move_on_after(tab.timeouts.navigation):
-            await tab.gone.wait()
-        if not tab.gone.is_set():
-            raise ToolError("browser_error", f"{tab.id} did not close.")
-        return ToolResult(
-            message=f"Closed {tab.id} with its {self.kind} dialog unanswered; "
-            "the page's beforeunload handler was skipped."
-        )
+        return await self.owner.close_unasked(f"with its {self.kind} dialog unanswered")
 
 
 @dataclass(eq=False)
@@ -136,49 +138,82 @@ class InPageModal:
     """An open `<dialog>` (showModal) of a tab, published as its own modal window."""
 
     window: WindowState
-    tab: Tab
+    owner: ModalOwner
     key: Any
     backend_node_id: int | None
-    backend_ids: frozenset[int]
+    _backend_ids: frozenset[int] = frozenset()
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    _open: bool = True
 
     window_kind = "modal"
 
+    @classmethod
+    def seen(cls, window: WindowState, owner: ModalOwner, seen: Modal) -> InPageModal:
+        """The window for a `<dialog>` the view found open."""
+        key = seen.key
+        backend = key[1] if isinstance(key, tuple) and isinstance(key[1], int) else None
+        modal = cls(window, owner, key, backend)
+        modal.update(seen)
+        return modal
+
     @property
     def tab_id(self) -> str:
-        return self.tab.id
+        return self.owner.id
 
     @property
     def origin(self) -> str:
-        return self.tab.origin
+        return self.owner.origin
 
     def owns(self, tool: PageTool) -> bool:
         """True for a declarative tool whose form lies inside this dialog."""
-        return tool.backend_node_id is not None and tool.backend_node_id in self.backend_ids
+        return tool.backend_node_id is not None and tool.backend_node_id in self._backend_ids
+
+    def update(self, seen: Modal) -> bool:
+        """Show the dialog as the latest view found it; True when the window changed."""
+        self._backend_ids = frozenset(seen.backend_ids)
+        title = seen.title or "Dialog"
+        summary = modal_summary(seen.title, seen.blocks, len(self.page_tools()))
+        if (title, summary, seen.blocks) == (self.window.title, self.window.summary, self.window.blocks):
+            return False
+        self.window.title = title
+        self.window.summary = summary
+        self.window.blocks = list(seen.blocks)
+        self.window.version += 1
+        return True
 
     def is_open(self) -> bool:
-        return self.tab.desktop.is_published(self.window.id)
+        return self._open
+
+    def closed(self) -> None:
+        """The dialog is no longer open in the page."""
+        self._open = False
 
     def page_tools(self) -> list[PageTool]:
         """The declarative tools whose form lies inside the dialog."""
-        return [t for t in self.tab.page_tools() if self.owns(t)]
+        return [t for t in self.owner.page_tools() if self.owns(t)]
 
-    async def fresh_version(self) -> int:
-        await self.tab.fresh_version()  # raises state_unverified when the page cannot be read
-        return self.window.version
+    async def check_version(self) -> VersionCheck:
+        tab = await self.owner.check_version()  # raises state_unverified when the page cannot be read
+        return VersionCheck(self.window.version, tab.inputs)
 
-    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult:
+    async def call(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        deadline: float | None = None,
+        check: VersionCheck | None = None,
+    ) -> ToolResult:
         """Call one of the dialog's form tools; the view is rebuilt before answering."""
-        answer = await self.tab.call(tool, arguments, deadline)
-        self.tab.mark_dirty()
-        await self.tab.refresh()
+        answer = await self.owner.call(tool, arguments, deadline, check)
+        self.owner.mark_dirty()
+        await self.owner.refresh()
         return answer
 
     async def close_dialog(self) -> ToolResult:
         """Close the dialog without submitting it (like its Close button)."""
         if self.backend_node_id is None:
             raise ToolError("action_not_available", f"Dialog {self.window.id} cannot be closed from here.")
-        session = self.tab.page.session
+        session = self.owner.session
         try:
             resolved = await session.send("DOM.resolveNode", {"backendNodeId": self.backend_node_id})
             await session.send(
@@ -190,6 +225,6 @@ class InPageModal:
             )
         except CDPError as exc:
             raise ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}") from exc
-        self.tab.mark_dirty()
-        await self.tab.refresh()
+        self.owner.mark_dirty()
+        await self.owner.refresh()
         return ToolResult(message=f"Closed the dialog {self.window.id}.")

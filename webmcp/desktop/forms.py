@@ -12,21 +12,21 @@ page; the window closes when the page answers, whoever submitted. With human-onl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
+from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
+from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.mirror import Invocation, PageTool
-from webmcp.desktop.windows import WindowState
+from webmcp.desktop.ports import ModalOwner
+from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.js import load
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import MASK, SECRET_SELECTOR
-
-if TYPE_CHECKING:
-    from webmcp.desktop.tab import Tab
 
 __all__ = ["PendingForm", "read_form_fields"]
 
@@ -34,14 +34,15 @@ __all__ = ["PendingForm", "read_form_fields"]
 _FIELDS_JS = load("form_fields.js")
 
 
-async def read_form_fields(tab: Tab, backend_node_id: int) -> tuple[str, list[dict[str, Any]]]:
+async def read_form_fields(
+    session: CDPSession, timeouts: Timeouts, backend_node_id: int
+) -> tuple[str, list[dict[str, Any]]]:
     """The form's name as a person reads it, and its fields as a `fields` block's items, secrets masked here.
 
     Raises:
         CDPError: the form is gone.
     """
-    session = tab.page.session
-    resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id}, timeout=tab.timeouts.command)
+    resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id}, timeout=timeouts.command)
     reply = await session.send(
         "Runtime.callFunctionOn",
         {
@@ -50,7 +51,7 @@ async def read_form_fields(tab: Tab, backend_node_id: int) -> tuple[str, list[di
             "arguments": [{"value": SECRET_SELECTOR}],
             "returnByValue": True,
         },
-        timeout=tab.timeouts.command,
+        timeout=timeouts.command,
     )
     found = reply.get("result", {}).get("value") or {}
     items: list[dict[str, Any]] = []
@@ -68,30 +69,53 @@ class PendingForm:
     """A filled form waiting to be submitted, published as a modal window of its tab."""
 
     window: WindowState
-    tab: Tab
+    owner: ModalOwner
     tool: PageTool
     invocation: Invocation
     agent_may_submit: bool
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
-    outcome: dict[str, Any] | None = None
-    settled: anyio.Event = field(default_factory=anyio.Event)
+    _outcome: dict[str, Any] | None = None
+    _settled: anyio.Event = field(default_factory=anyio.Event)
+    _open: bool = True
 
     window_kind = "form"
 
     @property
     def tab_id(self) -> str:
-        return self.tab.id
+        return self.owner.id
 
     def is_open(self) -> bool:
-        return self.tab.desktop.is_published(self.window.id)
+        return self._open
+
+    def closed(self) -> None:
+        """The form's window is no longer published."""
+        self._open = False
+
+    def settle(self, outcome: dict[str, Any] | None) -> None:
+        """The call that filled the form ended with `outcome` (its result or {"error": …})."""
+        self._outcome = outcome
+        self._settled.set()
 
     def page_tools(self) -> list[PageTool]:
         return []
 
-    async def fresh_version(self) -> int:
-        return self.window.version
+    async def check_version(self) -> VersionCheck:
+        return VersionCheck(self.window.version)
 
-    def describe(self, title: str, items: list[dict[str, Any]]) -> None:
+    async def refresh(self) -> bool:
+        """Show the form's values as the page holds them now (the person may have edited them).
+
+        Returns True when the window changed.
+        """
+        if self.tool.backend_node_id is None:
+            return False
+        try:
+            title, items = await read_form_fields(self.owner.session, self.owner.timeouts, self.tool.backend_node_id)
+        except CDPError:
+            return False  # The page is navigating (the form was submitted) or gone: its answer follows.
+        return self._describe(title, items)
+
+    def _describe(self, title: str, items: list[dict[str, Any]]) -> bool:
         """Show the form's filled values (after the page filled it, and after each edit)."""
         who = "submit it, or cancel" if self.agent_may_submit else "the person at the browser must submit it; or cancel"
         self.window.title = f"Submit \u2018{title or self.tool.display_name or self.tool.name}\u2019?"
@@ -109,27 +133,28 @@ class PendingForm:
                     "text": "Only the person at the browser can submit this form (human-in-the-loop).",
                 }
             )
-        if blocks != self.window.blocks:
-            self.window.blocks = blocks
-            self.window.version += 1
+        if blocks == self.window.blocks:
+            return False
+        self.window.blocks = blocks
+        self.window.version += 1
+        return True
 
     async def submit(self) -> ToolResult:
         """Submit the form as its submit button would; answers with the call's outcome."""
         if not self.agent_may_submit:
             raise ToolError("action_not_available", "Only the person at the browser may submit this form.")
         backend = self.tool.backend_node_id
-        session = self.tab.page.session
+        session = self.owner.session
+        timeouts = self.owner.timeouts
         try:
-            resolved = await session.send(
-                "DOM.resolveNode", {"backendNodeId": backend}, timeout=self.tab.timeouts.command
-            )
+            resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend}, timeout=timeouts.command)
             await session.send(
                 "Runtime.callFunctionOn",
                 {
                     "objectId": resolved["object"]["objectId"],
                     "functionDeclaration": "function () { this.requestSubmit(); }",
                 },
-                timeout=self.tab.timeouts.command,
+                timeout=timeouts.command,
             )
         except CDPError as exc:
             raise ToolError("window_not_found", f"The form of {self.window.id} is gone: {exc}") from exc
@@ -137,20 +162,21 @@ class PendingForm:
 
     async def cancel(self) -> ToolResult:
         """Cancel the call that filled the form (the page sees `toolcancel`)."""
-        await self.tab.mirror.cancel(self.invocation, self.tab.timeouts.command)
+        await self.owner.cancel_call(self.invocation, self.owner.timeouts.command)
         return await self._answer("Cancelled")
 
     async def _answer(self, what: str) -> ToolResult:
         # A form that submits to another page answers once that page has loaded.
-        with anyio.move_on_after(self.tab.timeouts.navigation + self.tab.timeouts.dialog_grace):
-            await self.settled.wait()
+        timeouts = self.owner.timeouts
+        with anyio.move_on_after(timeouts.navigation + timeouts.dialog_grace):
+            await self._settled.wait()
         name = self.tool.name
-        if self.outcome is None:
+        if self._outcome is None:
             return ToolResult(
                 message=f"{what} the form \u201c{name}\u201d; the page has not answered yet.",
                 result={"originalCall": {"tool": name, "pending": True}},
             )
         return ToolResult(
             message=f"{what} the form \u201c{name}\u201d; the call to {name} has finished.",
-            result={"originalCall": {"tool": name, **self.outcome}},
+            result={"originalCall": {"tool": name, **self._outcome}},
         )

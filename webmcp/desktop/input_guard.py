@@ -25,29 +25,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
 import anyio
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
+from cdp_bridge.targets import PageTarget
+from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.live_view import WORLD
 from webmcp.desktop.mirror import Invocation
-from webmcp.errors import ToolError
+from webmcp.desktop.races import first_of
 from webmcp.js import call
 
-if TYPE_CHECKING:
-    from webmcp.desktop.tab import Tab
-
-__all__ = [
-    "HOLD_LIMIT",
-    "StartWatch",
-    "read_inputs",
-    "release_keys",
-    "stale_after_start",
-    "stale_if_typed",
-    "typed_during_start",
-]
+__all__ = ["HOLD_LIMIT", "StartWatch", "WriteGuard"]
 
 HOLD_LIMIT = 2.0
 """The longest the person's keystrokes are held back while a checked write starts (seconds)."""
@@ -58,37 +50,66 @@ _COUNTER = "globalThis.__webmcpBridgeInputs ?? -1"
 _HOLD = "(expected, ms) => globalThis.__webmcpBridgeHold?.(expected, ms)"
 
 
-async def _evaluate(tab: Tab, expression: str, timeout: float) -> Any:
-    """`expression`'s value in the observer's world of the tab's main document; None on failure."""
-    if tab.page.crashed:
-        return None  # no renderer to ask; the call will not get far either
-    session = tab.page.session
-    try:
-        # Returns the context of the world the observer already runs in (one world per name and frame).
-        world = await session.send(
-            "Page.createIsolatedWorld", {"frameId": tab.page.target_id, "worldName": WORLD}, timeout=timeout
-        )
-        reply = await session.send(
-            "Runtime.evaluate",
-            {"expression": expression, "contextId": world["executionContextId"], "returnByValue": True},
-            timeout=timeout,
-        )
-    except CDPError as exc:
-        logger.debug("the write guard could not reach %s: %s", tab.id, exc)
-        return None
-    return reply.get("result", {}).get("value")
+class WriteGuard:
+    """The write guard of one tab's main document: count the person's input, hold it, release it.
 
+    Every read ends the moment the tab's renderer crashes or the tab closes (`ended`): a
+    command to a dying page is never answered, and a version check must not wait out the
+    command timeout on it, holding up the call and every call queued on the tab.
+    """
 
-async def read_inputs(tab: Tab, timeout: float) -> int | None:
-    """The main document's count of trusted input events; None when it cannot be read."""
-    value = await _evaluate(tab, _COUNTER, timeout)
-    return int(value) if isinstance(value, int | float) and value >= 0 else None
+    def __init__(self, page: PageTarget, timeouts: Timeouts, ended: Callable[[], Awaitable[Any]]) -> None:
+        self._page = page
+        self._timeouts = timeouts
+        self._ended = ended
 
+    async def _evaluate(self, expression: str, timeout: float) -> Any:
+        """`expression`'s value in the observer's world of the main document; None on failure or crash."""
+        if self._page.crashed:
+            return None  # no renderer to ask; the call will not get far either
+        first = await first_of(partial(self._evaluate_now, expression, timeout), self._ended, timeout=timeout)
+        return first.value if first.index == 0 else None
 
-async def release_keys(tab: Tab) -> None:
-    """End the hold: replay the keystrokes held back while the write started."""
-    with anyio.CancelScope(shield=True):
-        await _evaluate(tab, "globalThis.__webmcpBridgeRelease?.()", tab.timeouts.command)
+    async def _evaluate_now(self, expression: str, timeout: float) -> Any:
+        session = self._page.session
+        try:
+            # Returns the context of the world the observer already runs in (one world per name and frame).
+            world = await session.send(
+                "Page.createIsolatedWorld", {"frameId": self._page.target_id, "worldName": WORLD}, timeout=timeout
+            )
+            reply = await session.send(
+                "Runtime.evaluate",
+                {"expression": expression, "contextId": world["executionContextId"], "returnByValue": True},
+                timeout=timeout,
+            )
+        except CDPError as exc:
+            logger.debug("the write guard could not reach its page: %s", exc)
+            return None
+        return reply.get("result", {}).get("value")
+
+    async def count(self, timeout: float) -> int | None:
+        """The main document's count of trusted input events; None when it cannot be read."""
+        value = await self._evaluate(_COUNTER, timeout)
+        return int(value) if isinstance(value, int | float) and value >= 0 else None
+
+    async def hold(self, inputs: int) -> bool | None:
+        """Start holding the person's keystrokes if the count is still `inputs`.
+
+        Returns True when holding, False when the person typed since (refuse the write),
+        None when the page could not be asked (the write goes on unguarded, as before the guard).
+        """
+        held = await self._evaluate(call(_HOLD, int(inputs), round(HOLD_LIMIT * 1000)), self._timeouts.command)
+        return held if isinstance(held, bool) else None
+
+    async def release(self) -> None:
+        """End the hold: replay the keystrokes held back while the write started."""
+        with anyio.CancelScope(shield=True):
+            await self._evaluate("globalThis.__webmcpBridgeRelease?.()", self._timeouts.command)
+
+    async def typed_since(self, inputs: int) -> bool:
+        """True when the person typed since the count was `inputs`."""
+        now = await self.count(self._timeouts.command)
+        return now is not None and now != inputs
 
 
 class StartWatch:
@@ -110,54 +131,8 @@ class StartWatch:
     async def wait_started(self, invocation: Invocation, timeout: float) -> bool:
         """Wait (bounded) until the page started `invocation`, or it ended; True if it started."""
         started = self._event(str(invocation.invocation_id))
-        with anyio.move_on_after(timeout):
-            async with anyio.create_task_group() as tg:
-
-                async def _either(wait: Callable[[], Awaitable[Any]]) -> None:
-                    await wait()
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(_either, started.wait)
-                tg.start_soon(_either, invocation.done.wait)
+        await first_of(started.wait, invocation.done.wait, timeout=timeout)
         return started.is_set()
 
     def close(self) -> None:
         self._unsubscribe()
-
-
-async def stale_if_typed(tab: Tab, inputs: int) -> bool:
-    """Refuse with `stale_state` (nothing started) if the person typed since the version check;
-    otherwise hold their keystrokes until `release_keys`. Returns True when holding.
-
-    Raises:
-        ToolError: stale_state, with the version of the view rebuilt now.
-    """
-    held = await _evaluate(tab, call(_HOLD, int(inputs), round(HOLD_LIMIT * 1000)), tab.timeouts.command)
-    if held is False:
-        await tab.catch_up(tab.timeouts.snapshot)
-        raise ToolError(
-            "stale_state",
-            "The person typed in the page after the version was checked; nothing was started. "
-            "Re-read app://windows before deciding.",
-            current_version=tab.window.version,
-        )
-    return held is True
-
-
-async def typed_during_start(tab: Tab, inputs: int) -> bool:
-    """True when the person typed between the last check and the tool's start."""
-    now = await read_inputs(tab, tab.timeouts.command)
-    return now is not None and now != inputs
-
-
-def stale_after_start(tab: Tab, tool_name: str) -> ToolError:
-    """The answer for a call cancelled because the person typed while it was starting."""
-    return ToolError(
-        "stale_state",
-        f"The person typed in the page while {tool_name} was starting, after the version was checked: the call "
-        "was cancelled. The page had started it already, so what the tool does at its very start may have "
-        "happened; re-read app://windows before deciding.",
-        current_version=tab.window.version,
-        cancelled=True,
-        outcome="unknown",
-    )

@@ -133,6 +133,10 @@ class ToolMirror:
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
 
+    def frames_show(self, origins: dict[str, str]) -> None:
+        """Frame id → the origin of the document it now shows (from the tab's navigation events)."""
+        self.frame_origins.update(origins)
+
     def origin_of(self, frame_id: str) -> str:
         """The origin of the document `frame_id` shows, as far as the tab has seen."""
         return self.frame_origins.get(frame_id, "")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["IdMint", "WindowState", "blocker_of", "operable_ids", "top_of_chain"]
+__all__ = ["IdMint", "VersionCheck", "WindowState", "blocker_of", "operable_ids", "top_of_chain"]
 
 
 @dataclass
@@ -38,6 +38,20 @@ class WindowState:
             "summary": self.summary,
             "blocks": self.blocks,
         }
+
+
+@dataclass(frozen=True)
+class VersionCheck:
+    """A window's version, checked against the page as it is now, for the one call that asked.
+
+    Returned by the window's `check_version` and handed to its `call`: nothing is kept on
+    the window between the two, so a check can only ever guard the call it was made for.
+    """
+
+    version: int
+    inputs: int | None = None
+    """The person's input count in the page when the check began (the write guard compares it
+    when the tool starts); None when it could not be read or the window has no page."""
 
 
 class IdMint:

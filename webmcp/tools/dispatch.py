@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
-from webmcp.desktop.windows import WindowState, blocker_of
+from webmcp.desktop.windows import VersionCheck, WindowState, blocker_of
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.tools.records import Answer, WindowKind, record_for
@@ -46,8 +46,14 @@ class WindowPort(Protocol):
 
     def is_open(self) -> bool: ...
     def page_tools(self) -> list[PageTool]: ...
-    async def fresh_version(self) -> int: ...
-    async def call(self, tool: PageTool, arguments: dict[str, Any], deadline: float | None = None) -> ToolResult: ...
+    async def check_version(self) -> VersionCheck: ...
+    async def call(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        deadline: float | None = None,
+        check: VersionCheck | None = None,
+    ) -> ToolResult: ...
 
 
 class _Timeouts(Protocol):
@@ -122,12 +128,15 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
 
     async def operate() -> ToolResult | Answer:
         async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):
+            # The check is this call's own: handed to the page call, kept nowhere else.
+            check = None
             if expected is not None:
-                _check_version(await _version_by(window, deadline), expected)
+                check = await _check_by(window, deadline)
+                _check_version(check.version, expected)
             if not window.is_open():
                 raise ToolError("window_not_found", f"Window {window_id} closed.")
             if tool is not None:
-                return await window.call(tool, args, deadline)
+                return await window.call(tool, args, deadline, check)
             assert record is not None
             return await record.handler(window, params)
 
@@ -157,10 +166,10 @@ def _check_operable(states: Sequence[WindowState], window_id: str) -> None:
         )
 
 
-async def _version_by(window: WindowPort, deadline: float) -> int:
-    """The window's fresh version, or `state_unverified` if the page cannot be read by `deadline`."""
+async def _check_by(window: WindowPort, deadline: float) -> VersionCheck:
+    """The window's version checked now, or `state_unverified` if the page cannot be read by `deadline`."""
     with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
-        return await window.fresh_version()
+        return await window.check_version()
     raise ToolError(
         "state_unverified",
         f"Window {window.window.id} could not be read before the deadline (the page is busy), so expectedVersion "

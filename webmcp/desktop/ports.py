@@ -1,0 +1,108 @@
+"""What the parts of the desktop may ask of each other, declared once.
+
+A tab and its parts reach the desktop only through `DesktopLink`; a modal window (a
+JavaScript dialog, an in-page `<dialog>`, a waiting form) reaches the tab it belongs to
+only through `ModalOwner`. Neither hands out its inner parts, so who may change a window's
+state has one answer: the window's own class.
+
+    Desktop ──(DesktopLink)──▶ Tab ──owns──▶ LiveView, Navigator, ModalStack, WriteGuard, ToolMirror
+                                  ▲
+    JsDialog / InPageModal / PendingForm ──(ModalOwner)──┘
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from cdp_bridge.connection import CDPSession
+from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.windows import VersionCheck, WindowState
+
+if TYPE_CHECKING:
+    from webmcp.desktop.mirror import Invocation, PageTool
+    from webmcp.models import ToolResult
+
+__all__ = ["DesktopLink", "ModalOwner", "OnFault", "Published", "W"]
+
+
+class Published(Protocol):
+    """Anything the desktop publishes as a window."""
+
+    @property
+    def window(self) -> WindowState: ...
+
+
+W = TypeVar("W", bound=Published)
+
+OnFault = Callable[[BaseException], None]
+"""Told when a background task of a window failed (the window says so; the bridge goes on)."""
+
+
+class DesktopLink(Protocol):
+    """What a tab, its parts and its modal windows may ask of the desktop."""
+
+    @property
+    def timeouts(self) -> Timeouts: ...
+    @property
+    def policy(self) -> OriginPolicy: ...
+    @property
+    def human_submit(self) -> bool: ...
+
+    def changed(self) -> None:
+        """The published state changed (it is readable now): tell the listeners."""
+
+    def spawn(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any, on_fault: OnFault | None = None) -> None:
+        """Run `func(*args)` in the background, supervised: a failure is logged and told to `on_fault`."""
+
+    def publish_modal(self, tab_id: str, title: str, make: Callable[[WindowState], W]) -> W:
+        """Mint a modal window over the top of `tab_id`'s chain, `make` its object, publish it."""
+
+    def forget(self, window_id: str) -> None:
+        """`window_id` is no longer published (the caller says `changed` when it is done)."""
+
+    def is_published(self, window_id: str) -> bool: ...
+
+    async def browser_send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a browser-level command (`Target.activateTarget`, `Target.closeTarget`)."""
+
+    def opened_mark(self) -> int:
+        """A mark to pass to `opened_since` later."""
+
+    async def opened_since(self, opener_target_id: str, mark: int, expected: int, timeout: float) -> list[str]:
+        """Window ids of tabs the page of `opener_target_id` opened since `mark` (waits for `expected`)."""
+
+
+class ModalOwner(Protocol):
+    """What a modal window may ask of the tab it belongs to."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def timeouts(self) -> Timeouts: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def session(self) -> CDPSession:
+        """The page's own session: where a modal's commands (answer, close, submit) go."""
+
+    def mark_dirty(self) -> None: ...
+    async def refresh(self) -> bool: ...
+    def page_tools(self) -> list[PageTool]: ...
+    async def check_version(self) -> VersionCheck: ...
+    async def call(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        deadline: float | None = None,
+        check: VersionCheck | None = None,
+    ) -> ToolResult: ...
+    async def cancel_call(self, invocation: Invocation, timeout: float) -> bool: ...
+    def stop_dialogs(self) -> None:
+        """Let the bridge answer the page's further dialogs until it navigates."""
+
+    async def close_unasked(self, what: str) -> ToolResult:
+        """Close the tab without running the page's beforeunload handler."""

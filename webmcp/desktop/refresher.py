@@ -1,0 +1,248 @@
+"""A tab's live view: the page read into a `View`, kept current as the page changes.
+
+The observer's reports, navigation and load events mark the view dirty; the refresher
+task rebuilds it at a bounded rate and hands each new view to the tab (`ViewHost.show`),
+which composes its window from it. A caller that needs the view current now (a version
+check, read after write) calls `refresh` or `catch_up`. A navigation that reads the page
+itself when it has loaded holds the refresher meanwhile (`held`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+import anyio
+
+from cdp_bridge.errors import CDPError
+from cdp_bridge.targets import PageTarget
+from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop import live_view
+from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.races import first_of
+from webmcp.view.build import BlockIds, View
+from webmcp.view.masking import mask_secrets
+
+__all__ = ["LiveView", "ViewHost"]
+
+logger = logging.getLogger(__name__)
+
+_REFRESH_MIN_INTERVAL = 0.05
+_FOLD_WINDOW = 0.1
+"""How long after a reported change a further one may still be unreported: the observer folds
+changes within 15 ms of a report into one at the end (live_view.py), and a busy page runs that
+timer late."""
+
+
+class ViewHost(Protocol):
+    """What the live view needs of the tab it belongs to."""
+
+    @property
+    def doc_seq(self) -> int: ...
+
+    def show(self, view: View) -> None:
+        """A new view was read: compose the window from it (under the view's lock)."""
+
+    async def after_read(self) -> None:
+        """After a read, outside the lock: what else the page shows (a waiting form's values)."""
+
+    def fault(self, exc: BaseException) -> None: ...
+
+    async def until_crashed(self) -> None:
+        """Returns when the page's renderer has crashed (a read of it is never answered then)."""
+
+
+class LiveView:
+    """The view of one tab's page, rebuilt when the page changed."""
+
+    def __init__(self, page: PageTarget, timeouts: Timeouts, host: ViewHost) -> None:
+        self._page = page
+        self._timeouts = timeouts
+        self._host = host
+        self._lock = anyio.Lock()
+        self._dirty = anyio.Event()
+        self._holds = 0
+        self._released = anyio.Event()
+        self._closed = False
+        self._ids = BlockIds()
+        self._view: View | None = None
+        self._last_read: PageRead | None = None
+        self._secret_values: frozenset[str] = frozenset()
+        self._has_secret_fields = True  # until a view says otherwise, mask by reading the page
+        self._last_report = -float("inf")
+        """When the page's observer last reported a change (`anyio.current_time()`)."""
+        self._read_began = -float("inf")
+        """When the latest read began."""
+
+    @property
+    def view(self) -> View | None:
+        """The latest view (None before the first read, and after a crash)."""
+        return self._view
+
+    @property
+    def last_read(self) -> PageRead | None:
+        """The read `view` came from (to read the rest of a long table or list from)."""
+        return self._last_read
+
+    # --- what the page did -----------------------------------------------------------
+
+    def mark_dirty(self) -> None:
+        """Note that the page may have changed; the refresher rebuilds the view soon."""
+        self._dirty.set()
+
+    def reported_change(self) -> None:
+        """The change observer in one of the page's frames reported a change."""
+        self._last_report = anyio.current_time()
+        self._dirty.set()
+
+    def forget(self) -> None:
+        """The renderer crashed: there is no view until a new document is read."""
+        self._view = self._last_read = None
+
+    def close(self) -> None:
+        """The tab closed: the refresher ends."""
+        self._closed = True
+        self._dirty.set()
+        self._released.set()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """No background rebuild inside the block: the caller reads the page itself at its end.
+
+        A navigation that waits for its page to load would otherwise have the page read
+        while it loads and then once more when it has (a big page read twice for one change).
+        """
+        self._holds += 1
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                self._released.set()
+                self._released = anyio.Event()
+
+    # --- reading ----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Rebuild the view whenever the page changed, at most every 50 ms, until the tab closes.
+
+        So a page that mutates without pause costs at most 20 rebuilds a second, and its
+        `version` (which moves only when summary or blocks differ) at most 20 bumps a second.
+        Each tab has its own refresher: a slow page never delays another tab's view.
+        """
+        while not self._closed:
+            await self._dirty.wait()
+            while self._holds and not self._closed:
+                await self._released.wait()
+            if self._closed:
+                return
+            started = anyio.current_time()
+            try:
+                await self.refresh()
+            except Exception as exc:  # boundary: a page the bridge cannot read must not stop it following the page
+                logger.exception("rebuilding a view failed")
+                self._host.fault(exc)
+            # A huge page's AX tree takes seconds and holds its renderer meanwhile: pausing as
+            # long as the build took leaves the page (and its tool calls) at least half the time.
+            await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
+
+    async def refresh(self) -> bool:
+        """Rebuild the view now if anything changed since the last build.
+
+        Returns True when the view reflects the page as it is now, False when the page
+        could not be read (busy past the snapshot deadline, or mid-navigation).
+        """
+        async with self._lock:
+            if not self._dirty.is_set():
+                return True
+            self._dirty = anyio.Event()
+            self._read_began = anyio.current_time()
+            if self._page.crashed:
+                return False  # Nothing to read until a reload brings a new renderer.
+            try:
+                with anyio.fail_after(self._timeouts.snapshot):
+                    read = await self._read_unless_crashed()
+                if read is None:
+                    return False  # The renderer crashed mid-read: its commands would never be answered.
+            except CDPError as exc:
+                # A navigation tore the document down under us; its next event retries.
+                logger.debug("a snapshot failed: %s", type(exc).__name__)
+                return False
+            except anyio.get_cancelled_exc_class():
+                # A caller's deadline ended the read: the change it was for is still unread.
+                self._dirty.set()
+                raise
+            except TimeoutError:
+                # A huge or hung page: try again later (the refresher's pause bounds the rate).
+                logger.debug("a snapshot timed out after %s s", self._timeouts.snapshot)
+                if not self._closed:
+                    self._dirty.set()
+                return False
+            self._take(read)
+            self._host.show(read.view)
+        await self._host.after_read()
+        return True
+
+    async def _read_unless_crashed(self) -> PageRead | None:
+        """`read_page`, given up (None) the moment the renderer crashes.
+
+        Raises:
+            CDPError: the document could not be read.
+        """
+        first = await first_of(
+            lambda: live_view.read_page(self._page, self._host.doc_seq, self._ids), self._host.until_crashed
+        )
+        return first.value if first.index == 0 else None
+
+    def _take(self, read: PageRead) -> None:
+        view = read.view
+        self._last_read, self._view, self._secret_values = read, view, read.secret_values
+        self._has_secret_fields = (
+            bool(self._secret_values)
+            or any(item.get("sensitive") for b in view.full_blocks if b["type"] == "fields" for item in b["items"])
+            or any(
+                item.get("sensitive")
+                for m in view.modals
+                for b in m.full_blocks
+                if b["type"] == "fields"
+                for item in b["items"]
+            )
+        )
+
+    async def catch_up(self, budget: float, since: float | None = None) -> None:
+        """Rebuild the view now if the page changed since the last build, within `budget` seconds.
+
+        `since` is when a call that the page has just answered began. The observer reports a
+        change at once, but folds further changes of the next 15 ms into one later report,
+        which can come after the answer: a rebuild that began before the answer may lack
+        them, with nothing yet saying so. So when the page reported a change during the call
+        or just before it, the view must come from a read that began after the answer.
+        """
+        quiet = since is None or self._last_report < since - _FOLD_WINDOW
+        if quiet and not self._dirty.is_set() and not self._lock.locked():
+            return  # The view is current and no rebuild is under way: the common case of a read.
+        if self._closed:
+            return
+        answered = anyio.current_time()
+        with anyio.move_on_after(budget):
+            # refresh() waits for a rebuild already under way, then rebuilds only if still dirty.
+            await self.refresh()
+            if not quiet and self._read_began < answered and not self._closed:
+                self.mark_dirty()
+                await self.refresh()
+
+    # --- secrets ----------------------------------------------------------------------
+
+    def has_secret_fields(self) -> bool:
+        """Whether the page showed a secret field (password, card, one-time code) at the last view."""
+        return self._has_secret_fields
+
+    def secret_values(self) -> frozenset[str]:
+        """Values of the page's secret fields as of the last view (memory only, for masking)."""
+        return self._secret_values
+
+    def mask(self, value: Any) -> Any:
+        """`value` with every secret input's current value replaced by the mask."""
+        return mask_secrets(value, self._secret_values)
