@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from webmcp.errors import ToolError
+from cdp_bridge.errors import CDPError, CommandTimeout, ProtocolError, SessionClosed
+from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolErrorBody
 
 
@@ -67,3 +68,19 @@ def test_the_wire_form_is_a_valid_error_body() -> None:
 def test_a_field_error_must_be_exactly_field_and_error() -> None:
     with pytest.raises(ValidationError):
         ToolError("validation_failed", "bad", fields=[{"field": "n", "why": "no"}])
+
+
+@pytest.mark.parametrize(
+    ("failure", "code"),
+    [
+        (ProtocolError("Page.handleJavaScriptDialog", -32602, "No dialog is showing"), "window_not_found"),
+        (SessionClosed("the tab closed"), "window_not_found"),
+        (CommandTimeout("Page.handleJavaScriptDialog", 10.0), "action_timeout"),
+    ],
+)
+def test_a_window_says_what_a_refusal_means_for_it_and_the_one_mapping_keeps_the_rest(
+    failure: CDPError, code: str
+) -> None:
+    gone = ToolError("window_not_found", "Dialog dlg-2 is already closed.")
+    assert from_cdp_error(failure, "answering dlg-2", gone=gone).code == code
+    assert from_cdp_error(failure, "answering dlg-2").code != "window_not_found", "without it, the generic codes"

@@ -83,12 +83,19 @@ class ToolError(Exception):
         return self.body.wire()
 
 
-def from_cdp_error(exc: CDPError, what: str, timeout: float | None = None) -> ToolError:
+def from_cdp_error(
+    exc: CDPError, what: str, timeout: float | None = None, *, gone: ToolError | None = None
+) -> ToolError:
     """The tool error for a CDP failure while doing `what` (e.g. "navigate on tab-2").
 
     A command that timed out was not carried out as far as the bridge knows; a closed
     session means the target went away; a refusal is the browser's word, kept in `detail`.
+    `gone` is what a refusal or a closed session means for the window at hand, where the
+    thing the command was for has gone (a dialog already answered, a form or `<dialog>`
+    removed, a block no longer on the page).
     """
+    if gone is not None and isinstance(exc, ProtocolError | SessionClosed):
+        return gone
     if isinstance(exc, CommandTimeout):
         waited = f" within {timeout:g} s" if timeout is not None else ""
         return ToolError(

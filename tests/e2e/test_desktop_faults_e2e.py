@@ -49,14 +49,6 @@ async def test_a_client_that_gives_up_while_the_form_window_opens_leaves_no_wind
     assert not any(w["id"] != win and w["modal"] for w in doc["windows"])
 
 
-def _draft(window: dict[str, Any]) -> str | None:
-    for block in window["blocks"]:
-        for item in block.get("items", ()) if block["type"] == "fields" else ():
-            if isinstance(item, dict) and item.get("label") == "Draft":
-                return str(item.get("value") or "")
-    return None
-
-
 async def test_a_refused_version_check_never_guards_a_later_call(stage: Stage) -> None:
     opened = await stage.call("app__open_tab", {"url": stage.site + "/notepad.html"})
     (win,) = opened.structured_content["openedWindowIds"]

@@ -18,7 +18,7 @@ from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.build import Modal
@@ -103,7 +103,8 @@ class JsDialog:
         try:
             await self.session.send("Page.handleJavaScriptDialog", params)
         except CDPError as exc:
-            raise ToolError("window_not_found", f"Dialog {self.window.id} is already closed.") from exc
+            closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
+            raise from_cdp_error(exc, f"answering {self.window.id}", gone=closed) from exc
         answer = ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog.")
         if self._call is not None:
             with anyio.move_on_after(self.owner.timeouts.dialog_grace):
@@ -224,7 +225,8 @@ class InPageModal:
                 },
             )
         except CDPError as exc:
-            raise ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}") from exc
+            gone = ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}")
+            raise from_cdp_error(exc, f"closing {self.window.id}", gone=gone) from exc
         self.owner.mark_dirty()
         await self.owner.refresh()
         return ToolResult(message=f"Closed the dialog {self.window.id}.")

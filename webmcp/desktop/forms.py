@@ -22,7 +22,7 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, from_cdp_error
 from webmcp.js import load
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
@@ -157,7 +157,8 @@ class PendingForm:
                 timeout=timeouts.command,
             )
         except CDPError as exc:
-            raise ToolError("window_not_found", f"The form of {self.window.id} is gone: {exc}") from exc
+            gone = ToolError("window_not_found", f"The form of {self.window.id} is gone: {exc}")
+            raise from_cdp_error(exc, f"submitting {self.window.id}", gone=gone) from exc
         return await self._answer("Submitted")
 
     async def cancel(self) -> ToolResult:

@@ -39,7 +39,7 @@ from webmcp.desktop.notices import tool_notices
 from webmcp.desktop.ports import DesktopLink
 from webmcp.desktop.refresher import LiveView
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
@@ -555,7 +555,7 @@ class Tab:
         try:
             await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
         except CDPError as exc:
-            raise ToolError("browser_error", f"The browser did not close {self.id}: {exc}", detail=str(exc)) from exc
+            raise from_cdp_error(exc, f"closing {self.id}", self._timeouts.command) from exc
         with anyio.move_on_after(self._timeouts.navigation):
             await self._gone.wait()
         if not self._gone.is_set():
