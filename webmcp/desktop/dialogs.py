@@ -149,7 +149,7 @@ class InPageModal:
     window_kind = "modal"
 
     @classmethod
-    def seen(cls, window: WindowState, owner: ModalOwner, seen: Modal) -> InPageModal:
+    def seen(cls, window: WindowState, *, owner: ModalOwner, seen: Modal) -> InPageModal:
         """The window for a `<dialog>` the view found open."""
         key = seen.key
         backend = key[1] if isinstance(key, tuple) and isinstance(key[1], int) else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -164,7 +165,7 @@ class ModalStack:
                 self._modals[key] = self._desktop.publish_modal(
                     self._owner.id,
                     modal_seen.title or "Dialog",
-                    lambda window, m=modal_seen: InPageModal.seen(window, self._owner, m),  # type: ignore[misc]
+                    partial(InPageModal.seen, owner=self._owner, seen=modal_seen),
                 )
                 changed = True
             elif known.update(modal_seen):
