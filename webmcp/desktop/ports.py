@@ -62,8 +62,6 @@ class DesktopLink(Protocol):
     def forget(self, window_id: str) -> None:
         """`window_id` is no longer published (the caller says `changed` when it is done)."""
 
-    def is_published(self, window_id: str) -> bool: ...
-
     async def browser_send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a browser-level command (`Target.activateTarget`, `Target.closeTarget`)."""
 

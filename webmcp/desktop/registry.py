@@ -134,10 +134,6 @@ class Desktop:
         """`window_id` is no longer published."""
         self._windows.pop(window_id, None)
 
-    def is_published(self, window_id: str) -> bool:
-        """True while `window_id` is one of the published windows."""
-        return window_id in self._windows
-
     async def browser_send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         return await self.browser.send(method, params)
 

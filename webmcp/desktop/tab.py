@@ -350,9 +350,6 @@ class Tab:
     async def until_crashed(self) -> None:
         await self._renderer_gone.wait()
 
-    async def until_gone(self) -> None:
-        await self._gone.wait()
-
     def _wake_on_end(self) -> None:
         for event in list(self._end_wakers):
             event.set()
@@ -561,10 +558,6 @@ class Tab:
         if not self._gone.is_set():
             raise ToolError("browser_error", f"{self.id} did not close.")
         return ToolResult(message=f"Closed {self.id} {what}; the page's beforeunload handler was skipped.")
-
-    def dialog_answer(self, what: str) -> ToolResult | None:
-        """The answer for an operation that a JavaScript dialog stopped, if one is open."""
-        return self._modals.dialog_answer(what)
 
 
 def _bare(address: str) -> str:
