@@ -39,6 +39,7 @@ from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestPar
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from webmcp.desktop.races import first_of
 from webmcp.server.stdio import stdio_streams
 
 from .http_guard import HttpGuard
@@ -338,10 +339,9 @@ async def serve_http(
     async with anyio.create_task_group() as tg:
         tg.start_soon(run)
         try:
-            with anyio.fail_after(_STARTUP_TIMEOUT_S):
-                async with anyio.create_task_group() as waiters:
-                    for event in (uv.listening, finished):
-                        waiters.start_soon(_cancel_when_set, event, waiters.cancel_scope)
+            started = await first_of(uv.listening.wait, finished.wait, timeout=_STARTUP_TIMEOUT_S)
+            if started.timed_out:
+                raise TimeoutError(f"the HTTP server did not start listening within {_STARTUP_TIMEOUT_S:g} s")
             if ready is not None and uv.listening.is_set():
                 ready.set()
             await finished.wait()
@@ -351,8 +351,3 @@ async def serve_http(
             with anyio.move_on_after(_SHUTDOWN_GRACE_S, shield=True):
                 await finished.wait()
             serve_scope.cancel()
-
-
-async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
-    await event.wait()
-    scope.cancel()
