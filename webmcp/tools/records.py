@@ -276,7 +276,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=NoInput,
         annotations={"destructiveHint": False},
         handler=_stop_dialogs,
-        offered=lambda dialog: bool(getattr(dialog, "repeated", False)),
+        offered=lambda dialog: bool(dialog.repeated),
     ),
     ToolRecord(
         action="close_tab",
