@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 
 from cdp_bridge.js import call
-from tests.support.javascript import expression_error, needs_node, script_names, syntax_error
+from tests.support.javascript import (
+    assert_one_valid_expression,
+    needs_node,
+    script_names,
+    syntax_error,
+)
 from webmcp.desktop import live_view, mirror
 from webmcp.js import load
 from webmcp.uicontext import locate
@@ -32,10 +37,7 @@ def test_the_package_ships_its_scripts() -> None:
 @needs_node
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_every_script_loads_and_is_one_valid_expression(name: str) -> None:
-    source = load(name)
-    assert source.strip()
-    assert syntax_error(source) == ""
-    assert expression_error(source) == ""
+    assert_one_valid_expression(load(name))
 
 
 @needs_node

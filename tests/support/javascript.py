@@ -30,3 +30,10 @@ def syntax_error(source: str) -> str:
 def expression_error(source: str) -> str:
     """`syntax_error` of `source` used as one expression, as `call` and `Runtime.callFunctionOn` use it."""
     return syntax_error(f"({source});")
+
+
+def assert_one_valid_expression(source: str) -> None:
+    """`source` is a non-empty script that node parses, both as it is and as the one expression the bridge sends."""
+    assert source.strip()
+    assert syntax_error(source) == ""
+    assert expression_error(source) == ""
