@@ -1,0 +1,92 @@
+"""The modal stack: every wait a dialog should end is ended by it, however many run at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import anyio
+import pytest
+
+from cdp_bridge.connection import CDPSession
+from webmcp.desktop.modal_stack import ModalStack
+from webmcp.desktop.ports import DesktopLink, ModalOwner
+from webmcp.desktop.windows import WindowState
+
+pytestmark = pytest.mark.anyio
+
+W = TypeVar("W")
+
+
+class FakeOwner:
+    id = "tab-1"
+    title = "Harbor Help Desk"
+
+    def __init__(self) -> None:
+        self.dirty = 0
+
+    def mark_dirty(self) -> None:
+        self.dirty += 1
+
+
+class FakeDesktop:
+    """Publishes modal windows in a list (`ports.DesktopLink`, the parts the stack uses)."""
+
+    human_submit = False
+
+    def __init__(self) -> None:
+        self.published: list[str] = []
+        self.changes = 0
+
+    def publish_modal(self, tab_id: str, title: str, make: Callable[[WindowState], W]) -> W:
+        window = make(WindowState(id=f"dlg-{len(self.published) + 1}", title=title, modal=True, owner_id=tab_id))
+        self.published.append(window.window.id)  # type: ignore[attr-defined]
+        self.changed()
+        return window
+
+    def forget(self, window_id: str) -> None:
+        self.published.remove(window_id)
+
+    def changed(self) -> None:
+        self.changes += 1
+
+
+def _stack() -> tuple[ModalStack, FakeDesktop, CDPSession]:
+    desktop = FakeDesktop()
+    stack = ModalStack(cast(ModalOwner, FakeOwner()), cast(DesktopLink, desktop))
+    return stack, desktop, cast(CDPSession, object())
+
+
+async def test_a_dialog_ends_every_wait_under_way_not_only_the_latest() -> None:
+    stack, desktop, session = _stack()
+    never = anyio.Event()
+    ended: list[tuple[str, bool]] = []
+
+    async def wait(name: str) -> None:
+        finished, _ = await stack.unless_dialog(never.wait, timeout=10)
+        ended.append((name, finished))
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait, "navigate")
+            tg.start_soon(wait, "close")
+            await anyio.wait_all_tasks_blocked()
+            stack.dialog_opened(session, {"type": "alert", "message": "Saved"}, doc_seq=1)
+    assert sorted(ended) == [("close", False), ("navigate", False)], "a second wait must not replace the first"
+    assert stack.dialog is not None and desktop.published == [stack.dialog.window.id]
+    assert stack.dialog.window.title == "Alert \u2014 Harbor Help Desk"
+
+
+async def test_work_that_ends_first_is_returned_and_a_dialog_that_closes_is_forgotten() -> None:
+    stack, desktop, session = _stack()
+
+    async def work() -> Any:
+        return "loaded"
+
+    assert await stack.unless_dialog(work, timeout=5) == (True, "loaded")
+    stack.dialog_opened(session, {"type": "confirm", "message": "Leave?"}, doc_seq=1)
+    dialog = stack.dialog
+    assert dialog is not None and dialog.is_open()
+    assert await stack.unless_dialog(work, timeout=5) == (False, None), "a dialog already open stops the work"
+    stack.dialog_closed(session)
+    assert stack.dialog is None and not dialog.is_open() and desktop.published == []
