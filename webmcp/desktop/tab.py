@@ -153,10 +153,6 @@ class Tab:
         return self._navigator.loading
 
     @property
-    def closed(self) -> bool:
-        return self._closed
-
-    @property
     def doc_seq(self) -> int:
         """Counts the main frame's documents: it moves on every cross-document navigation."""
         return self._doc_seq
