@@ -16,12 +16,24 @@
     document.addEventListener(type, ping, true);
   // The write guard (desktop/input_guard.py): what the person types is counted; while a
   // checked write starts, their keystrokes are held back and replayed once it has started.
+  // While a write starts, Chromium itself fills a declarative form for the agent: one trusted
+  // plain `input` Event per control, with no key, pointer or composition event before it. A
+  // person's input is typed text (an InputEvent; held back below unless it is a composition)
+  // or follows their key or pointer: only those move the counter then.
   globalThis.__webmcpBridgeInputs = 0;
-  document.addEventListener('input', (e) => { if (e.isTrusted) globalThis.__webmcpBridgeInputs++; }, true);
   let hold = null;
+  let gesture = false;
+  for (const type of ['keydown', 'pointerdown', 'mousedown', 'touchstart', 'compositionstart'])
+    document.addEventListener(type, (e) => { if (e.isTrusted) gesture = true; }, true);
+  document.addEventListener('input', (e) => {
+    if (e.isTrusted && (!hold || gesture || e instanceof InputEvent)) globalThis.__webmcpBridgeInputs++;
+  }, true);
   globalThis.__webmcpBridgeHold = (expected, ms) => {
     if (globalThis.__webmcpBridgeInputs !== expected) return false;
-    if (!hold) hold = { queue: [], timer: setTimeout(() => globalThis.__webmcpBridgeRelease(), ms) };
+    if (!hold) {
+      gesture = false;
+      hold = { queue: [], timer: setTimeout(() => globalThis.__webmcpBridgeRelease(), ms) };
+    }
     return true;
   };
   globalThis.__webmcpBridgeRelease = () => {
