@@ -35,6 +35,7 @@ from typing import Any
 from aiohttp import web
 
 from sample_site.kitchen import SITE_KEY, add_kitchen_routes, reset_kitchen
+from sample_site.slow import add_slow_routes
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -317,6 +318,7 @@ def make_app() -> web.Application:
     app.router.add_get("/api/state", get_state)
     app.router.add_post("/api/reset", reset)
     add_kitchen_routes(app)
+    add_slow_routes(app)
     app.router.add_static("/", STATIC_DIR, show_index=False)
     return app
 

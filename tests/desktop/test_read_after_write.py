@@ -101,25 +101,40 @@ async def test_a_call_during_which_the_page_reported_nothing_reads_nothing(page:
         tg.cancel_scope.cancel()
 
 
-async def test_while_a_navigation_waits_for_its_page_the_refresher_leaves_it_to_one_read_at_the_end(
-    page: FakePage,
+async def test_a_read_begun_on_the_document_the_tab_left_is_thrown_away_and_read_again(
+    page: FakePage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    host = FakeHost()
+    view = LiveView(PageTarget(target_id="T", session=cast(CDPSession, object())), Timeouts(), host)
+    committed = anyio.Event()
+
+    async def read_across_a_commit(_page: Any, _doc_seq: int, ids: Any) -> PageRead:
+        page.reads.append(page.shows)
+        if len(page.reads) == 1:
+            host.doc_seq += 1  # the tab commits the next document while the read is under way
+            page.shows = "the new page"
+            committed.set()
+        await anyio.lowlevel.checkpoint()
+        return PageRead(build_view([], ids, secret_values=set()), frozenset())
+
+    monkeypatch.setattr(live_view_module, "read_page", read_across_a_commit)
+    view.mark_dirty()
+    with anyio.fail_after(5):
+        assert not await view.refresh(), "a read of the page left is not a read of the page shown"
+    assert host.shown == [] and committed.is_set()
+    with anyio.fail_after(5):
+        assert await view.refresh()  # still dirty: read again, now the new document
+    assert page.reads == ["the queue", "the new page"] and len(host.shown) == 1
+
+
+async def test_the_refresher_follows_a_page_while_it_loads(page: FakePage) -> None:
     async with anyio.create_task_group() as tg:
         tab = _tab(tg)
         tg.start_soon(tab.run)
-        with tab.held():
-            for step in ("loading", "half the rows", "all the rows"):  # the page builds itself while it loads
-                page.shows = step
-                tab.mark_dirty()
-                await anyio.sleep(0.08)  # longer than the refresher's pause: it would have read by now
-            assert page.reads == []
+        for step in ("loading", "half the rows", "all the rows"):  # the page builds itself while it loads
+            page.shows = step
+            tab.mark_dirty()
             with anyio.fail_after(5):
-                assert await tab.refresh()  # what navigation._run does once the page has loaded
-        assert page.reads == ["all the rows"]
-        # Released, the refresher follows the page again.
-        page.shows = "a row added later"
-        tab.mark_dirty()
-        with anyio.fail_after(5):
-            await page.read.wait()
-        assert page.reads == ["all the rows", "a row added later"]
+                await page.read.wait()
+        assert page.reads == ["loading", "half the rows", "all the rows"]
         tg.cancel_scope.cancel()

@@ -1,11 +1,16 @@
-"""A tab's navigator: navigate, back, forward and reload, each until the page has loaded.
+"""A tab's navigator: navigate, back, forward and reload, each until the new page is usable.
 
-It follows the main frame's navigations (started, committed, stopped, loaded) for the
-tab, so it knows whether the page is still loading and when a navigation under way has
-shown its page. A navigation may make the page ask first (beforeunload), and a page may
-alert while it loads: then the navigation returns the dialog in `openedWindowIds` instead
-of waiting on it, because the page now waits for the agent. Every wait is bounded by
-`navigation`.
+It follows the main frame's navigations (started, committed, parsed, loaded, stopped) for
+the tab. A navigation answers when the new document has committed, parsed
+(DOMContentLoaded) and its first render has settled (no change reported for
+`SETTLE_QUIET`), or at its load event, whichever comes first; the settling is bounded
+by `SETTLE_LIMIT`, and everything after the commit by `AFTER_COMMIT_LIMIT`, so a page whose
+load event a hanging subresource holds (an ad, a font, a tracker) answers within a few
+seconds, saying it is still loading. Its window keeps following it as it renders (the
+refresher is not held). A navigation may make the page ask first (beforeunload), and a
+page may alert while it loads: then the navigation returns the dialog in
+`openedWindowIds` instead of waiting on it, because the page now waits for the agent.
+Every wait is bounded by `navigation`.
 """
 
 from __future__ import annotations
@@ -19,12 +24,21 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.races import first_of
 from webmcp.desktop.refresher import LiveView
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 
-__all__ = ["Navigator", "check_url"]
+__all__ = ["AFTER_COMMIT_LIMIT", "SETTLE_LIMIT", "SETTLE_QUIET", "Navigator", "check_url"]
+
+SETTLE_QUIET = 0.3
+"""After DOMContentLoaded, this long with no change reported by the page means its first render has settled (s)."""
+SETTLE_LIMIT = 2.0
+"""The longest a navigation waits for that quiet period once the page has parsed (s)."""
+AFTER_COMMIT_LIMIT = 5.0
+"""The longest a navigation waits after its commit for the page to parse and settle (s): a parser held
+by a script that never arrives answers with what has rendered, still loading."""
 
 
 Start = Callable[[], Awaitable["str | ToolResult | None"]]
@@ -63,9 +77,15 @@ class Navigator:
         self._view = view
         self._version = version
         self._main_frame = ""
-        self._done: anyio.Event | None = None
-        """Set when the main frame's cross-document navigation under way has shown its page."""
         self._loading = True
+        self._navigating = False
+        """A cross-document navigation of the main frame started and has not loaded or stopped."""
+        self._committed = False
+        """That navigation has committed its document."""
+        self._parsed = False
+        """The document shown has fired DOMContentLoaded (or was restored whole)."""
+        self._progress = anyio.Event()
+        """Set (and replaced) at each step above."""
 
     @property
     def loading(self) -> bool:
@@ -79,50 +99,78 @@ class Navigator:
 
     # --- following the main frame ------------------------------------------------------
 
+    def _step(self) -> None:
+        progress, self._progress = self._progress, anyio.Event()
+        progress.set()
+
     def started(self) -> None:
         """The main frame began a cross-document navigation."""
-        if self._done is None:
-            self._done = anyio.Event()
+        self._navigating, self._committed = True, False
+        self._step()
 
     def committed(self, frame_id: str, restored: bool) -> None:
         """The main frame committed a new document (`restored` from the back-forward cache)."""
         self._main_frame = frame_id
+        self._committed = True
         # A restored page fires no load event: it is shown as it was.
         self._loading = not restored
+        self._parsed = restored
         if restored:
-            self._shown()
+            self._navigating = False
+        self._step()
+
+    def parsed(self) -> None:
+        """The main frame's document fired DOMContentLoaded."""
+        self._parsed = True
+        self._step()
 
     def stopped(self, frame_id: str) -> None:
         """A frame stopped loading: for the main frame, also the end of an aborted navigation
         (a 204, a download, a blocked URL)."""
         if frame_id == self.main_frame_id:
-            self._shown()
+            self._navigating = False
+            self._step()
 
     def loaded(self) -> None:
         """The page fired its load event."""
-        self._loading = False
-        self._shown()
+        self._loading = self._navigating = False
+        self._parsed = True
+        self._step()
 
     def attached(self, loaded: bool) -> None:
         """The bridge attached to a page that was already there: its load event may be past."""
         self._loading = not loaded
+        self._parsed = True  # what it shows is what there is to read
 
     def crashed(self) -> None:
         """The renderer died: nothing is loading any more."""
-        self._loading = False
-        self._shown()
+        self._loading = self._navigating = False
+        self._step()
 
-    def _shown(self) -> None:
-        done, self._done = self._done, None
-        if done is not None:
-            done.set()
+    def _usable(self) -> bool:
+        return not self._navigating or (self._committed and self._parsed)
 
     async def settled(self, budget: float) -> None:
-        """Wait, at most `budget` seconds, for a cross-document navigation under way to show its page."""
-        done = self._done
-        if done is not None:
-            with anyio.move_on_after(budget):
-                await done.wait()
+        """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page usable.
+
+        Usable: committed, parsed and its first render settled, or loaded, or ended otherwise.
+        """
+        if not self._navigating:
+            return
+        with anyio.move_on_after(budget):
+            while not self._usable():
+                await self._progress.wait()
+            if self._navigating:
+                await self._render_settled()
+
+    async def _render_settled(self) -> None:
+        """The page has parsed: until its first render settles or it loads, at most `SETTLE_LIMIT`."""
+
+        async def loaded() -> None:
+            while self._navigating:
+                await self._progress.wait()
+
+        await first_of(loaded, lambda: self._view.quiet(SETTLE_QUIET), timeout=SETTLE_LIMIT)
 
     # --- operations (the caller holds the tab's lock) ----------------------------------
 
@@ -177,36 +225,57 @@ class Navigator:
         unsubscribe = [
             session.on("Page.frameNavigated", watch.committed),
             session.on("Page.navigatedWithinDocument", watch.moved_within),
+            session.on("Page.domContentEventFired", watch.parsed),
             session.on("Page.loadEventFired", watch.loaded),
         ]
-        still_loading = ToolResult(message=f"{self._tab_id} is still loading after {limit:g} s.")
+        still_loading = ToolResult(message=f"{self._tab_id} is still loading after {limit:g} s: nothing has shown yet.")
         try:
-            with self._view.held():  # the page is read once, when it has loaded (below), not while it loads
-                finished, started = await self._modals.unless_dialog(start, limit)
-                if not finished:
-                    return self._modals.dialog_answer(f"{action} waits") or still_loading
-                if isinstance(started, ToolResult):
-                    return started
-                finished, _ = await self._modals.unless_dialog(lambda: watch.wait(started), limit)
-                if not finished:
-                    return self._modals.dialog_answer(f"{action} is under way") or still_loading
+            finished, started = await self._modals.unless_dialog(start, limit)
+            if not finished:
+                return self._modals.dialog_answer(f"{action} waits") or still_loading
+            if isinstance(started, ToolResult):
+                return started
+            finished, _ = await self._modals.unless_dialog(lambda: self._until_usable(watch, started), limit)
+            if not finished:
+                return self._modals.dialog_answer(f"{action} is under way") or still_loading
         finally:
             for off in unsubscribe:
                 off()
+        # The window has followed the page as it rendered; read it once more as it is now.
         self._view.mark_dirty()
-        await self._view.refresh()
+        await self._view.catch_up(self._timeouts.snapshot)
         shown = watch.url or self._page.url or "the page"
-        return ToolResult(message=f"{self._tab_id} now shows {shown} (version {self._version()}).")
+        message = f"{self._tab_id} now shows {shown} (version {self._version()})."
+        if self._loading:
+            message = (
+                f"{message} It is still loading (its load event has not fired: a resource is slow or never "
+                "finishes); what has rendered is readable, and its window follows the page as it goes on."
+            )
+        return ToolResult(message=message)
+
+    async def _until_usable(self, watch: _LoadWatch, loader_id: str | None) -> None:
+        """Until the navigation of `loader_id` has committed, then parsed and settled (or loaded)."""
+        await watch.until(loader_id, _COMMITTED)
+        with anyio.move_on_after(AFTER_COMMIT_LIMIT):
+            await watch.until(loader_id, _PARSED)
+            if not watch.reached(loader_id, _LOADED):
+                await first_of(
+                    lambda: watch.until(loader_id, _LOADED), lambda: self._view.quiet(SETTLE_QUIET), timeout=SETTLE_LIMIT
+                )
+
+
+_COMMITTED, _PARSED, _LOADED = 1, 2, 3
+"""How far a navigation has come (`_LoadWatch.reached`)."""
 
 
 class _LoadWatch:
-    """Main-frame commits and load events of one tab, in the order the browser sent them.
+    """Main-frame commits, DOMContentLoaded and load events of one tab, in the order the browser sent them.
 
-    A navigation's own load is the first load after *its* commit: a load event still due
-    from the page being left (say, a slow iframe) must not count as the new page's. A page
-    restored from the back-forward cache fires no load (its commit says so), and a
-    same-document move (`#fragment`, `history.pushState`) commits nothing: each ends the
-    wait at once.
+    A navigation's own parse and load are the first after *its* commit: an event still due
+    from the page being left (say, a slow iframe holding its load) must not count as the new
+    page's. A page restored from the back-forward cache fires neither (its commit says so),
+    and a same-document move (`#fragment`, `history.pushState`) commits nothing: each ends
+    the wait at once.
     """
 
     def __init__(self, main_frame: str) -> None:
@@ -232,21 +301,29 @@ class _LoadWatch:
             self.url = str(params.get("url", ""))
             self._add("within")
 
+    def parsed(self, _params: dict[str, Any]) -> None:
+        self._add("parsed")
+
     def loaded(self, _params: dict[str, Any]) -> None:
         self._add("load")
 
-    def _done(self, loader_id: str | None) -> bool:
-        seen_commit = False
+    def reached(self, loader_id: str | None, step: int) -> bool:
+        """Whether the navigation of `loader_id` (any, when None) has come as far as `step`."""
+        seen = 0
         for kind, loader in self.events:
             if kind in ("restored", "within") and loader_id is None:
                 return True
             if kind == "commit" and (loader_id is None or loader == loader_id):
-                seen_commit = True
-            elif kind == "load" and seen_commit:
+                seen = _COMMITTED
+            elif kind == "parsed" and seen:
+                seen = max(seen, _PARSED)
+            elif kind == "load" and seen:
+                return True
+            if seen >= step:
                 return True
         return False
 
-    async def wait(self, loader_id: str | None) -> None:
-        """Until the load that follows the commit of `loader_id` (any commit when None)."""
-        while not self._done(loader_id):
+    async def until(self, loader_id: str | None, step: int) -> None:
+        """Until the navigation of `loader_id` (any commit when None) has come as far as `step`."""
+        while not self.reached(loader_id, step):
             await self.changed.wait()

@@ -3,15 +3,14 @@
 The observer's reports, navigation and load events mark the view dirty; the refresher
 task rebuilds it at a bounded rate and hands each new view to the tab (`ViewHost.show`),
 which composes its window from it. A caller that needs the view current now (a version
-check, read after write) calls `refresh` or `catch_up`. A navigation that reads the page
-itself when it has loaded holds the refresher meanwhile (`held`).
+check, read after write) calls `refresh` or `catch_up`. The view follows a page as it loads
+and renders; a read that began on a document the tab has since left is thrown away
+(`new_document`), so a window never shows the document it left.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Protocol
 
 import anyio
@@ -63,8 +62,6 @@ class LiveView:
         self._host = host
         self._lock = anyio.Lock()
         self._dirty = anyio.Event()
-        self._holds = 0
-        self._released = anyio.Event()
         self._closed = False
         self._ids = BlockIds()
         self._view: View | None = None
@@ -105,23 +102,16 @@ class LiveView:
         """The tab closed: the refresher ends."""
         self._closed = True
         self._dirty.set()
-        self._released.set()
 
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """No background rebuild inside the block: the caller reads the page itself at its end.
+    def new_document(self) -> None:
+        """The main frame committed another document: the last view is the old one's, and goes."""
+        self._view = self._last_read = None
+        self._dirty.set()
 
-        A navigation that waits for its page to load would otherwise have the page read
-        while it loads and then once more when it has (a big page read twice for one change).
-        """
-        self._holds += 1
-        try:
-            yield
-        finally:
-            self._holds -= 1
-            if not self._holds:
-                self._released.set()
-                self._released = anyio.Event()
+    async def quiet(self, period: float) -> None:
+        """Until the page has reported no change for `period` seconds (its rendering has settled)."""
+        while (left := self._last_report + period - anyio.current_time()) > 0:
+            await anyio.sleep(left)
 
     # --- reading ----------------------------------------------------------------------
 
@@ -134,8 +124,6 @@ class LiveView:
         """
         while not self._closed:
             await self._dirty.wait()
-            while self._holds and not self._closed:
-                await self._released.wait()
             if self._closed:
                 return
             started = anyio.current_time()
@@ -159,6 +147,7 @@ class LiveView:
                 return True
             self._dirty = anyio.Event()
             self._read_began = anyio.current_time()
+            doc_seq = self._host.doc_seq
             if self._page.crashed:
                 return False  # Nothing to read until a reload brings a new renderer.
             try:
@@ -179,6 +168,10 @@ class LiveView:
                 logger.debug("a snapshot timed out after %s s", self._timeouts.snapshot)
                 if not self._closed:
                     self._dirty.set()
+                return False
+            if self._host.doc_seq != doc_seq:
+                # The tab committed another document during the read: this is the one it left.
+                self._dirty.set()
                 return False
             self._take(read)
             self._host.show(read.view)

@@ -74,6 +74,8 @@ class Tab:
         """Set when the renderer crashed; replaced by a fresh one when a new document commits."""
         self._end_wakers: set[anyio.Event] = set()
         self._doc_seq = 0
+        self._doc_url = ""
+        """The address of the document shown, from its commit (the target's info may lag behind it)."""
         self._page_blocks: list[dict[str, Any]] = []
         self._window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
@@ -197,11 +199,11 @@ class Tab:
         on("Runtime.bindingCalled", lambda p: self._view.reported_change() if p.get("name") == BINDING else None)
         on("Page.frameStartedNavigating", lambda p: self._navigation_started(session, p))
         on("Page.frameNavigated", lambda p: self._navigated(session, p))
-        on("Page.navigatedWithinDocument", lambda _p: self._view.mark_dirty())
+        on("Page.navigatedWithinDocument", lambda p: self._moved_within(session, p))
         on("Page.frameStoppedLoading", lambda p: self._stopped_loading(session, p))
         on("Page.frameDetached", lambda p: self._mirror.drop_frames(lambda t: t.frame_id != p["frameId"]))
         on("Page.loadEventFired", lambda _p: self._loaded())
-        on("Page.domContentEventFired", lambda _p: self._view.mark_dirty())
+        on("Page.domContentEventFired", lambda _p: self._parsed(session))
         on("Page.windowOpen", self._window_opened)
         on("Page.javascriptDialogOpening", lambda p: self._modals.dialog_opened(session, p, self._doc_seq))
         on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
@@ -237,6 +239,16 @@ class Tab:
         self.mark_dirty()
         self._give_navigated_calls_a_grace()
 
+    def _parsed(self, session: CDPSession) -> None:
+        if session is self._page.session:
+            self._navigator.parsed()
+        self.mark_dirty()
+
+    def _moved_within(self, session: CDPSession, params: dict[str, Any]) -> None:
+        if session is self._page.session and params.get("frameId") == self._navigator.main_frame_id:
+            self._doc_url = str(params.get("url", "")) or self._doc_url
+        self.mark_dirty()
+
     def _stopped_loading(self, session: CDPSession, params: dict[str, Any]) -> None:
         if session is self._page.session:
             self._navigator.stopped(str(params.get("frameId", "")))
@@ -258,7 +270,11 @@ class Tab:
             if self._renderer_gone.is_set():
                 self._renderer_gone = anyio.Event()
             restored = params.get("type") == "BackForwardCacheRestore"
+            self._doc_url = str(frame.get("url", ""))
             self._navigator.committed(frame_id, restored)
+            # From the commit on, the window shows the new document, as far as it has rendered.
+            self._view.new_document()
+            self._compose(None)
             self._mirror.navigated(str(frame.get("url", "")))
             self._mirror.document_committed(session, restored)
             if restored:
@@ -301,15 +317,23 @@ class Tab:
     def document_title(self) -> str:
         """The title of the document shown now; a page without `<title>` is titled by its address."""
         title, url = self._page.title, self._page.url
+        address = self.address
         view = self._view.view
-        # Only a view of this very document: right after a navigation the last view is the old page's.
-        if view is not None and view.title and view.url == url:
+        # Only a view of this very document (the view goes at each commit).
+        if view is not None and view.title and view.url == address:
             return view.title
+        if _bare(url) != _bare(address):
+            return address  # the target's title is still the document's that the tab left
         # Chromium gives the address (without "http://" or a bare trailing "/") as the title of a
         # page without <title>, and of one whose <title> it has not reported (yet).
         if title and _bare(title) != _bare(url):
             return title
-        return url or "New tab"
+        return address or "New tab"
+
+    @property
+    def address(self) -> str:
+        """The address of the document the tab shows now."""
+        return self._doc_url or self._page.url
 
     def _retitle(self) -> None:
         # A page's title is its own text: capped (a 200,000-character title stays a title).
@@ -377,7 +401,7 @@ class Tab:
         self._modals.renderer_crashed()
         self._navigator.crashed()
         self._view.forget()
-        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self._page.url}]}
+        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
         notice = {"type": "notice", "id": "crashed", "severity": "error", "text": CRASH_NOTICE}
         self._window.summary = "This page crashed; reload the tab to load it again, or close it."
         self._window.blocks = [address, notice]
@@ -434,27 +458,41 @@ class Tab:
 
     def show(self, view: View) -> None:
         """Compose the window from a new view (LiveView calls this after each read)."""
+        self._compose(view)
+        if self._modals.sync(view.modals if self.blocked() is None else []):
+            self._desktop.changed()
+
+    def _compose(self, view: View | None) -> None:
+        """The window from `view`, the document's latest read (None: nothing of it read yet)."""
         self._retitle()
-        summary = summarize_tab(self._window.title, self._page.url, view, len(self._mirror.tools), self.loading)
+        summary = summarize_tab(self._window.title, self.address, view, len(self._mirror.tools), self.loading)
         # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
         # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
-        if not view.modals:
+        if view is None:
+            self._page_blocks = []
+        elif not view.modals:
             self._page_blocks = view.blocks
-        page_blocks = self._page_blocks if view.modals else view.blocks
+        page_blocks = self._page_blocks if view is None or view.modals else view.blocks
         # Like a browser's address bar: the agent always knows where the tab is.
-        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self._page.url}]}
+        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
+        state: list[dict[str, Any]] = []
         blocked = self.blocked()
         if blocked is not None:
             # Title and address only: the page's content and tools stay with the person at the browser.
             summary = f"This page is not shown to agents: {blocked}"
             page_blocks = [{"type": "notice", "id": "blocked", "severity": "warn", "text": summary}]
-        blocks = [address, *self._modals.notices(self._doc_seq), *tool_notices(self), *page_blocks]
+        elif self.loading and self.address not in ("", "about:blank"):
+            text = (
+                "Still loading: what has rendered is shown, and this window follows the page as it goes on."
+                if view is not None
+                else "Loading: nothing of this page has been read yet."
+            )
+            state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
+        blocks = [address, *state, *self._modals.notices(self._doc_seq), *tool_notices(self), *page_blocks]
         if summary != self._window.summary or blocks != self._window.blocks:
             self._window.summary = summary
             self._window.blocks = blocks
             self._window.version += 1
-            self._desktop.changed()
-        if self._modals.sync(view.modals if blocked is None else []):
             self._desktop.changed()
 
     async def after_read(self) -> None:
@@ -465,7 +503,7 @@ class Tab:
 
     def blocked(self) -> str | None:
         """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
-        url = self._page.url
+        url = self.address
         if not url or url == "about:blank":
             return None
         decision = self._desktop.policy.check(url)

@@ -1,0 +1,133 @@
+"""Pages on a slow network: navigations answer when the page is usable, and a window never mixes two documents.
+
+The sample site's `/slow/` pages keep their load event waiting on a font, a script and an
+image that never arrive, as real pages do when an ad or tracker host hangs (issues 18, 19).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.support.stage import Stage, address_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+def _tab(doc: dict[str, Any], win: str) -> dict[str, Any]:
+    return next(w for w in doc["windows"] if w["id"] == win)
+
+
+def _text(window: dict[str, Any]) -> str:
+    return json.dumps(window["blocks"], ensure_ascii=False)
+
+
+async def _open(stage: Stage, path: str) -> str:
+    opened = await stage.call("app__open_tab", {"url": stage.site + path})
+    assert not opened.is_error, opened.structured_content
+    (win,) = opened.structured_content["openedWindowIds"]
+    return str(win)
+
+
+async def test_navigate_answers_when_a_page_whose_load_never_comes_has_rendered(stage: Stage) -> None:
+    win = await _open(stage, "/kitchen/order.html")
+    answer = await stage.call(f"{win}__navigate", {"url": stage.site + "/slow/article.html"})
+    assert not answer.is_error, answer.structured_content
+    assert "still loading" in answer.structured_content["message"]
+    window = _tab(await stage.windows(), win)  # read at once, as an agent does
+    assert address_of(window) == stage.site + "/slow/article.html"
+    assert window["title"] == "Harbor lights return to the old quay — Harbor Gazette"
+    text = _text(window)
+    assert "the three cast-iron lamps" in text and "restore the quay's clock" in text
+    assert "Correction: the lamps were first lit in 1894" in text, "the render settled before the answer"
+    assert "Order takeaway" not in text, "nothing of the page left"
+    assert any(b["type"] == "notice" and b.get("id") == "loading" for b in window["blocks"])
+    assert window["summary"]
+
+
+async def test_a_loading_window_follows_the_page_until_its_load_event(stage: Stage) -> None:
+    win = await _open(stage, "/kitchen/order.html")
+    # Two images: one arrives after 2.5 s; then the page loads and the notice goes.
+    page = "/slow/results.html?q=east&alert_ms=-1"
+    answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+    assert not answer.is_error, answer.structured_content
+    window = _tab(await stage.windows(), win)
+    assert "Berth 4, east pontoon" in _text(window)
+    # The map never arrives here: the page stays loading, and says so, for as long as it does.
+    assert any(b.get("id") == "loading" for b in window["blocks"])
+    user = await stage.user_page(page)  # the person's tab on the same page, to add a row as a script would
+    del user
+    added = await stage.call(f"{win}__reload", {})
+    assert "still loading" in added.structured_content["message"]
+
+
+async def test_a_window_never_shows_the_document_it_left(stage: Stage) -> None:
+    win = await _open(stage, "/kitchen/order.html")
+    seen: list[dict[str, Any]] = []
+    done = anyio.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            seen.append(_tab(await stage.windows(), win))
+            await anyio.sleep(0.02)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        answer = await stage.call(f"{win}__navigate", {"url": stage.site + "/slow/article.html"})
+        assert not answer.is_error
+        await anyio.sleep(0.3)
+        done.set()
+    old, new = stage.site + "/kitchen/order.html", stage.site + "/slow/article.html"
+    for window in seen:
+        text = _text(window)
+        if address_of(window) == new:
+            assert "Order takeaway" not in text and "Harbor Kitchen — Order" not in window["title"], window
+        else:
+            assert address_of(window) == old
+            assert "Harbor Gazette" not in window["title"] and "cast-iron lamps" not in text, window
+    assert any(address_of(w) == new for w in seen)
+
+
+@pytest.mark.parametrize("tool", ["search_moorings", "search_form"])
+async def test_a_call_whose_next_page_alerts_as_it_renders_returns_with_the_dialog(stage: Stage, tool: str) -> None:
+    win = await _open(stage, "/slow/search.html?alert_ms=0")
+    await stage.wait_tools(lambda names: f"{win}__{tool}" in names)
+    answer = await stage.call(f"{win}__{tool}", {"q": "east"})
+    assert not answer.is_error, answer.structured_content
+    body = answer.structured_content
+    doc = await stage.windows()
+    dialogs = [w for w in doc["windows"] if w.get("modal") and w.get("ownerId") == win]
+    assert len(dialogs) == 1, doc["windows"]
+    (dialog,) = dialogs
+    assert dialog["id"] in body.get("openedWindowIds", []), body
+    # While the alert is up the tab shows the new page (or says it is loading), never the search page.
+    window = _tab(doc, win)
+    assert address_of(window).startswith(stage.site + "/slow/results.html")
+    assert "Find a mooring" not in _text(window) and window["title"] != "Harbor Moorings — Search"
+    accepted = await stage.call(f"{dialog['id']}__accept", {})
+    assert not accepted.is_error, accepted.structured_content
+    original = accepted.structured_content["result"]["originalCall"]
+    assert original["tool"] == tool and "error" not in original and not original.get("pending"), original
+    after = await stage.wait_windows(lambda d: "Berth 4, east pontoon" in _text(_tab(d, win)))
+    assert "Find a mooring" not in _text(_tab(after, win))
+
+
+@pytest.mark.parametrize("tool", ["search_moorings", "search_form"])
+async def test_a_call_answers_when_its_next_page_is_usable_and_a_later_alert_is_a_window(
+    stage: Stage, tool: str
+) -> None:
+    win = await _open(stage, "/slow/search.html?alert_ms=1500")
+    await stage.wait_tools(lambda names: f"{win}__{tool}" in names)
+    answer = await stage.call(f"{win}__{tool}", {"q": "east"})
+    assert not answer.is_error, answer.structured_content
+    assert "action_timeout" not in json.dumps(answer.structured_content)
+    window = _tab(await stage.windows(), win)
+    assert address_of(window).startswith(stage.site + "/slow/results.html")
+    assert "Berth 4, east pontoon" in _text(window), "the answer came when the page was usable"
+    doc = await stage.wait_windows(lambda d: any(w.get("modal") and w.get("ownerId") == win for w in d["windows"]))
+    (dialog,) = [w for w in doc["windows"] if w.get("modal") and w.get("ownerId") == win]
+    accepted = await stage.call(f"{dialog['id']}__accept", {})
+    assert not accepted.is_error, accepted.structured_content
