@@ -232,8 +232,12 @@ async def call_page_tool(
         await host.modals.until_answered(invocation, limit)
         if invocation.outcome is not None:
             # A tool that sets `location` answers before the new page commits: the call is over
-            # once that page shows (bounded), so the agent's next step meets the new page.
-            await host.navigation_settled(timeouts.navigation)
+            # once that page is usable (bounded), so the agent's next step meets the new page;
+            # unless the new page alerts meanwhile, which then waits for the agent.
+            await host.modals.unless_dialog(lambda: host.navigation_settled(timeouts.navigation), timeouts.navigation)
+            dialog = host.modals.dialog
+            if dialog is not None:
+                return await _answer_then_dialog(host, tool, invocation, dialog, opened_mark)
             # Read after write: the state the call caused is readable when it returns (and the
             # secret fields' values are then current for masking the answer).
             await host.catch_up(timeouts.snapshot, since=began)
@@ -262,6 +266,31 @@ async def call_page_tool(
         raise _timed_out(tool, timeouts.tool_call, told, invocation.navigated_to)
 
 
+async def _answer_then_dialog(
+    host: CallHost, tool: PageTool, invocation: Invocation, dialog: JsDialog, opened_mark: tuple[int, int]
+) -> ToolResult:
+    """The call has its answer, and the page it led to opened a dialog: answer now, with the dialog.
+
+    The page cannot be read while the dialog is up, so the answer is masked with the secret
+    values as last read; the dialog's own answer carries the same outcome.
+    """
+    try:
+        answer = await _page_result(host, tool, invocation, opened_mark, page_blocked=True)
+        outcome = answer.wire()
+    except ToolError as exc:
+        dialog.carries(invocation)
+        dialog.call_finished({"error": exc.to_dict()})
+        raise
+    dialog.carries(invocation)
+    dialog.call_finished(outcome)
+    answer.message = (
+        f"{answer.message} Then the page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; "
+        "answer it with its accept or dismiss tool."
+    )
+    answer.opened_window_ids = [*(answer.opened_window_ids or []), dialog.window.id]
+    return answer
+
+
 async def _open_pending_form(host: CallHost, tool: PageTool, call: PageCall) -> ToolResult:
     """The form is filled and waits to be submitted: publish the wait as a modal window.
 
@@ -279,13 +308,16 @@ async def _open_pending_form(host: CallHost, tool: PageTool, call: PageCall) -> 
         await host.mirror.cancel(invocation, host.timeouts.command)
         raise
     who = (
-        "Submit it with its submit tool, or cancel it."
+        "Submit it with its submit tool, or cancel it. The answer carries this call's outcome."
         if form.agent_may_submit
-        else ("Only the person at the browser can submit it; you may cancel it.")
+        else (
+            f"Only the person at the browser can submit it; when they do, the page's answer is shown in {host.id}'s "
+            "window as a notice (id form-answer). You may cancel it."
+        )
     )
     return ToolResult(
         message=f"{tool.name} filled the form in the page, which waits for it to be submitted ({form.window.id}). "
-        f"{who} The answer carries this call's outcome.",
+        f"{who}",
         opened_window_ids=[form.window.id],
     )
 
@@ -299,7 +331,10 @@ async def refresh_form(host: CallHost, form: PendingForm) -> None:
 async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation) -> None:
     """Wait (bounded) for the form to be submitted or cancelled; keep the outcome; close the window."""
     outcome: dict[str, Any] | None = None
+    opened: list[str] = []
     timeouts = host.timeouts
+    modals_before = {m.window.id for m in host.modals.modals()}
+    began = anyio.current_time()
     try:
         with anyio.move_on_after(timeouts.human):
             await invocation.done.wait()
@@ -311,14 +346,21 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
                 ).to_dict()
             }
         else:
-            await host.navigation_settled(timeouts.navigation)
+            await host.modals.unless_dialog(lambda: host.navigation_settled(timeouts.navigation), timeouts.navigation)
+            if host.modals.dialog is None:
+                # Read after write, as for any call: what the submit changed (a "received" <dialog>,
+                # the next page) is in app://windows when the submit answers.
+                await host.catch_up(timeouts.snapshot, since=began)
+            opened = [m.window.id for m in host.modals.modals() if m.window.id not in modals_before]
+            if (dialog := host.modals.dialog) is not None:
+                opened.append(dialog.window.id)
             try:
-                outcome = (await _page_result(host, invocation.tool, invocation)).wire()
+                outcome = (await _page_result(host, invocation.tool, invocation, page_blocked=bool(dialog))).wire()
             except ToolError as exc:
                 outcome = {"error": exc.to_dict()}
     finally:
         host.mirror.finish(invocation)
-        form.settle(outcome)
+        form.settle(outcome, opened)
         host.modals.close_form(form)
 
 
@@ -436,8 +478,14 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
 
 
 async def _page_result(
-    host: CallHost, tool: PageTool, invocation: Invocation, opened_mark: tuple[int, int] | None = None
+    host: CallHost,
+    tool: PageTool,
+    invocation: Invocation,
+    opened_mark: tuple[int, int] | None = None,
+    *,
+    page_blocked: bool = False,
 ) -> ToolResult:
+    """The call's answer from its outcome (`page_blocked`: a dialog holds the page, which cannot be asked)."""
     outcome = invocation.outcome
     assert outcome is not None
     if outcome.status == "Completed":
@@ -445,7 +493,7 @@ async def _page_result(
         # A page may echo what the user typed into a password or card field, or a value a
         # script set a moment ago: mask with the secret fields' values as they are now.
         value = output if isinstance(output, dict) else {"value": output}
-        if host.has_secret_fields():
+        if host.has_secret_fields() and not page_blocked:
             # A script may have set a secret field's value without any change the view saw.
             sends = [s.send for s in host.sessions()]
             result = await mask_outgoing(value, sends, known=host.secret_values(), timeout=host.timeouts.command)

@@ -11,6 +11,7 @@ page; the window closes when the page answers, whoever submitted. With human-onl
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,8 @@ __all__ = ["PendingForm", "read_form_fields"]
 
 # Runs on the <form> element: what a person sees in it (label and value of each control).
 _FIELDS_JS = load("form_fields.js")
+_ANSWER_TEXT = 2048
+"""How much of the page's answer to a form the person submitted its notice shows."""
 
 
 async def read_form_fields(
@@ -75,6 +78,9 @@ class PendingForm:
     agent_may_submit: bool
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _outcome: dict[str, Any] | None = None
+    _opened: list[str] = field(default_factory=list)
+    _claimed: bool = False
+    """An agent's submit or cancel waits for the outcome (its answer carries it)."""
     _settled: anyio.Event = field(default_factory=anyio.Event)
     _open: bool = True
 
@@ -91,10 +97,21 @@ class PendingForm:
         """The form's window is no longer published."""
         self._open = False
 
-    def settle(self, outcome: dict[str, Any] | None) -> None:
-        """The call that filled the form ended with `outcome` (its result or {"error": …})."""
+    def settle(self, outcome: dict[str, Any] | None, opened: list[str] | None = None) -> None:
+        """The call that filled the form ended with `outcome` (its result or {"error": …}),
+        having opened the windows `opened` (a "received" `<dialog>`, an alert)."""
         self._outcome = outcome
+        self._opened = list(opened or ())
         self._settled.set()
+
+    def unclaimed_answer(self) -> str | None:
+        """The call's outcome as text (masked already, capped), when no agent's submit or cancel received it."""
+        if self._claimed or self._outcome is None:
+            return None
+        if "error" in self._outcome:
+            error = self._outcome["error"]
+            return cap_text(f"error {error.get('code', '')}: {error.get('message', '')}", _ANSWER_TEXT)
+        return cap_text(f"{self._outcome.get('message', '')} {json.dumps(self._outcome.get('result'))}", _ANSWER_TEXT)
 
     def page_tools(self) -> list[PageTool]:
         return []
@@ -143,6 +160,7 @@ class PendingForm:
         """Submit the form as its submit button would; answers with the call's outcome."""
         if not self.agent_may_submit:
             raise ToolError("action_not_available", "Only the person at the browser may submit this form.")
+        self._claimed = True
         backend = self.tool.backend_node_id
         session = self.owner.session
         timeouts = self.owner.timeouts
@@ -163,6 +181,7 @@ class PendingForm:
 
     async def cancel(self) -> ToolResult:
         """Cancel the call that filled the form (the page sees `toolcancel`)."""
+        self._claimed = True
         await self.owner.cancel_call(self.invocation, self.owner.timeouts.command)
         return await self._answer("Cancelled")
 
@@ -180,4 +199,5 @@ class PendingForm:
         return ToolResult(
             message=f"{what} the form \u201c{name}\u201d; the call to {name} has finished.",
             result={"originalCall": {"tool": name, **self._outcome}},
+            opened_window_ids=self._opened or None,
         )

@@ -44,6 +44,8 @@ class ModalStack:
         self._guard = DialogGuard()
         self._modals: dict[Any, InPageModal] = {}
         self._forms: list[PendingForm] = []
+        self._form_answer: dict[str, Any] | None = None
+        """The notice with the page's answer to a form the person submitted (nobody's call was waiting for it)."""
 
     @property
     def dialog(self) -> JsDialog | None:
@@ -95,8 +97,9 @@ class ModalStack:
         self._guard.stop(doc_seq)
 
     def notices(self, doc_seq: int) -> list[dict[str, Any]]:
-        """The tab's notice while its dialogs are stopped."""
-        return self._guard.notices(doc_seq)
+        """The tab's notices: its dialogs are stopped; the answer to a form the person submitted."""
+        answer = [self._form_answer] if self._form_answer is not None else []
+        return [*self._guard.notices(doc_seq), *answer]
 
     def dialog_answer(self, what: str) -> ToolResult | None:
         """The answer for an operation that a JavaScript dialog stopped, if one is open."""
@@ -188,7 +191,20 @@ class ModalStack:
         return form
 
     def close_form(self, form: PendingForm) -> None:
-        """The form was submitted or cancelled: its window goes."""
+        """The form was submitted or cancelled: its window goes.
+
+        When no agent's submit or cancel waits for the page's answer (the person submitted, as
+        `--human-submit` requires), the answer stays on the tab as a notice until the next form's.
+        """
+        text = form.unclaimed_answer()
+        if text is not None:
+            self._form_answer = {
+                "type": "notice",
+                "id": "form-answer",
+                "severity": "error" if text.startswith("error") else "success",
+                "text": f"The form \u201c{form.tool.name}\u201d (window {form.window.id}) was submitted in the "
+                f"page; the call that filled it has finished: {text}",
+            }
         if form in self._forms:
             self._forms.remove(form)
             self._forget(form)

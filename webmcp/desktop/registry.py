@@ -131,8 +131,17 @@ class Desktop:
         return window
 
     def forget(self, window_id: str) -> None:
-        """`window_id` is no longer published."""
-        self._windows.pop(window_id, None)
+        """`window_id` is no longer published; a modal window over it now lies over its owner.
+
+        (A waiting form's submit may open a `<dialog>` over the form, and the form's window
+        closes a moment later: the dialog stays modal over the tab, never owned by a window
+        that is gone.)
+        """
+        gone = self._windows.pop(window_id, None)
+        if gone is None:
+            return
+        for other in self._windows.values():
+            other.window.owner_closed(gone.window)
 
     async def browser_send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         return await self.browser.send(method, params)

@@ -27,6 +27,12 @@ class WindowState:
     summary: str = ""
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
+    def owner_closed(self, closed: WindowState) -> None:
+        """The window this one lay over (`closed`) went: it lies over that one's owner now."""
+        if self.owner_id == closed.id:
+            self.owner_id = closed.owner_id
+            self.version += 1
+
     def to_json(self) -> dict[str, Any]:
         """The GUI bridge §4.2 (docs/protocols.md#gui-4.2) Window object."""
         return {
