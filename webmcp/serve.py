@@ -86,11 +86,17 @@ async def serve(
         raise BrowserGone(connection.close_reason)
 
 
-async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
-    """Before MCP is served: every tab is a window, and the command line's pages have loaded.
+START_BUDGET = 3.0
+"""How long start-up waits for the command line's pages to become usable before MCP is served (s)."""
 
-    So a client's first tools/list and app://windows already hold the pages' tools. Each
-    page has the navigation deadline; one that does not load in time is listed as loading.
+
+async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
+    """Before MCP is served: every tab is a window, and the command line's pages are on their way.
+
+    So a client's first tools/list and app://windows already hold the tools of the pages that
+    came up. MCP is served after at most `START_BUDGET` seconds, however slow a start page's
+    server is (one that never answers included): a page not usable by then is listed as
+    loading, and goes on loading; its tools come with tools/list_changed.
     """
     timeouts = desktop.timeouts
     await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
@@ -105,17 +111,31 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
         tab = await desktop.open_tab()
         if tab is not None:
             targets.append((tab, url))
+    if not targets:
+        return
+    left = len(targets)
+    all_usable = anyio.Event()
 
     async def load(tab: Tab, url: str) -> None:
+        nonlocal left
         try:
             async with tab.op_lock:
                 await tab.navigate(url)
         except ToolError as exc:
             logger.warning("could not open %s: %s", url, exc.message)
+        finally:
+            tab.expect("")  # from now on the tab shows what it shows
+            left -= 1
+            if not left:
+                all_usable.set()
 
-    async with anyio.create_task_group() as tg:
-        for tab, url in targets:
-            tg.start_soon(load, tab, url)
+    for tab, url in targets:
+        tab.expect(url)
+        desktop.spawn(load, tab, url, on_fault=tab.fault)
+    with anyio.move_on_after(START_BUDGET):
+        await all_usable.wait()
+    if left:
+        logger.info("%d start page(s) still loading; serving MCP meanwhile", left)
 
 
 class BrowserGone(BridgeError):

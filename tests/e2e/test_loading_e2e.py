@@ -10,9 +10,12 @@ import json
 from typing import Any
 
 import anyio
+import anyio.abc
 import pytest
 
-from tests.support.stage import Stage, address_of
+from cdp_bridge.launcher import BrowserProcess
+from tests.support.stage import Stage, address_of, open_stage
+from webmcp.serve import START_BUDGET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -131,3 +134,31 @@ async def test_a_call_answers_when_its_next_page_is_usable_and_a_later_alert_is_
     (dialog,) = [w for w in doc["windows"] if w.get("modal") and w.get("ownerId") == win]
     accepted = await stage.call(f"{dialog['id']}__accept", {})
     assert not accepted.is_error, accepted.structured_content
+
+
+async def test_start_is_not_held_by_a_start_page_whose_server_never_answers(site: str, browser: BrowserProcess) -> None:
+    held: list[anyio.abc.SocketStream] = []
+
+    async def accept_and_say_nothing(stream: anyio.abc.SocketStream) -> None:
+        held.append(stream)
+        await anyio.sleep_forever()
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    silent = f"http://127.0.0.1:{port}/never"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, accept_and_say_nothing)
+        with anyio.fail_after(START_BUDGET + 12):  # the navigation deadline (15 s) would not fit
+            async with open_stage(site, browser, "auto", silent, start_path="/kitchen/") as stage:
+                doc = await stage.windows()
+                waiting = [w for w in doc["windows"] if "Loading" in w["summary"] and "127.0.0.1" in w["summary"]]
+                assert waiting, [(w["id"], w["summary"]) for w in doc["windows"]]
+                assert all(w["summary"] for w in doc["windows"]), "no window without a summary"
+                kitchen = next(w for w in doc["windows"] if address_of(w) == site + "/kitchen/")
+                assert kitchen["title"] == "Harbor Kitchen — Menu"
+                assert any(n.endswith("__show_menu") for n in await stage.tool_names())
+        assert held, "the bridge did ask the silent server"
+        tg.cancel_scope.cancel()
+    for stream in held:
+        await stream.aclose()
+    await listener.aclose()

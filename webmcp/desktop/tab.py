@@ -75,6 +75,8 @@ class Tab:
         self._end_wakers: set[anyio.Event] = set()
         self._doc_seq = 0
         self._doc_url = ""
+        self._expected_url = ""
+        """Before its first commit, the address the tab was sent to (start pages)."""
         """The address of the document shown, from its commit (the target's info may lag behind it)."""
         self._page_blocks: list[dict[str, Any]] = []
         self._window_opens = 0
@@ -93,6 +95,7 @@ class Tab:
             window_id, page, self._timeouts, desktop.policy, self._modals, self._view, lambda: self._window.version
         )
         self._guard = WriteGuard(page, self._timeouts, self.until_ended)
+        self._compose(None)  # a window is never without a summary, even before its first read
 
     # --- what others read ------------------------------------------------------------
 
@@ -209,7 +212,9 @@ class Tab:
         on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
         await install_observer(session)
         self._mirror.frames_show(await frame_origins(session))
-        if session is self._page.session and self._page.url not in ("", "about:blank"):
+        if session is self._page.session and self._page.url in ("", "about:blank"):
+            self._navigator.attached(True)  # a blank tab is not loading anything
+        elif session is self._page.session:
             # A page that was already loaded when the bridge attached (--cdp-url).
             await self._mirror.recover_child_frames(session)
             # Its load event is past: ask once (after Page.enable, so a load still to come is heard).
@@ -329,6 +334,11 @@ class Tab:
         if title and _bare(title) != _bare(url):
             return title
         return address or "New tab"
+
+    def expect(self, url: str) -> None:
+        """The tab is about to load `url`: until a document commits, the window says it is loading it."""
+        self._expected_url = url
+        self._compose(self._view.view)
 
     @property
     def address(self) -> str:
@@ -465,7 +475,15 @@ class Tab:
     def _compose(self, view: View | None) -> None:
         """The window from `view`, the document's latest read (None: nothing of it read yet)."""
         self._retitle()
-        summary = summarize_tab(self._window.title, self.address, view, len(self._mirror.tools), self.loading)
+        # A start page on its way: the blank document shown meanwhile is not what the tab is for.
+        expected = self._expected_url if self.address in ("", "about:blank") else ""
+        summary = summarize_tab(
+            self._window.title,
+            expected or self.address,
+            None if expected else view,
+            len(self._mirror.tools),
+            self.loading or bool(expected),
+        )
         # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
         # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
         if view is None:
@@ -481,6 +499,9 @@ class Tab:
             # Title and address only: the page's content and tools stay with the person at the browser.
             summary = f"This page is not shown to agents: {blocked}"
             page_blocks = [{"type": "notice", "id": "blocked", "severity": "warn", "text": summary}]
+        elif expected:
+            text = f"Loading {cap_text(expected, 300)}: its server has not answered yet."
+            state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
         elif self.loading and self.address not in ("", "about:blank"):
             text = (
                 "Still loading: what has rendered is shown, and this window follows the page as it goes on."
