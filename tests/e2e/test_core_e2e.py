@@ -155,12 +155,17 @@ async def test_user_edit_raises_version_and_notifies(stage: Stage) -> None:
 async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: str, browser, mode: str) -> None:
     from tests.support.stage import open_stage
 
-    async with open_stage(site, browser, mode, start_path="/?late=1200") as stage:
-        await stage.wait_tools(lambda names: any(n.endswith("__list_tickets") for n in names))
+    async with open_stage(site, browser, mode, start_path="/kitchen/") as stage:
+        # The late tool comes 8 s after the page's script runs: well after open_tab has answered
+        # (at most 5 s after the commit), so its arrival can only be told by tools/list_changed.
+        # (Started from the command line, a busy machine could list it before the first tools/list.)
+        opened = await stage.call("app__open_tab", {"url": site + "/?late=8000"})
+        (win,) = opened.structured_content["openedWindowIds"]
         seen = stage.mcp.notifications.count("tools_list_changed")
-        names = await stage.wait_tools(lambda names: any(n.endswith("__escalate_ticket") for n in names))
+        names = await stage.tool_names()
+        assert f"{win}__list_tickets" in names and f"{win}__escalate_ticket" not in names
+        names = await stage.wait_tools(lambda names: f"{win}__escalate_ticket" in names, timeout=30)
         assert stage.mcp.notifications.count("tools_list_changed") > seen
-        win = next(n for n in names if n.endswith("__escalate_ticket")).split("__")[0]
         seen = stage.mcp.notifications.count("tools_list_changed")
         claimed = await stage.call(f"{win}__claim_welcome_bonus")
         assert claimed.structured_content["result"] == {"claimed": True}
