@@ -237,9 +237,11 @@ async def real_estate(s: Session) -> bool:
     tab = (await s.tab())["id"]
     call = await s.call(tab, "search_location", {"location": "Seattle"}, version=True, need=False)
     for dialog in call.opened:
+        await s.wait_tool(dialog, "accept")
         await s.call(dialog, "accept", {}, need=False)
     for modal in await s.modals():
         s.note(f"a dialog the call did not report was open: {modal['title']!r}")
+        await s.wait_tool(modal["id"], "accept")
         await s.call(modal["id"], "accept", {}, need=False)
     await _mixed_documents(s, "/real-estate-map/index.html", "Map")
     return await s.check("the map page for Seattle", _at("map.html?location=Seattle", ""), sync=False)
