@@ -5,7 +5,8 @@ the page to cancel it when the call ends before the page answered (a deadline, t
 giving up, an error), and hands it over, explicitly and in one step, to the task that
 follows a call which outlives its request (one that opened a dialog, a form that waits for
 a person). A call that opens a JavaScript dialog returns at once with the dialog in
-`openedWindowIds`; whatever the page hands back is masked before it leaves.
+`openedWindowIds`; whatever the page hands back is masked before it leaves (with the live
+values of the secret fields as the server sends the answer).
 
 Deadlines: the whole call (the dispatcher's lock wait and version check included) is
 answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; an
@@ -28,7 +29,6 @@ from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
-from webmcp.desktop.secret_values import mask_outgoing
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
@@ -443,14 +443,10 @@ async def _page_result(
     if outcome.status == "Completed":
         output, cut = cap_result(outcome.output)
         # A page may echo what the user typed into a password or card field, or a value a
-        # script set a moment ago: mask with the secret fields' values as they are now.
+        # script set a moment ago: masked here with the last read's values, and again as the
+        # answer leaves the server (server/app.py), with the values the fields hold then.
         value = output if isinstance(output, dict) else {"value": output}
-        if host.has_secret_fields():
-            # A script may have set a secret field's value without any change the view saw.
-            sends = [s.send for s in host.sessions()]
-            result = await mask_outgoing(value, sends, known=host.secret_values(), timeout=host.timeouts.command)
-        else:
-            result = host.mask(value)
+        result = host.mask(value)
         answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result)
         if cut is not None:
             answer.message = f"{answer.message} {cut}"
