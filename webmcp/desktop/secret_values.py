@@ -10,7 +10,7 @@ bridge unmasked.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
@@ -20,7 +20,6 @@ import anyio
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.view.masking import mask_secrets
 from webmcp.view.secrets import FIND_SECRETS_JS, READ_SECRETS_JS
 
 __all__ = [
@@ -28,7 +27,6 @@ __all__ = [
     "SecretHolder",
     "Send",
     "current_secrets",
-    "mask_outgoing",
     "read_secret_fields",
     "read_secret_values",
 ]
@@ -84,20 +82,6 @@ async def _read_frame_values(send: Send, frame_id: str, values: set[str]) -> Non
     found = reply.get("result", {}).get("value")
     if isinstance(found, list):
         values.update(v for v in found if isinstance(v, str) and v)
-
-
-async def mask_outgoing(
-    result: Any, sends: Sequence[Send], known: Collection[str] = (), *, timeout: float = 2.0
-) -> Any:
-    """`result` masked with the secrets known so far and those the tab's frames hold right now.
-
-    Call it on every tool result and resource body of a tab just before it is returned:
-    `sends` are the tab's session and those of its out-of-process iframes.
-    """
-    values = set(known)
-    for send in sends:
-        values |= await read_secret_values(send, timeout=timeout)
-    return mask_secrets(result, values)
 
 
 class SecretHolder(Protocol):
