@@ -65,7 +65,8 @@ async def test_an_autosubmit_form_called_with_expected_version_completes_without
 ) -> None:
     win, window = await _tab_on(stage, "/kitchen/order.html", "place_order")
     answer = await stage.call(
-        f"{win}__place_order", {"dish": "mussels", "quantity": 2, "pickup": "19:15", "expectedVersion": window["version"]}
+        f"{win}__place_order",
+        {"dish": "mussels", "quantity": 2, "pickup": "19:15", "expectedVersion": window["version"]},
     )
     assert not answer.is_error, answer.structured_content
     assert "typed" not in answer.structured_content["message"], answer.structured_content
@@ -110,7 +111,10 @@ async def test_with_human_submit_the_pages_answer_reaches_the_agent_where_it_was
     page = await human.user_page("/kitchen/book.html")
     await page.click("button[type=submit]")
     doc = await human.wait_windows(
-        lambda d: any(b.get("id") == "form-answer" for b in _window(d, win)["blocks"]) and all(w["id"] != form_id for w in d["windows"])
+        lambda d: (
+            any(b.get("id") == "form-answer" for b in _window(d, win)["blocks"])
+            and all(w["id"] != form_id for w in d["windows"])
+        )
     )
     (notice,) = [b for b in _window(doc, win)["blocks"] if b.get("id") == "form-answer"]
     assert notice["severity"] == "success" and "T-001" in notice["text"], notice

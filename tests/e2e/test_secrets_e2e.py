@@ -18,8 +18,8 @@ from playwright.async_api import async_playwright
 from cdp_bridge.errors import ProtocolError
 from cdp_bridge.launcher import BrowserProcess
 from tests.support.stage import Stage
-from webmcp.desktop.secret_values import mask_outgoing, read_secret_fields
-from webmcp.view.masking import MASK
+from webmcp.desktop.secret_values import read_secret_fields, read_secret_values
+from webmcp.view.masking import MASK, mask_secrets
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -119,7 +119,8 @@ async def test_the_element_rule_finds_every_variant_in_a_real_page(site: str, br
                 assert described["node"]["backendNodeId"] not in found.backend_ids
 
                 await page.evaluate("document.getElementById('late').value = 'set-by-script-after-the-snapshot'")
-                masked = await mask_outgoing({"echo": "pw set-by-script-after-the-snapshot"}, [send], timeout=10)
+                now = await read_secret_values(send, timeout=10)
+                masked = mask_secrets({"echo": "pw set-by-script-after-the-snapshot"}, now)
             assert masked == {"echo": f"pw {MASK}"}
         finally:
             await user.close()

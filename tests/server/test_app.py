@@ -30,9 +30,10 @@ class FakeTimeouts:
 
 @dataclass(eq=False)
 class FakeTab:
-    """A tab with one page tool, whose call fails with `raises`."""
+    """A tab with one page tool, whose call fails with `raises` (or answers `result`)."""
 
-    raises: Exception
+    raises: Exception | None
+    result: ToolResult | None = None
     window: WindowState = field(default_factory=lambda: WindowState(id="tab-1", title="T", version=1))
     window_kind: str = "tab"
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -64,7 +65,10 @@ class FakeTab:
         deadline: float | None = None,
         check: VersionCheck | None = None,
     ) -> ToolResult:
-        raise self.raises
+        if self.raises is not None:
+            raise self.raises
+        assert self.result is not None
+        return self.result
 
 
 @dataclass
@@ -78,9 +82,22 @@ class FakeDesktop:
     def window(self, window_id: str) -> FakeTab | None:
         return self.tab if window_id == self.tab.window.id else None
 
+    known: frozenset[str] = frozenset()
+    """Secret values as of the last read of every tab."""
+    now: frozenset[str] = frozenset()
+    """Secret values the tab's page holds right now (set by script after the last read)."""
+    asked: list[tuple[str, bool]] = field(default_factory=list)
 
-async def _call(raises: Exception, mode: str) -> Any:
-    server = build_server(FakeDesktop(FakeTab(raises)), Broadcaster())  # type: ignore[arg-type]
+    def known_secrets(self) -> frozenset[str]:
+        return self.known
+
+    async def secrets_for(self, window_id: str, *, live: bool = True) -> frozenset[str]:
+        self.asked.append((window_id, live))
+        return self.known | self.now if live else self.known
+
+
+async def _call(raises: Exception | None, mode: str, desktop: FakeDesktop | None = None) -> Any:
+    server = build_server(desktop or FakeDesktop(FakeTab(raises)), Broadcaster())  # type: ignore[arg-type]
     async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
         return await client.call_tool("tab-1__buy", {})
 
@@ -112,3 +129,51 @@ async def test_a_tool_error_is_its_own_result_and_is_not_logged_as_a_failure(cap
         "pageMessage": "no",
     }
     assert [r for r in caplog.records if r.exc_info is not None] == []
+
+
+LATE = "late-set-pw-9f3a"
+"""A password a script set after the last read: only a read of the page as the answer leaves knows it."""
+
+
+def _all_text(result: Any) -> str:
+    return str(result.structured_content) + "".join(getattr(c, "text", "") for c in result.content)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ToolError("page_error", f"The page tool buy failed: bad {LATE}", page_message=f"bad {LATE}"),
+        ToolError("browser_error", f"The browser refused buy: {LATE}", detail=LATE),
+        ToolError("call_interrupted", f"The tab moved to /?pw={LATE} during the call", outcome="unknown"),
+    ],
+    ids=["pageMessage", "detail", "message"],
+)
+async def test_an_error_is_masked_with_the_secret_values_the_page_holds_as_it_leaves(error: ToolError) -> None:
+    desktop = FakeDesktop(FakeTab(error), known=frozenset({"old-pw-1"}), now=frozenset({LATE}))
+    result = await _call(None, "auto", desktop)
+    assert result.is_error is True
+    assert LATE not in _all_text(result) and "••••••" in _all_text(result)
+    assert result.structured_content["code"] == error.code
+    assert desktop.asked == [("tab-1", True)]
+
+
+async def test_a_result_is_masked_with_the_live_values_and_its_bridge_fields_are_kept() -> None:
+    answer = ToolResult(message="buy completed.", result={"echo": f"pw {LATE}", LATE: 1}, opened_window_ids=["tab"])
+    # A secret as short as a window id must not break the answer's shape.
+    desktop = FakeDesktop(FakeTab(None, answer), known=frozenset({"tab"}), now=frozenset({LATE}))
+    result = await _call(None, "auto", desktop)
+    assert result.is_error is False
+    assert result.structured_content == {
+        "message": "buy completed.",
+        "openedWindowIds": ["tab"],
+        "result": {"echo": "pw ••••••", "••••••": 1},
+    }
+    assert LATE not in _all_text(result)
+
+
+async def test_an_error_that_says_the_page_does_not_answer_does_not_wait_for_the_page() -> None:
+    error = ToolError("action_timeout", "buy did not answer within 5 s", page_told=False)
+    desktop = FakeDesktop(FakeTab(error), known=frozenset({"old-pw-1"}), now=frozenset({LATE}))
+    result = await _call(None, "auto", desktop)
+    assert result.structured_content["code"] == "action_timeout"
+    assert desktop.asked == [("tab-1", False)]

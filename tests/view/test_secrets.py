@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from typing import Any
 
 import pytest
 
 from webmcp.view.secrets import FIND_SECRETS_JS, IS_SECRET_JS, READ_SECRETS_JS, SECRET_SELECTOR, is_secret_field
 
-# (tag, attributes, label)
+# (tag, attributes, label[, computed -webkit-text-security])
 SECRET = [
     ("input", {"type": "password"}, ""),
     ("input", {"type": "PASSWORD"}, ""),
@@ -37,6 +38,24 @@ SECRET = [
     ("input", {"type": "text", "placeholder": "Security code"}, ""),
     ("div", {"role": "textbox", "contenteditable": "true"}, "One-time code"),
     ("textarea", {"name": "recovery_passphrase"}, ""),
+    # issue 19 item 5: API keys and tokens by whole words of name and id, and dots drawn by CSS
+    ("input", {"type": "text", "name": "api_key"}, ""),
+    ("input", {"type": "text", "name": "token"}, ""),
+    ("input", {"type": "text", "name": "secret"}, ""),
+    ("input", {"type": "text", "name": "gemini_api_key"}, ""),
+    ("input", {"type": "text", "id": "geminiAPIKey"}, ""),
+    ("input", {"type": "text", "id": "apiKey"}, ""),
+    ("input", {"type": "text", "name": "x-api-key"}, ""),
+    ("input", {"type": "text", "name": "openai.apikey"}, ""),
+    ("input", {"type": "text", "name": "access_token"}, ""),
+    ("input", {"type": "text", "name": "client-secret"}, ""),
+    ("input", {"type": "text", "name": "private_key"}, ""),
+    ("input", {"type": "text", "id": "newPassword"}, ""),
+    ("input", {"type": "text", "name": "password2"}, ""),
+    ("input", {"type": "text", "name": "pin1"}, ""),
+    ("input", {"type": "text", "name": "field_a"}, "", "disc"),
+    ("textarea", {"name": "notes"}, "", "circle"),
+    ("div", {"role": "textbox", "contenteditable": "true"}, "", "square"),
 ]
 NOT_SECRET = [
     ("input", {"type": "text", "name": "username"}, "Username"),
@@ -51,29 +70,53 @@ NOT_SECRET = [
     ("a", {"href": "/reset"}, "Forgot password?"),
     ("input", {"type": "text", "name": "opinion"}, "Pinned note"),
     ("input", {"type": "text", "autocomplete": "cc-name"}, "Name on card"),
+    # issue 19 item 5: words that merely contain a secret word are not secret
+    ("input", {"type": "number", "name": "passengers"}, "Passengers"),
+    ("input", {"type": "text", "name": "passport"}, "Passport number"),
+    ("input", {"type": "text", "name": "passport_number"}, ""),
+    ("input", {"type": "text", "name": "cardholder"}, "Cardholder"),
+    ("input", {"type": "text", "id": "cardholderName"}, ""),
+    ("textarea", {"name": "card_message"}, "Card message"),
+    ("input", {"type": "text", "name": "compass"}, "Compass heading"),
+    ("input", {"type": "text", "name": "keyword"}, "Keyword"),
+    ("input", {"type": "text", "name": "monkey"}, ""),
+    ("input", {"type": "text", "name": "tokenizer"}, "Tokenizer"),
+    ("input", {"type": "text", "name": "secretary"}, "Secretary"),
+    ("input", {"type": "text", "name": "bypass"}, ""),
+    ("input", {"type": "text", "name": "passage"}, "Passage"),
+    ("input", {"type": "text", "name": "pinyin"}, "Pinyin"),
+    ("input", {"type": "text", "name": "api_version"}, "API version"),
+    ("input", {"type": "text", "name": "key_name"}, "Name"),
+    ("input", {"type": "text", "name": "field_b"}, "", "none"),
 ]
 
 
-@pytest.mark.parametrize(("tag", "attrs", "label"), SECRET)
-def test_secret_fields_are_recognised(tag: str, attrs: dict[str, str], label: str) -> None:
-    assert is_secret_field(tag, attrs, label)
+@pytest.mark.parametrize("case", SECRET, ids=repr)
+def test_secret_fields_are_recognised(case: tuple[Any, ...]) -> None:
+    assert is_secret_field(*case)
 
 
-@pytest.mark.parametrize(("tag", "attrs", "label"), NOT_SECRET)
-def test_ordinary_fields_are_not_secret(tag: str, attrs: dict[str, str], label: str) -> None:
-    assert not is_secret_field(tag, attrs, label)
+@pytest.mark.parametrize("case", NOT_SECRET, ids=repr)
+def test_ordinary_fields_are_not_secret(case: tuple[Any, ...]) -> None:
+    assert not is_secret_field(*case)
+
+
+def test_the_tables_hold_at_least_fifteen_of_each_kind_beyond_the_old_ones() -> None:
+    assert len(SECRET) >= 40 and len(NOT_SECRET) >= 28
 
 
 _NODE_HARNESS = """
 const isSecretField = %s;
 const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const out = cases.map(([tag, attrs, label]) => {
+const out = cases.map(([tag, attrs, label, security]) => {
   const el = {
     localName: tag, type: (attrs.type || "text").toLowerCase(),
     isContentEditable: (attrs.contenteditable || "false") !== "false",
     getAttribute: (n) => (n in attrs ? attrs[n] : null),
     labels: label ? [{textContent: label}] : [],
-    ownerDocument: {getElementById: () => null},
+    ownerDocument: {getElementById: () => null, defaultView: {getComputedStyle: () => ({
+      getPropertyValue: (n) => (n === "-webkit-text-security" ? security || "none" : ""),
+    })}},
   };
   return isSecretField(el);
 });
@@ -126,3 +169,8 @@ def test_the_read_and_find_expressions_answer_the_secret_fields_of_the_document(
 
 def test_the_selector_is_well_formed() -> None:
     assert 'autocomplete~="cc-number" i' in SECRET_SELECTOR and "textarea[" in SECRET_SELECTOR
+
+
+def test_the_selector_decides_by_type_and_autocomplete_only_never_by_a_substring_of_a_name() -> None:
+    # `input[name*="pass"]` masked passengers, passport and compass (issue 19 item 5).
+    assert "*=" not in SECRET_SELECTOR and "name" not in SECRET_SELECTOR and "id*" not in SECRET_SELECTOR

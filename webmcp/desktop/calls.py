@@ -5,7 +5,8 @@ the page to cancel it when the call ends before the page answered (a deadline, t
 giving up, an error), and hands it over, explicitly and in one step, to the task that
 follows a call which outlives its request (one that opened a dialog, a form that waits for
 a person). A call that opens a JavaScript dialog returns at once with the dialog in
-`openedWindowIds`; whatever the page hands back is masked before it leaves.
+`openedWindowIds`; whatever the page hands back is masked before it leaves (with the live
+values of the secret fields as the server sends the answer).
 
 Deadlines: the whole call (the dispatcher's lock wait and version check included) is
 answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; an
@@ -20,7 +21,6 @@ from typing import Any, Protocol
 
 import anyio
 
-from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import JsDialog
@@ -28,7 +28,6 @@ from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
-from webmcp.desktop.secret_values import mask_outgoing
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
@@ -85,9 +84,6 @@ class CallHost(Protocol):
     def changed(self) -> None: ...
     async def catch_up(self, budget: float, since: float | None = None) -> None: ...
     async def navigation_settled(self, budget: float) -> None: ...
-    def sessions(self) -> list[CDPSession]: ...
-    def has_secret_fields(self) -> bool: ...
-    def secret_values(self) -> frozenset[str]: ...
     def mask(self, value: Any) -> Any: ...
     def opened_mark(self) -> int: ...
     async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]: ...
@@ -272,10 +268,11 @@ async def _answer_then_dialog(
     """The call has its answer, and the page it led to opened a dialog: answer now, with the dialog.
 
     The page cannot be read while the dialog is up, so the answer is masked with the secret
-    values as last read; the dialog's own answer carries the same outcome.
+    values as last read (server/app.py skips its live read too); the dialog's own answer
+    carries the same outcome.
     """
     try:
-        answer = await _page_result(host, tool, invocation, opened_mark, page_blocked=True)
+        answer = await _page_result(host, tool, invocation, opened_mark)
         outcome = answer.wire()
     except ToolError as exc:
         dialog.carries(invocation)
@@ -355,7 +352,7 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
             if (dialog := host.modals.dialog) is not None:
                 opened.append(dialog.window.id)
             try:
-                outcome = (await _page_result(host, invocation.tool, invocation, page_blocked=bool(dialog))).wire()
+                outcome = (await _page_result(host, invocation.tool, invocation)).wire()
             except ToolError as exc:
                 outcome = {"error": exc.to_dict()}
     finally:
@@ -482,23 +479,17 @@ async def _page_result(
     tool: PageTool,
     invocation: Invocation,
     opened_mark: tuple[int, int] | None = None,
-    *,
-    page_blocked: bool = False,
 ) -> ToolResult:
-    """The call's answer from its outcome (`page_blocked`: a dialog holds the page, which cannot be asked)."""
+    """The call's answer from its outcome (masked again, with live values, as it leaves the server)."""
     outcome = invocation.outcome
     assert outcome is not None
     if outcome.status == "Completed":
         output, cut = cap_result(outcome.output)
         # A page may echo what the user typed into a password or card field, or a value a
-        # script set a moment ago: mask with the secret fields' values as they are now.
+        # script set a moment ago: masked here with the last read's values, and again as the
+        # answer leaves the server (server/app.py), with the values the fields hold then.
         value = output if isinstance(output, dict) else {"value": output}
-        if host.has_secret_fields() and not page_blocked:
-            # A script may have set a secret field's value without any change the view saw.
-            sends = [s.send for s in host.sessions()]
-            result = await mask_outgoing(value, sends, known=host.secret_values(), timeout=host.timeouts.command)
-        else:
-            result = host.mask(value)
+        result = host.mask(value)
         answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result)
         if cut is not None:
             answer.message = f"{answer.message} {cut}"

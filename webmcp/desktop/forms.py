@@ -24,15 +24,17 @@ from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, from_cdp_error
-from webmcp.js import load
+from webmcp.js import call, load
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
-from webmcp.view.masking import MASK, SECRET_SELECTOR
+from webmcp.view.masking import MASK
+from webmcp.view.secrets import IS_SECRET_JS
 
 __all__ = ["PendingForm", "read_form_fields"]
 
-# Runs on the <form> element: what a person sees in it (label and value of each control).
-_FIELDS_JS = load("form_fields.js")
+# Runs on the <form> element: what a person sees in it (label and value of each control), secrets
+# decided by the one element rule.
+_FIELDS_JS = call(load("form_fields.js"), IS_SECRET_JS)
 _ANSWER_TEXT = 2048
 """How much of the page's answer to a form the person submitted its notice shows."""
 
@@ -51,7 +53,6 @@ async def read_form_fields(
         {
             "objectId": resolved["object"]["objectId"],
             "functionDeclaration": _FIELDS_JS,
-            "arguments": [{"value": SECRET_SELECTOR}],
             "returnByValue": True,
         },
         timeout=timeouts.command,

@@ -260,7 +260,9 @@ class Navigator:
             await watch.until(loader_id, _PARSED)
             if not watch.reached(loader_id, _LOADED):
                 await first_of(
-                    lambda: watch.until(loader_id, _LOADED), lambda: self._view.quiet(SETTLE_QUIET), timeout=SETTLE_LIMIT
+                    lambda: watch.until(loader_id, _LOADED),
+                    lambda: self._view.quiet(SETTLE_QUIET),
+                    timeout=SETTLE_LIMIT,
                 )
 
 

@@ -70,6 +70,8 @@ class LiveView:
         self._has_secret_fields = True  # until a view says otherwise, mask by reading the page
         self._last_report = -float("inf")
         """When the page's observer last reported a change (`anyio.current_time()`)."""
+        self._report = anyio.Event()
+        """Set (and replaced) at each report of a change."""
         self._read_began = -float("inf")
         """When the latest read began."""
 
@@ -93,6 +95,8 @@ class LiveView:
         """The change observer in one of the page's frames reported a change."""
         self._last_report = anyio.current_time()
         self._dirty.set()
+        report, self._report = self._report, anyio.Event()
+        report.set()
 
     def forget(self) -> None:
         """The renderer crashed: there is no view until a new document is read."""
@@ -110,8 +114,13 @@ class LiveView:
 
     async def quiet(self, period: float) -> None:
         """Until the page has reported no change for `period` seconds (its rendering has settled)."""
-        while (left := self._last_report + period - anyio.current_time()) > 0:
-            await anyio.sleep(left)
+        if anyio.current_time() - self._last_report >= period:
+            return
+        while True:
+            with anyio.move_on_after(period) as waited:
+                await self._report.wait()
+            if waited.cancelled_caught:
+                return
 
     # --- reading ----------------------------------------------------------------------
 

@@ -25,8 +25,10 @@ from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.ports import OnFault, W
+from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
+from webmcp.view.masking import mask_secrets
 
 __all__ = ["Desktop", "Window"]
 
@@ -101,20 +103,44 @@ class Desktop:
     def windows_document(self) -> dict[str, Any]:
         """The `app://windows` document (GUI bridge §4.2 (docs/protocols.md#gui-4.2)).
 
-        Each window's JSON object is reused while the window is unchanged (same version,
-        title, owner and blocks list), so re-reading many idle tabs costs next to nothing.
+        Every text in it (titles, summaries, dialog messages, blocks) is masked with the values
+        of every tab's secret fields as of their last read, so a page that quotes a password in
+        its title or a dialog does not publish it. Each window's JSON object is reused while the
+        window and those values are unchanged (same version, title, owner and blocks list), so
+        re-reading many idle tabs costs next to nothing.
         """
         states = self.window_states()
+        secrets = self.known_secrets()
         fresh: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
         windows: list[dict[str, Any]] = []
         for w in states:
-            stamp = (w.version, w.title, w.modal, w.owner_id, w.summary, id(w.blocks))
+            stamp = (w.version, w.title, w.modal, w.owner_id, w.summary, id(w.blocks), secrets)
             hit = self._json_cache.get(w.id)
-            doc = hit[1] if hit is not None and hit[0] == stamp else w.to_json()
+            doc = hit[1] if hit is not None and hit[0] == stamp else _masked_json(w, secrets)
             fresh[w.id] = (stamp, doc)
             windows.append(doc)
         self._json_cache = fresh
         return {"operableWindowIds": operable_ids(states), "windows": windows}
+
+    def known_secrets(self) -> frozenset[str]:
+        """The values of every tab's secret fields as of its last read (memory only, to mask what leaves)."""
+        return frozenset().union(*(t.secret_values() for t in self.tabs.values()))
+
+    async def secrets_for(self, window_id: str, *, live: bool = True) -> frozenset[str]:
+        """`known_secrets`, and with `live` those the page of `window_id`'s tab holds right now.
+
+        A modal window's tab is the one at the root of its owner chain; for `app` or a window
+        that is gone there is no page to ask.
+        """
+        window = self._windows.get(window_id)
+        for _ in range(len(self._windows)):
+            if window is None or isinstance(window, Tab):
+                break
+            window = self._windows.get(window.window.owner_id or "")
+        known = self.known_secrets()
+        if not live or not isinstance(window, Tab):
+            return known
+        return known | await current_secrets(window, timeout=self._timeouts.command)
 
     def tab_for_target(self, target_id: str) -> Tab | None:
         """The tab of a page target id."""
@@ -286,3 +312,11 @@ class Desktop:
         """
         page = await self.targets.create_page("about:blank", self._timeouts.navigation)
         return self.tab_for_target(page.target_id) if page is not None else None
+
+
+def _masked_json(window: WindowState, secrets: frozenset[str]) -> dict[str, Any]:
+    """The window's JSON object with its page-made texts masked (its ids and version are the bridge's)."""
+    doc = window.to_json()
+    if secrets:
+        doc.update(mask_secrets({k: doc[k] for k in ("title", "summary", "blocks")}, secrets))
+    return doc

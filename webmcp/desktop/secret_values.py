@@ -1,27 +1,35 @@
-"""Secret values as the page holds them right now, and masking a result just before it leaves.
+"""Secret values as the page holds them right now, for masking an answer just before it leaves.
 
 A snapshot reads secret values when it is built; a script may set a password after that,
-and a page tool may echo it. `mask_outgoing` re-reads the values of every frame (with
-`webmcp.view.secrets.READ_SECRETS_JS`, in an isolated world the page cannot see or patch)
-and masks the result with them, so nothing typed or set into a secret field leaves the
+and a page tool may echo it, in its result or in the error it throws. `current_secrets`
+re-reads the values of every frame of a tab (with `webmcp.view.secrets.READ_SECRETS_JS`, in
+an isolated world the page cannot see or patch); the server masks every answer with them
+as it leaves (`webmcp.server.app`), so nothing typed or set into a secret field leaves the
 bridge unmasked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
 from cdp_bridge.batch import side_by_side
+from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.view.masking import mask_secrets
 from webmcp.view.secrets import FIND_SECRETS_JS, READ_SECRETS_JS
 
-__all__ = ["SecretFields", "Send", "mask_outgoing", "read_secret_fields", "read_secret_values"]
+__all__ = [
+    "SecretFields",
+    "SecretHolder",
+    "Send",
+    "current_secrets",
+    "read_secret_fields",
+    "read_secret_values",
+]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -32,8 +40,8 @@ async def read_secret_values(send: Send, *, timeout: float = 2.0) -> frozenset[s
     """Current values of the secret fields in every frame of the session behind `send`.
 
     Runs `READ_SECRETS_JS` in an isolated world per frame (page script cannot see or
-    patch it). Frames that are gone or navigating are skipped; the whole read is bounded
-    by `timeout` and answers what it found so far.
+    patch it), the frames side by side. Frames that are gone or navigating are skipped; the
+    whole read is bounded by `timeout` and answers what it found so far.
     """
     values: set[str] = set()
     with anyio.move_on_after(timeout):
@@ -41,44 +49,70 @@ async def read_secret_values(send: Send, *, timeout: float = 2.0) -> frozenset[s
             tree = await send("Page.getFrameTree", {})
         except CDPError:
             return frozenset()
-        pending = [tree.get("frameTree", {})]
-        while pending:
-            node = pending.pop()
-            pending.extend(node.get("childFrames", ()))
-            frame_id = node.get("frame", {}).get("id")
-            if not frame_id:
-                continue
-            try:
-                world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
-                reply = await send(
-                    "Runtime.evaluate",
-                    {
-                        "expression": READ_SECRETS_JS,
-                        "contextId": world["executionContextId"],
-                        "returnByValue": True,
-                        "silent": True,
-                    },
-                )
-            except (CDPError, KeyError):
-                continue
-            found = reply.get("result", {}).get("value")
-            if isinstance(found, list):
-                values.update(v for v in found if isinstance(v, str) and v)
+        await side_by_side([partial(_read_frame_values, send, f, values) for f in _frame_ids(tree)])
     return frozenset(values)
 
 
-async def mask_outgoing(
-    result: Any, sends: Sequence[Send], known: Collection[str] = (), *, timeout: float = 2.0
-) -> Any:
-    """`result` masked with the secrets known so far and those the tab's frames hold right now.
+def _frame_ids(tree: dict[str, Any]) -> list[str]:
+    found: list[str] = []
+    pending = [tree.get("frameTree", {})]
+    while pending:
+        node = pending.pop()
+        pending.extend(node.get("childFrames", ()))
+        frame_id = node.get("frame", {}).get("id")
+        if frame_id:
+            found.append(frame_id)
+    return found
 
-    Call it on every tool result and resource body of a tab just before it is returned:
-    `sends` are the tab's session and those of its out-of-process iframes.
+
+async def _read_frame_values(send: Send, frame_id: str, values: set[str]) -> None:
+    try:
+        world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
+        reply = await send(
+            "Runtime.evaluate",
+            {
+                "expression": READ_SECRETS_JS,
+                "contextId": world["executionContextId"],
+                "returnByValue": True,
+                "silent": True,
+            },
+        )
+    except KeyError:
+        return
+    found = reply.get("result", {}).get("value")
+    if isinstance(found, list):
+        values.update(v for v in found if isinstance(v, str) and v)
+
+
+class SecretHolder(Protocol):
+    """What masking needs of a tab (`webmcp.desktop.tab.Tab`)."""
+
+    @property
+    def dialog(self) -> object | None:
+        """The JavaScript dialog open on the page now: its page runs no script until it is answered."""
+
+    def has_secret_fields(self) -> bool: ...
+    def secret_values(self) -> frozenset[str]: ...
+    def sessions(self) -> list[CDPSession]: ...
+
+
+async def current_secrets(holder: SecretHolder, *, timeout: float) -> frozenset[str]:
+    """The values of `holder`'s secret fields as of its last read, and as its frames hold them now.
+
+    The page is asked only when its last view showed a secret field (most pages have none,
+    and then nothing is read) and it can answer: under a JavaScript dialog it runs no
+    script, so the values of the last read are all there is. Each session's read is
+    bounded by `timeout`; the sessions are read side by side.
     """
+    known = holder.secret_values()
+    if not holder.has_secret_fields() or holder.dialog is not None:
+        return known
+    reads = [partial(read_secret_values, s.send, timeout=timeout) for s in holder.sessions()]
     values = set(known)
-    for send in sends:
-        values |= await read_secret_values(send, timeout=timeout)
-    return mask_secrets(result, values)
+    for found in await side_by_side(reads):
+        if isinstance(found, frozenset):
+            values |= found
+    return frozenset(values)
 
 
 @dataclass(frozen=True)
@@ -106,16 +140,8 @@ async def read_secret_fields(send: Send, *, timeout: float = 2.0) -> SecretField
             tree = await send("Page.getFrameTree", {})
         except CDPError:
             return SecretFields()
-        frame_ids: list[str] = []
-        pending = [tree.get("frameTree", {})]
-        while pending:
-            node = pending.pop()
-            pending.extend(node.get("childFrames", ()))
-            frame_id = node.get("frame", {}).get("id")
-            if frame_id:
-                frame_ids.append(frame_id)
         # Frames are read side by side; one that fails (it navigated, or answered oddly) is skipped.
-        await side_by_side([partial(_read_frame, send, f, ids, values) for f in frame_ids])
+        await side_by_side([partial(_read_frame, send, f, ids, values) for f in _frame_ids(tree)])
         try:
             await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
         except CDPError:

@@ -1,6 +1,7 @@
-// Runs on a <form> element: what a person sees in it, the label and value of each control
-// (desktop/forms.py). `secret`: a CSS selector of the fields whose value is masked.
-(function (secret) {
+// Called with `isSecretField` (is_secret_field.js), it answers the function that runs on a
+// <form> element: what a person sees in it, the label and value of each control
+// (desktop/forms.py), with `secret` set where the rule calls the field secret.
+(isSecretField) => function () {
   const out = [];
   for (const el of this.elements) {
     if (!el.name || ['submit', 'button', 'reset', 'hidden', 'image'].includes(el.type)) continue;
@@ -8,10 +9,10 @@
       || el.getAttribute('toolparamdescription') || el.placeholder || el.name;
     let value = el.type === 'checkbox' || el.type === 'radio' ? (el.checked ? 'checked' : '') : String(el.value);
     if (el.type === 'radio' && !el.checked) continue;
-    out.push({label: String(label).slice(0, 200), value: String(value).slice(0, 2000), secret: el.matches(secret)});
+    out.push({label: String(label).slice(0, 200), value: String(value).slice(0, 2000), secret: isSecretField(el)});
   }
   const heading = this.querySelector('h1,h2,h3,legend');
   const title = this.getAttribute('aria-label') || this.getAttribute('tooldescription')
     || (heading && heading.innerText) || this.getAttribute('toolname') || '';
   return {title: String(title).trim().slice(0, 120), fields: out};
-})
+}

@@ -1,15 +1,22 @@
 // `is_secret_field` of view/secrets.py for a live element, in the page: called with the rule's
-// word lists (`autocomplete`, `words`, `joined`, `textTypes`), it answers `isSecretField(el)`.
+// lists (`autocomplete`, `terms`, `run`, `textTypes`), it answers `isSecretField(el)`.
+// Cheapest checks first: it runs on every field of every read. The computed style comes last.
 (rules) => {
   const AUTO = new Set(rules.autocomplete);
-  const WORDS = new Set(rules.words);
-  const JOINED = rules.joined;
+  const TERMS = new Set(rules.terms);
+  const RUN = rules.run;
   const TEXT = new Set(rules.textTypes);
+  const words = (s) => String(s || "").replace(/([a-z])([A-Z])|([A-Z])([A-Z][a-z])/g, "$1$3 $2$4").toLowerCase()
+    .split(/[^a-z]+/).filter(Boolean);
+  const says = (s) => {
+    const w = words(s);
+    for (let i = 0; i < w.length; i++) {
+      let joined = "";
+      for (let j = i; j < w.length && j < i + RUN; j++) { joined += w[j]; if (TERMS.has(joined)) return true; }
+    }
+    return false;
+  };
   return function isSecretField(el) {
-    const words = (s) => String(s || "").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase()
-      .split(/[^a-z0-9]+/).filter(Boolean);
-    const says = (s) => { const w = words(s); if (w.some((x) => WORDS.has(x))) return true;
-      const j = w.join(""); return JOINED.some((x) => j.includes(x)); };
     const attr = (n) => (el.getAttribute && el.getAttribute(n)) || "";
     const tag = String(el.localName || "").toLowerCase();
     if (tag === "input") {
@@ -25,6 +32,10 @@
     for (const id of attr("aria-labelledby").split(/\s+/).filter(Boolean)) {
       const ref = el.ownerDocument.getElementById(id); if (ref) texts.push(ref.textContent);
     }
-    return texts.some(says);
+    if (texts.some(says)) return true;
+    // Dots drawn by CSS (`-webkit-text-security: disc`): the page itself treats the text as secret.
+    const view = el.ownerDocument && el.ownerDocument.defaultView;
+    const security = view && view.getComputedStyle ? view.getComputedStyle(el).getPropertyValue("-webkit-text-security") : "";
+    return !["", "none"].includes(String(security || "").trim().toLowerCase());
   };
 }

@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 from cdp_bridge.errors import CDPError
 from cdp_bridge.reads import document_key, window_bounds
 from webmcp.desktop.registry import Desktop
+from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.tab import Tab
 from webmcp.uicontext.ids import IdMinter, doc_digest, tab_number
 from webmcp.uicontext.locate import (
@@ -44,7 +45,7 @@ from webmcp.uicontext.locate import (
     window_for_target,
 )
 from webmcp.uicontext.tree import TabFacts, assemble
-from webmcp.view.masking import SECRET_SELECTOR
+from webmcp.view.masking import SECRET_SELECTOR, mask_secrets
 
 __all__ = ["EXTENSION_ID", "PROTOCOL", "UIContext", "declare"]
 
@@ -172,7 +173,14 @@ class UIContext:
             if fact is not None and fact.pointing is not None and fact.pointing.brands and not self._app_name:
                 self._app_name = _brand_name(fact.pointing.brands)
         root = assemble(self._app_name or "Chromium", [f for f in facts if f is not None])
-        return {"protocol": PROTOCOL, "instance": self.instance, "root": root}
+        # Titles and values are the pages' text: masked with every secret value known, and those
+        # each tab with secret fields holds right now (read alongside its pointing).
+        live = [v for f in facts if f is not None for v in f.secrets]
+        return {
+            "protocol": PROTOCOL,
+            "instance": self.instance,
+            "root": _masked(root, self.desktop.known_secrets() | set(live)),
+        }
 
     async def _read_tab(self, tab: Tab, index: int, out: list[TabFacts | None]) -> None:
         limit = self.desktop.timeouts.command
@@ -180,7 +188,7 @@ class UIContext:
         window = await window_for_target(self.desktop.connection.browser, tab.page.target_id, limit)
         if window is not None:
             self._seen_windows.add(window.window_id)
-        pointing, doc = None, ""
+        pointing, doc, found = None, "", frozenset[str]()
         # A page under a JavaScript dialog runs no script until it is answered; a page whose
         # renderer is busy (e.g. the bridge's own AX snapshot of a huge page, seconds long)
         # is listed without its document rather than holding up the whole answer.
@@ -188,7 +196,7 @@ class UIContext:
         budget = self.tab_budget if tab.dialog is None and tab.blocked() is None else 0
         with anyio.move_on_after(budget):
             try:
-                pointing, doc = await self._read_page(tab, limit)
+                pointing, doc, found = await self._read_page(tab, limit)
             except* CDPError:
                 pointing = None  # closing or navigating right now: listed, without its document
         if pointing is None or not doc:
@@ -199,19 +207,25 @@ class UIContext:
             assert number is not None
             return self._ids.element(number, doc, backend_node_id)
 
-        out[index] = TabFacts(tab.id, tab.window.title, window, pointing, doc_id, element_id)
+        out[index] = TabFacts(tab.id, tab.window.title, window, pointing, doc_id, element_id, found)
 
     @staticmethod
-    async def _read_page(tab: Tab, limit: float) -> tuple[Pointing, str]:
+    async def _read_page(tab: Tab, limit: float) -> tuple[Pointing, str, frozenset[str]]:
         keys: list[str] = []
+        found: list[frozenset[str]] = []
 
         async def read_key() -> None:
             keys.append(await document_key(tab.page.session, limit))
 
+        async def read_secrets() -> None:
+            found.append(await current_secrets(tab, timeout=limit))
+
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_key)
+            if tab.has_secret_fields():
+                tg.start_soon(read_secrets)
             pointing = await collect_pointing(tab.page.session, tab.page.target_id, SECRET_SELECTOR, limit)
-        return pointing, doc_digest(keys[0])
+        return pointing, doc_digest(keys[0]), found[0] if found else frozenset()
 
     async def locate(self, element_id: str) -> dict[str, Any]:
         """`{state, bounds?}` for an id this run issued (UI context §4.2 (docs/protocols.md#uic-4.2)).
@@ -315,3 +329,16 @@ def _unknown(element_id: str) -> MCPError:
         f"Unknown element id {element_id!r}: this run of the bridge never issued it "
         f"(ids do not survive a restart); read ui://current for fresh ids.",
     )
+
+
+def _masked(element: dict[str, Any], secrets: frozenset[str] | set[str]) -> dict[str, Any]:
+    """`element` and its children with `title` and `value` masked (ids, roles and states are the bridge's)."""
+    if not secrets:
+        return element
+    out = dict(element)
+    for key in ("title", "value"):
+        if key in out:
+            out[key] = mask_secrets(out[key], secrets)
+    if "children" in out:
+        out["children"] = [_masked(c, secrets) for c in out["children"]]
+    return out

@@ -193,6 +193,8 @@ class TabFacts:
     """Only for a shown tab whose page answered."""
     doc_id: str | None
     element_id: Callable[[int], str]
+    secrets: frozenset[str] = frozenset()
+    """The values its secret fields held as it was read (memory only: to mask the answer)."""
 
     @property
     def shown(self) -> bool:

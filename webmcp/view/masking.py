@@ -1,14 +1,16 @@
-"""Secrets in a tab's view: which inputs are secret, and masking their values wherever they echo.
+"""Secrets in a tab's view: masking the values of secret fields wherever they echo.
 
-Password, card and one-time-code inputs are found with `SECRET_SELECTOR` (the AX tree
-cannot tell a card number field from any other textbox); their current values stay in
-the bridge's memory only, so that text which repeats one of them (a page echoing what
-was typed) is masked before it leaves the bridge.
+Which fields are secret is `webmcp.view.secrets`' rule (the AX tree cannot tell a card
+number field from any other textbox); their current values stay in the bridge's memory
+only, so that text which repeats one of them (a page echoing what was typed, in a result,
+an error, a title or a dialog) is masked before it leaves the bridge.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Any
 
 from webmcp.view.secrets import SECRET_SELECTOR as _SECRETS_SELECTOR
@@ -17,31 +19,37 @@ __all__ = ["MASK", "SECRET_SELECTOR", "mask_secrets"]
 
 MASK = "••••••"
 
-# A CSS superset, case-insensitive (`webmcp.view.secrets`): the DOM query of a snapshot finds
-# these; the element-level rule (labels, names) adds the rest.
+# Type and autocomplete only, case-insensitive (`webmcp.view.secrets`): the DOM query of a
+# snapshot finds these; the element-level rule (words of names and labels, CSS) adds the rest.
 SECRET_SELECTOR = _SECRETS_SELECTOR
 
 
 def mask_secrets(value: Any, secrets: Collection[str]) -> Any:
     """`value` (any JSON value) with every occurrence of a secret string replaced by `MASK`.
 
-    Used on whatever a page hands back (tool output, error messages), since a page may
-    echo what the user typed into a password or card field.
+    Used on whatever leaves the bridge (tool output, error messages, titles, dialog
+    messages), since a page may echo what the user typed into a password or card field.
+    Values shorter than 3 characters are left alone (they would mask half of any text).
     """
-    needles = sorted((s for s in secrets if len(s) >= 3), key=len, reverse=True)
+    pattern = _pattern(frozenset(s for s in secrets if len(s) >= 3))
+    if pattern is None:
+        return value
+    return _mask(value, pattern)
+
+
+@lru_cache(maxsize=32)
+def _pattern(needles: frozenset[str]) -> re.Pattern[str] | None:
+    # One scan per string; the longest first, so a secret that contains another is masked whole.
     if not needles:
-        return value
-    return _mask(value, needles)
+        return None
+    return re.compile("|".join(re.escape(n) for n in sorted(needles, key=len, reverse=True)))
 
 
-def _mask(value: Any, needles: list[str]) -> Any:
+def _mask(value: Any, pattern: re.Pattern[str]) -> Any:
     if isinstance(value, str):
-        for needle in needles:
-            if needle in value:
-                value = value.replace(needle, MASK)
-        return value
+        return pattern.sub(MASK, value) if pattern.search(value) else value
     if isinstance(value, dict):
-        return {_mask(k, needles): _mask(v, needles) for k, v in value.items()}
+        return {_mask(k, pattern): _mask(v, pattern) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_mask(v, needles) for v in value]
+        return [_mask(v, pattern) for v in value]
     return value
