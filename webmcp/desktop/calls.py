@@ -32,6 +32,7 @@ from webmcp.desktop.secret_values import mask_outgoing
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
+from webmcp.untrusted.mcp_result import read_mcp_result
 from webmcp.untrusted.page_limits import cap_result
 from webmcp.untrusted.schema_guard import cap_text
 
@@ -435,22 +436,31 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
     return invocation
 
 
+async def _masked(host: CallHost, value: Any) -> Any:
+    """`value` masked with the secret fields' values as they are now, as it leaves for the agent."""
+    # A page may echo what the user typed into a password or card field, or a value a
+    # script set a moment ago (without any change the view saw).
+    if host.has_secret_fields():
+        sends = [s.send for s in host.sessions()]
+        return await mask_outgoing(value, sends, known=host.secret_values(), timeout=host.timeouts.command)
+    return host.mask(value)
+
+
 async def _page_result(
     host: CallHost, tool: PageTool, invocation: Invocation, opened_mark: tuple[int, int] | None = None
 ) -> ToolResult:
     outcome = invocation.outcome
     assert outcome is not None
     if outcome.status == "Completed":
-        output, cut = cap_result(outcome.output)
-        # A page may echo what the user typed into a password or card field, or a value a
-        # script set a moment ago: mask with the secret fields' values as they are now.
-        value = output if isinstance(output, dict) else {"value": output}
-        if host.has_secret_fields():
-            # A script may have set a secret field's value without any change the view saw.
-            sends = [s.send for s in host.sessions()]
-            result = await mask_outgoing(value, sends, known=host.secret_values(), timeout=host.timeouts.command)
-        else:
-            result = host.mask(value)
+        shaped = read_mcp_result(outcome.output)
+        if shaped is not None and shaped.is_error:
+            # MCP's own error shape (what `use-webmcp-tool` returns for every thrown error).
+            # Masked before the cut: a secret the cut splits would leave its start in clear.
+            page_message = cap_text(await _masked(host, shaped.text), _ERROR_TEXT_BYTES) or "(the page gave no text)"
+            failed = f"The page tool {tool.name} failed: {page_message}"
+            raise ToolError("page_error", failed, page_message=page_message)
+        output, cut = cap_result(shaped.result if shaped is not None and shaped.result is not None else outcome.output)
+        result = await _masked(host, output if isinstance(output, dict) else {"value": output})
         answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result)
         if cut is not None:
             answer.message = f"{answer.message} {cut}"
