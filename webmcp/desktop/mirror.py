@@ -85,6 +85,8 @@ class Invocation:
     """The address the tab moved to while the call ran (a form that submits, `location = …`)."""
     wakers: list[anyio.Event] = field(default_factory=list)
     """Set along with `done`: a waiter's one event that other things may set too."""
+    cancel_reason: str | None = None
+    """Why the bridge told the page to cancel the call (None: it did not); a `Canceled` answer is then its doing."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
@@ -332,14 +334,18 @@ class ToolMirror:
                 invocation.settle(Outcome("Interrupted", error_text=reason))
 
     @staticmethod
-    async def cancel(invocation: Invocation, timeout: float) -> bool:
+    async def cancel(invocation: Invocation, timeout: float, reason: str) -> bool:
         """Tell the page to cancel `invocation`; shielded, bounded, best effort.
 
+        `reason` (why, in words for the agent) is kept on the invocation: `cancelInvocation`
+        carries none, so the page's signal aborts with the default AbortError whatever it is.
         Returns True when the browser confirmed the cancel within `timeout`; a page whose
         main thread is busy confirms nothing until it is free.
         """
         if invocation.invocation_id is None:
             return False
+        if invocation.cancel_reason is None:
+            invocation.cancel_reason = reason
         with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
             try:
                 await invocation.tool.session.send(

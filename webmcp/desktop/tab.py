@@ -502,8 +502,8 @@ class Tab:
         """Call one of the page's tools (see `calls.call_page_tool`); `check` is this call's own version check."""
         return await calls.call_page_tool(self, tool, arguments, deadline, check)
 
-    async def cancel_call(self, invocation: Invocation, timeout: float) -> bool:
-        return await self._mirror.cancel(invocation, timeout)
+    async def cancel_call(self, invocation: Invocation, timeout: float, reason: str) -> bool:
+        return await self._mirror.cancel(invocation, timeout, reason)
 
     def stop_dialogs(self) -> None:
         self._modals.stop_dialogs(self._doc_seq)
