@@ -81,6 +81,8 @@ BROWSER_ACTIONS = frozenset(
         "open_tab",
         "stop_dialogs",
         "close_tab",
+        "list_page_tools",
+        "call_page_tool",
     }
 )
 """Every browser action's name (tools/records.py): a page tool never takes one as its handle, in any case."""
