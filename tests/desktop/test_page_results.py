@@ -8,7 +8,7 @@ import pytest
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop import calls
+from webmcp.desktop import calls, mirror
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool
 from webmcp.errors import ToolError
 from webmcp.view.masking import MASK, mask_secrets
@@ -86,3 +86,19 @@ async def test_an_mcp_shaped_success_with_structured_content_passes_that() -> No
 async def test_a_plain_answer_is_passed_as_before() -> None:
     assert (await _result(Outcome("Completed", output={"content": "mine"}))).result == {"content": "mine"}
     assert (await _result(Outcome("Completed", output="Done"))).result == {"value": "Done"}
+
+
+@pytest.mark.parametrize(
+    ("sent", "meant"),
+    [
+        ('{"dishes":["Moules marinières"]}', {"dishes": ["Moules marinières"]}),  # Latin-1: Chromium left it unparsed
+        ('["è"]', ["è"]),
+        ("café", "café"),  # a string the page returned, no JSON: stays the string
+        ("NaN \u00e9", "NaN \u00e9"),
+        ({"a": "日本"}, {"a": "日本"}),  # Chromium parsed it
+        ("plain", "plain"),
+        (5, 5),
+    ],
+)
+def test_a_tool_output_chromium_left_as_json_text_is_read_as_its_value(sent: Any, meant: Any) -> None:
+    assert mirror._output_of({"invocationId": "1", "status": "Completed", "output": sent}) == meant
