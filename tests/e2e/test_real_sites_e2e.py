@@ -272,7 +272,7 @@ async def test_form_waiting_for_the_person_is_a_modal_window_the_agent_can_submi
     doc = await kitchen.windows()
     form = _window(doc, form_id)
     assert form["modal"] is True and form["ownerId"] == win
-    assert "Book a table" in form["title"]
+    assert form["title"] == "Submit \u2018book_table\u2019?", "titled by the tool, as documented"
     assert "4111111111111111" not in json.dumps(doc), "the card number never leaves the bridge"
     fields = _fields(form)
     assert any(f.get("sensitive") for label, f in fields.items() if "Card" in label)

@@ -55,6 +55,9 @@ class FakeTab:
             )
         ]
 
+    def every_page_tool(self) -> list[PageTool]:
+        return self.page_tools()
+
     async def check_version(self) -> VersionCheck:
         return VersionCheck(self.window.version)
 

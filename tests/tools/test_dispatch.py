@@ -43,6 +43,16 @@ class FakeTab:
     def page_tools(self) -> list[PageTool]:
         return self.tools
 
+    unlisted: list[PageTool] = field(default_factory=list)
+    """Tools of the page beyond the window's caps."""
+
+    @property
+    def id(self) -> str:
+        return self.window.id
+
+    def every_page_tool(self) -> list[PageTool]:
+        return [*self.tools, *self.unlisted]
+
     checks: list[VersionCheck | None] = field(default_factory=list)
     """The version check each page-tool call was handed."""
 
@@ -308,3 +318,52 @@ async def test_a_version_check_guards_only_the_call_it_was_made_for() -> None:
     await call_tool(desktop, "tab-1__get_ticket", {"n": 4})
     # A refused check arms nothing, and a call without expectedVersion is never held to an earlier check.
     assert tab.checks == [None, VersionCheck(4, inputs=400), None]
+
+
+def _capped_desktop() -> tuple[FakeDesktop, FakeTab]:
+    desktop, tab = _desktop()
+    tab.unlisted = [
+        _tool("cart.add", {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]})
+    ]
+    return desktop, tab
+
+
+async def test_call_page_tool_reaches_an_unlisted_tool_through_the_same_checks() -> None:
+    desktop, tab = _capped_desktop()
+    assert (await _error(desktop, "tab-1__cart.add", {"sku": "x"})).code == "action_not_available"
+    answer = await call_tool(
+        desktop, "tab-1__call_page_tool", {"name": "cart.add", "arguments": {"sku": "A1"}, "expectedVersion": 3}
+    )
+    assert answer.result.message == "cart.add completed."
+    assert tab.calls == [("cart.add", {"sku": "A1"})]
+    assert tab.checks == [VersionCheck(3, inputs=300)], "the version check is handed to the call, as for a direct call"
+
+
+async def test_call_page_tool_checks_the_arguments_against_the_tools_own_schema() -> None:
+    desktop, tab = _capped_desktop()
+    error = await _error(desktop, "tab-1__call_page_tool", {"name": "cart.add", "arguments": {"sku": None}})
+    assert error.code == "validation_failed"
+    assert error.to_dict()["fields"] == [{"field": "sku", "error": "null is not of type string"}]
+    tab.version_now = 4
+    stale = await _error(
+        desktop, "tab-1__call_page_tool", {"name": "cart.add", "arguments": {"sku": "A"}, "expectedVersion": 3}
+    )
+    assert stale.code == "stale_state"
+    assert tab.calls == []
+
+
+async def test_call_page_tool_refuses_an_unknown_name_and_expected_version_inside_arguments() -> None:
+    desktop, tab = _capped_desktop()
+    assert (await _error(desktop, "tab-1__call_page_tool", {"name": "nope"})).code == "action_not_available"
+    misplaced = await _error(
+        desktop, "tab-1__call_page_tool", {"name": "cart.add", "arguments": {"sku": "A", "expectedVersion": 3}}
+    )
+    assert misplaced.code == "validation_failed"
+    assert (await _error(desktop, "tab-1__call_page_tool", {"arguments": {}})).code == "validation_failed"
+    assert tab.calls == []
+
+
+async def test_the_reach_for_unlisted_tools_is_offered_only_while_some_are_unlisted() -> None:
+    desktop, _ = _desktop()
+    assert (await _error(desktop, "tab-1__call_page_tool", {"name": "get_ticket"})).code == "action_not_available"
+    assert (await _error(desktop, "tab-1__list_page_tools")).code == "action_not_available"

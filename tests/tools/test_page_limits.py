@@ -51,7 +51,18 @@ def test_5000_tools_are_cut_to_the_window_cap_with_a_notice() -> None:
     kept, notice = cap_window_tools(tools)
     assert len(kept) == MAX_TOOLS_PER_WINDOW
     assert notice is not None and "5000 tools" in notice
-    assert cap_window_tools(tools[:3]) == (sorted(tools[:3], key=lambda t: t.handle), None)
+    assert cap_window_tools(tools[:3]) == (tools[:3], None)
+
+
+def test_the_window_keeps_the_first_tools_in_the_pages_order_not_the_first_names() -> None:
+    own = [_tool(name, "d") for name in ("cart.add", "close", "checkout", "zoom")]
+    bulk = [_tool(f"bulk_{i}", "d") for i in range(300)]
+    kept, notice = cap_window_tools(own + bulk)
+    assert kept[:4] == own, "the page's own tools come first and stay, though bulk_ sorts before them"
+    assert len(kept) == MAX_TOOLS_PER_WINDOW
+    assert notice is not None and "304 tools; 176 of them are not listed" in notice
+    kept, _ = cap_window_tools(bulk + own)
+    assert kept == bulk[:MAX_TOOLS_PER_WINDOW], "registered after 300 others, the page's own are not listed"
 
 
 def test_sixty_long_descriptions_fit_the_byte_cap() -> None:

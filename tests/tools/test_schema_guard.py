@@ -179,7 +179,7 @@ def test_wrapping_keeps_internal_references_working() -> None:
     tool = _ok({"name": "t", "inputSchema": schema})
     assert validate(tool.input_schema, {"input": {"ids": [1, 2]}}) == []
     assert validate(tool.input_schema, {"input": {"ids": [1, "x"]}}) == [
-        {"field": "input.ids.1", "error": "'x' is not of type 'integer'"}
+        {"field": "input.ids.1", "error": '"x" is not of type integer'}
     ]
 
 
@@ -284,7 +284,7 @@ def test_a_file_ref_is_never_read() -> None:
 @pytest.mark.parametrize(
     ("schema", "words"),
     [
-        ({"type": "object", "properties": {"a": {"type": "strnig"}}}, "unknown type 'strnig'"),
+        ({"type": "object", "properties": {"a": {"type": "strnig"}}}, 'unknown type "strnig"'),
         ({"type": "object", "properties": {"a": {"minLength": "x"}}}, "could not be applied"),
         ({"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}, "does not contain"),
         ({"type": "object", "properties": {"a": {"multipleOf": False}}}, "could not be applied"),
@@ -316,9 +316,8 @@ def test_exponential_references_are_cut_off_by_the_step_budget() -> None:
 @pytest.mark.parametrize("length", [27, 40, 5000])
 def test_a_catastrophic_pattern_answers_like_any_mismatch(length: int) -> None:
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": CATASTROPHIC}}}
-    assert validate(schema, {"s": "a" * length + "!"}) == [
-        {"field": "s", "error": f"Does not match the pattern {CATASTROPHIC!r}"}
-    ]
+    [error] = validate(schema, {"s": "a" * length + "!"})
+    assert error["field"] == "s" and error["error"].endswith(f"does not match the pattern {json.dumps(CATASTROPHIC)}")
     assert validate(schema, {"s": "a" * length}) == []
 
 
@@ -346,7 +345,7 @@ def test_errors_name_fields_like_validation_failed_does() -> None:
     errors = validate(schema, {"id": "x", "extra": 1})
     assert {"field": "note", "error": "Required"} in errors
     assert {"field": "extra", "error": "Not a parameter of this tool"} in errors
-    assert {"field": "id", "error": "'x' is not of type 'integer'"} in errors
+    assert {"field": "id", "error": '"x" is not of type integer'} in errors
 
 
 def test_oversized_or_non_json_input_is_refused_before_validation() -> None:

@@ -31,6 +31,7 @@ from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
+from webmcp.untrusted.mcp_result import read_mcp_result
 from webmcp.untrusted.page_limits import cap_result
 from webmcp.untrusted.schema_guard import cap_text
 
@@ -132,7 +133,9 @@ class PageCall:
         if exc is not None and not invocation.done.is_set() and not self._told:
             # The client gave up (notifications/cancelled, its transport closed) or the bridge failed
             # mid-call: the page must not go on with a call nobody waits for.
-            await self._host.mirror.cancel(invocation, self._host.timeouts.command)
+            gave_up = isinstance(exc, anyio.get_cancelled_exc_class())
+            why = "the agent's request was cancelled" if gave_up else "the bridge failed during the call"
+            await self._host.mirror.cancel(invocation, self._host.timeouts.command, why)
         self._host.mirror.finish(invocation)
 
     @property
@@ -146,10 +149,10 @@ class PageCall:
         self._invocation = None
         return invocation
 
-    async def cancel(self, grace: float) -> bool:
-        """Tell the page to cancel the call; True when it confirmed within `grace` seconds."""
+    async def cancel(self, grace: float, reason: str) -> bool:
+        """Tell the page to cancel the call (`reason`: why); True when it confirmed within `grace` seconds."""
         self._told = True
-        return await self._host.mirror.cancel(self.invocation, grace)
+        return await self._host.mirror.cancel(self.invocation, grace, reason)
 
     async def start(self) -> Invocation:
         """Start the tool in the page, guarded by the version check when there was one.
@@ -179,7 +182,7 @@ class PageCall:
             self._holding = False
             await host.guard.release()
         if typed and not invocation.done.is_set():
-            await self.cancel(CANCEL_GRACE)
+            await self.cancel(CANCEL_GRACE, "the person typed in the page while it was starting")
             with anyio.move_on_after(CANCEL_GRACE):
                 await invocation.done.wait()
             if invocation.outcome is None or invocation.outcome.status != "Completed":
@@ -258,7 +261,7 @@ async def call_page_tool(
                 "Answer it with its accept or dismiss tool; the answer carries this call's outcome.",
                 opened_window_ids=[dialog.window.id],
             )
-        told = await call.cancel(CANCEL_GRACE)
+        told = await call.cancel(CANCEL_GRACE, f"it did not answer within its {timeouts.tool_call:g} s")
         raise _timed_out(tool, timeouts.tool_call, told, invocation.navigated_to)
 
 
@@ -302,7 +305,7 @@ async def _open_pending_form(host: CallHost, tool: PageTool, call: PageCall) -> 
     except anyio.get_cancelled_exc_class():
         # The client gave up before it learned of the form: nobody would answer it. Cancelled in
         # the page, the call ends, and its follower closes the window.
-        await host.mirror.cancel(invocation, host.timeouts.command)
+        await host.mirror.cancel(invocation, host.timeouts.command, "the agent's request was cancelled")
         raise
     who = (
         "Submit it with its submit tool, or cancel it. The answer carries this call's outcome."
@@ -336,7 +339,9 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
         with anyio.move_on_after(timeouts.human):
             await invocation.done.wait()
         if invocation.outcome is None:
-            await host.mirror.cancel(invocation, timeouts.command)
+            await host.mirror.cancel(
+                invocation, timeouts.command, f"nobody submitted the form within {timeouts.human:g} s"
+            )
             outcome = {
                 "error": ToolError(
                     "action_timeout", f"Nobody submitted the form within {timeouts.human:g} s; it was cancelled."
@@ -445,7 +450,7 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
             wake.set()
         late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
         if late is not None:
-            await mirror.cancel(late, timeouts.command)
+            await mirror.cancel(late, timeouts.command, "the page took it only after its deadline")
             mirror.finish(late)
 
     host.spawn_follower(start)
@@ -474,6 +479,15 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
     return invocation
 
 
+def _masked(host: CallHost, value: Any) -> Any:
+    """`value` masked with the secret fields' values as last read (before a cut can split one).
+
+    A page may echo what the user typed into a password or card field; a value a script set
+    since the last read is masked as the answer leaves the server (server/app.py).
+    """
+    return host.mask(value)
+
+
 async def _page_result(
     host: CallHost,
     tool: PageTool,
@@ -484,12 +498,15 @@ async def _page_result(
     outcome = invocation.outcome
     assert outcome is not None
     if outcome.status == "Completed":
-        output, cut = cap_result(outcome.output)
-        # A page may echo what the user typed into a password or card field, or a value a
-        # script set a moment ago: masked here with the last read's values, and again as the
-        # answer leaves the server (server/app.py), with the values the fields hold then.
-        value = output if isinstance(output, dict) else {"value": output}
-        result = host.mask(value)
+        shaped = read_mcp_result(outcome.output)
+        if shaped is not None and shaped.is_error:
+            # MCP's own error shape (what `use-webmcp-tool` returns for every thrown error).
+            # Masked before the cut: a secret the cut splits would leave its start in clear.
+            page_message = cap_text(_masked(host, shaped.text), _ERROR_TEXT_BYTES) or "(the page gave no text)"
+            failed = f"The page tool {tool.name} failed: {page_message}"
+            raise ToolError("page_error", failed, page_message=page_message)
+        output, cut = cap_result(shaped.result if shaped is not None and shaped.result is not None else outcome.output)
+        result = _masked(host, output if isinstance(output, dict) else {"value": output})
         answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result)
         if cut is not None:
             answer.message = f"{answer.message} {cut}"
@@ -511,7 +528,11 @@ async def _page_result(
         page_message = host.mask(cap_text(outcome.error_text, _ERROR_TEXT_BYTES))
         raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}", page_message=page_message)
     if outcome.status == "Canceled":
-        raise ToolError("call_interrupted", f"The page cancelled the call to {tool.name}.")
+        if invocation.cancel_reason is not None:
+            # The bridge asked: the page did not cancel anything of its own accord.
+            why = f"The call to {tool.name} was cancelled because {invocation.cancel_reason}; the page stopped it."
+            raise ToolError("call_interrupted", why, cancelled=True)
+        raise ToolError("call_interrupted", f"The page cancelled the call to {tool.name} itself.")
     # The tab closed, crashed or moved on: the page may have done what was asked, or not.
     raise ToolError(
         "call_interrupted",

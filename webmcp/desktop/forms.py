@@ -2,7 +2,7 @@
 
 Without `toolautosubmit`, Chromium fills the form for an agent's call and waits for the
 form to be submitted. The bridge shows that wait as a modal window owned by the tab
-("Submit ‘Book a table’?") with the filled values as blocks, secrets masked, and two
+("Submit ‘book_table’?", by the tool's name) with the filled values as blocks, secrets masked, and two
 actions: `submit` (the form's own `requestSubmit()`, as the person's button would) and
 `cancel` (`WebMCP.cancelInvocation`). The person may also edit and submit the form in the
 page; the window closes when the page answers, whoever submitted. With human-only submit
@@ -39,10 +39,8 @@ _ANSWER_TEXT = 2048
 """How much of the page's answer to a form the person submitted its notice shows."""
 
 
-async def read_form_fields(
-    session: CDPSession, timeouts: Timeouts, backend_node_id: int
-) -> tuple[str, list[dict[str, Any]]]:
-    """The form's name as a person reads it, and its fields as a `fields` block's items, secrets masked here.
+async def read_form_fields(session: CDPSession, timeouts: Timeouts, backend_node_id: int) -> list[dict[str, Any]]:
+    """The form's fields as a `fields` block's items (label and value, as a person sees them), secrets masked here.
 
     Raises:
         CDPError: the form is gone.
@@ -65,7 +63,7 @@ async def read_form_fields(
             item["value"] = MASK if item["value"] else ""
             item["sensitive"] = True
         items.append(item)
-    return cap_text(str(found.get("title") or ""), 120), items
+    return items
 
 
 @dataclass(eq=False)
@@ -128,15 +126,16 @@ class PendingForm:
         if self.tool.backend_node_id is None:
             return False
         try:
-            title, items = await read_form_fields(self.owner.session, self.owner.timeouts, self.tool.backend_node_id)
+            items = await read_form_fields(self.owner.session, self.owner.timeouts, self.tool.backend_node_id)
         except CDPError:
             return False  # The page is navigating (the form was submitted) or gone: its answer follows.
-        return self._describe(title, items)
+        return self._describe(items)
 
-    def _describe(self, title: str, items: list[dict[str, Any]]) -> bool:
+    def _describe(self, items: list[dict[str, Any]]) -> bool:
         """Show the form's filled values (after the page filled it, and after each edit)."""
         who = "submit it, or cancel" if self.agent_may_submit else "the person at the browser must submit it; or cancel"
-        self.window.title = f"Submit \u2018{title or self.tool.display_name or self.tool.name}\u2019?"
+        # The tool's name, as documented; not the form's description or heading (page prose).
+        self.window.title = f"Submit \u2018{self.tool.display_name or self.tool.name}\u2019?"
         self.window.summary = (
             f"The page filled the form \u201c{self.tool.name}\u201d for your call and waits for it to be "
             f"submitted: {who}."
@@ -183,7 +182,8 @@ class PendingForm:
     async def cancel(self) -> ToolResult:
         """Cancel the call that filled the form (the page sees `toolcancel`)."""
         self._claimed = True
-        await self.owner.cancel_call(self.invocation, self.owner.timeouts.command)
+        why = f"the agent cancelled it with {self.window.id}__cancel"
+        await self.owner.cancel_call(self.invocation, self.owner.timeouts.command, why)
         return await self._answer("Cancelled")
 
     async def _answer(self, what: str) -> ToolResult:

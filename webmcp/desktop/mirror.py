@@ -11,6 +11,7 @@ when the event overtakes the command's own answer (Chromium sends them in either
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,6 +86,8 @@ class Invocation:
     """The address the tab moved to while the call ran (a form that submits, `location = …`)."""
     wakers: list[anyio.Event] = field(default_factory=list)
     """Set along with `done`: a waiter's one event that other things may set too."""
+    cancel_reason: str | None = None
+    """Why the bridge told the page to cancel the call (None: it did not); a `Canceled` answer is then its doing."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
@@ -97,6 +100,28 @@ class Invocation:
 def _page_input(tool: PageTool, arguments: dict[str, Any]) -> Any:
     """What the page receives: the arguments, unwrapped when the page's schema was not an object."""
     return arguments.get(WRAPPED_KEY) if tool.wrapped else arguments
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _output_of(params: WebMCPToolResponded) -> Any:
+    """The tool's return value from `toolResponded`.
+
+    Chromium 156 sends the value's JSON text parsed, or the text itself when its parse
+    fails; and its parse fails on text whose characters are all below U+0100 with some
+    above U+007F (`{"a":"è"}`: Latin-1, held in 8 bits), while `{"a":"日本"}` parses. Such
+    a text is parsed here as Chromium meant to (a string the page returned is sent as its
+    own text, so `"café"`, which is no JSON, stays the string).
+    """
+    output = params.get("output")
+    if isinstance(output, str) and output and max(output) <= "\xff" and any(c >= "\x80" for c in output):
+        try:
+            return json.loads(output, parse_constant=_refuse_constant)
+        except ValueError:
+            return output
+    return output
 
 
 def _error_message(params: WebMCPToolResponded) -> str:
@@ -274,7 +299,7 @@ class ToolMirror:
         invocation_id = str(params.get("invocationId", ""))
         outcome = Outcome(
             status=str(params.get("status", "Error")),
-            output=params.get("output"),
+            output=_output_of(params),
             error_text=_error_message(params) if params.get("status") != "Completed" else "",
         )
         pending = self._pending.pop(invocation_id, None)
@@ -332,14 +357,18 @@ class ToolMirror:
                 invocation.settle(Outcome("Interrupted", error_text=reason))
 
     @staticmethod
-    async def cancel(invocation: Invocation, timeout: float) -> bool:
+    async def cancel(invocation: Invocation, timeout: float, reason: str) -> bool:
         """Tell the page to cancel `invocation`; shielded, bounded, best effort.
 
+        `reason` (why, in words for the agent) is kept on the invocation: `cancelInvocation`
+        carries none, so the page's signal aborts with the default AbortError whatever it is.
         Returns True when the browser confirmed the cancel within `timeout`; a page whose
         main thread is busy confirms nothing until it is free.
         """
         if invocation.invocation_id is None:
             return False
+        if invocation.cancel_reason is None:
+            invocation.cancel_reason = reason
         with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
             try:
                 await invocation.tool.session.send(

@@ -44,7 +44,11 @@ def tool_notices(tab: Tab) -> list[dict[str, Any]]:
         )
     _kept, capped = tab.capped_tools()
     if capped:
-        notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": capped})
+        reach = (
+            f"{tab.id}__list_page_tools lists them all with their schemas, and {tab.id}__call_page_tool calls "
+            "any of them by name."
+        )
+        notices.append({"type": "notice", "id": "tools-capped", "severity": "warn", "text": f"{capped} {reach}"})
     unusable = sorted(tab.mirror.unusable.items(), key=lambda kv: kv[1].handle)
     for n, (key, tool) in enumerate(unusable):
         if n == _UNUSABLE_NOTICES:

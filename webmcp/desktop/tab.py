@@ -86,8 +86,8 @@ class Tab:
         self._popups_closed = 0
         self._faults = 0
         self._fault_name = ""
-        self._listed: tuple[int, list[PageTool], str | None] = (-1, [], None)
-        """(mirror revision, the page tools listed within the caps, the notice for those left out)."""
+        self._listed: tuple[int, list[PageTool], list[PageTool], str | None] = (-1, [], [], None)
+        """(mirror revision, every page tool in the page's order, those listed within the caps, the notice)."""
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
         self._view = LiveView(page, self._timeouts, self)
         self._modals = ModalStack(self, desktop)
@@ -531,17 +531,31 @@ class Tab:
         return None if decision.allowed else decision.reason
 
     def page_tools(self) -> list[PageTool]:
-        """The page's tools the window lists, in handle order, within the per-window caps."""
+        """The page's tools the window lists: the first in the page's order, within the per-window caps."""
         if self.blocked() is not None:
             return []
         return self.capped_tools()[0]
+
+    def every_page_tool(self) -> list[PageTool]:
+        """All the page's tools, listed or not, in the page's order (none while the page is blocked)."""
+        if self.blocked() is not None:
+            return []
+        self.capped_tools()
+        return list(self._listed[1])
 
     def capped_tools(self) -> tuple[list[PageTool], str | None]:
         """The page's tools within the per-window caps, and the notice text when some were left out."""
         # Every call and every tools/list asks; the caps are worked out once per tool set.
         if self._listed[0] != self._mirror.revision:
-            self._listed = (self._mirror.revision, *cap_window_tools(list(self._mirror.tools.values())))
-        return list(self._listed[1]), self._listed[2]
+            # The page's order: as registered (WebMCP announces each registration live, in order; on
+            # attaching to a loaded page Chromium replays them by name), the main frame's first.
+            main = self._navigator.main_frame_id
+            ordered = sorted(
+                self._mirror.tools.values(),
+                key=lambda t: not (t.session is self._page.session and t.frame_id == main),
+            )
+            self._listed = (self._mirror.revision, ordered, *cap_window_tools(ordered))
+        return list(self._listed[2]), self._listed[3]
 
     def opened_mark(self) -> int:
         return self._desktop.opened_mark()
@@ -561,8 +575,8 @@ class Tab:
         """Call one of the page's tools (see `calls.call_page_tool`); `check` is this call's own version check."""
         return await calls.call_page_tool(self, tool, arguments, deadline, check)
 
-    async def cancel_call(self, invocation: Invocation, timeout: float) -> bool:
-        return await self._mirror.cancel(invocation, timeout)
+    async def cancel_call(self, invocation: Invocation, timeout: float, reason: str) -> bool:
+        return await self._mirror.cancel(invocation, timeout, reason)
 
     def stop_dialogs(self) -> None:
         self._modals.stop_dialogs(self._doc_seq)

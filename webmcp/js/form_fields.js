@@ -11,8 +11,5 @@
     if (el.type === 'radio' && !el.checked) continue;
     out.push({label: String(label).slice(0, 200), value: String(value).slice(0, 2000), secret: isSecretField(el)});
   }
-  const heading = this.querySelector('h1,h2,h3,legend');
-  const title = this.getAttribute('aria-label') || this.getAttribute('tooldescription')
-    || (heading && heading.innerText) || this.getAttribute('toolname') || '';
-  return {title: String(title).trim().slice(0, 120), fields: out};
+  return {fields: out};
 }

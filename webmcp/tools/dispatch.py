@@ -97,7 +97,7 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             raise ToolError("action_not_available", f"There is no app-level action {action!r}.")
         validate(app_record.input_schema, args)
         app_input = app_record.input_model.model_validate(args)
-        return await _run(lambda: app_record.handler(desktop, app_input), f"{action} (app)")
+        return await _run(lambda: app_record.run(desktop, app_input), f"{action} (app)")
     states = desktop.window_states()
     window: WindowPort | None = desktop.window(window_id) if any(w.id == window_id for w in states) else None
     if window is None:
@@ -121,8 +121,12 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     if record is not None:
         validate(record.input_schema, args)
         params = record.input_model.model_validate(args)
-    else:
-        await check_input(tool.input_schema, args)  # type: ignore[union-attr]
+        if record.page_call is not None:
+            # The record names a page tool (call_page_tool): from here on, a call of that tool.
+            tool, args = record.page_call(window, params)
+            record = None
+    if tool is not None:
+        await check_input(tool.input_schema, args)
     # One deadline for the whole call: the lock wait, the version check and the page's work.
     deadline = anyio.current_time() + desktop.timeouts.tool_call
 
@@ -138,7 +142,7 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             if tool is not None:
                 return await window.call(tool, args, deadline, check)
             assert record is not None
-            return await record.handler(window, params)
+            return await record.run(window, params)
 
     return await _run(operate, f"the call to {tool.name!r}" if tool is not None else f"{action} on {window_id}")
 

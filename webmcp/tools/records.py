@@ -4,7 +4,9 @@ A record's input schema comes from a pydantic model (`extra="forbid"`, so unknow
 arguments are refused); its output schema is the one ToolResult schema all window tools
 share. A handler takes the window (or, for app-level actions, the desktop) and the input
 model built from the checked arguments (so each default is written once, in the model),
-and calls the window's own operation. `RECORDS` is the whole list.
+and calls the window's own operation. A record may instead name a page tool to call
+(`page_call`, for `call_page_tool`): the dispatcher then calls that tool as if it had been
+called by its own name. `RECORDS` is the whole list.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from webmcp.desktop import content
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
+from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.navigation import check_url
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult, input_schema_of
+from webmcp.tools.listing import page_tool_listing
+from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
 
@@ -47,6 +52,7 @@ class ToolRecord(Generic[WindowT, InputT]):
 
     `handler` gets the window (`WindowT`: `Tab`, `JsDialog`, … or, for `app`, the `Desktop`)
     and an instance of `input_model`, which the type checker holds to be the handler's own.
+    A record has either a `handler` or a `page_call`.
     """
 
     action: str
@@ -55,13 +61,25 @@ class ToolRecord(Generic[WindowT, InputT]):
     description: str
     input_model: type[InputT]
     annotations: dict[str, bool]
-    handler: Callable[[WindowT, InputT], Awaitable[ToolResult | Answer]] = field(repr=False)
+    handler: Callable[[WindowT, InputT], Awaitable[ToolResult | Answer]] | None = field(default=None, repr=False)
+    page_call: Callable[[WindowT, InputT], tuple[PageTool, dict[str, Any]]] | None = field(default=None, repr=False)
+    """Instead of a handler: the page tool the input names, and its arguments. The dispatcher calls
+    it as a call by the tool's own name (its schema, expectedVersion, the write guard, the deadline)."""
     offered: Callable[[Any], bool] | None = field(default=None, repr=False)
     """When set, the action exists only on windows for which it is true (else always)."""
+
+    def __post_init__(self) -> None:
+        if (self.handler is None) == (self.page_call is None):
+            raise TypeError(f"the record of {self.action!r} needs exactly one of handler and page_call")
 
     def offered_on(self, window: Any) -> bool:
         """True when `window` offers this action now."""
         return self.offered is None or self.offered(window)
+
+    def run(self, window: WindowT, params: InputT) -> Awaitable[ToolResult | Answer]:
+        """The handler's work on `window` (a record with a `page_call` has none: the dispatcher calls the tool)."""
+        assert self.handler is not None, f"{self.action} calls a page tool"
+        return self.handler(window, params)
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -91,6 +109,18 @@ class ReadContentInput(_Input):
     block_id: str | None = Field(default=None, alias="blockId", description="A table or list block to read in full.")
     offset: int = Field(default=0, ge=0)
     limit: int = Field(default=100, ge=1, le=1000)
+
+
+class ListPageToolsInput(_Input):
+    offset: int = Field(default=0, ge=0, description="Where to start, in the page's order.")
+    limit: int = Field(default=20, ge=1, le=50, description="At most this many tools (and at most 96 KB of them).")
+
+
+class CallPageToolInput(_Input):
+    name: str = Field(description="The page tool, by its name or handle as list_page_tools gives them.")
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="The tool's input, as its inputSchema in list_page_tools describes it."
+    )
 
 
 class AcceptInput(_Input):
@@ -123,6 +153,47 @@ async def _close(tab: Tab, _: NoInput) -> ToolResult:
 
 async def _read_content(tab: Tab, params: ReadContentInput) -> ToolResult:
     return await content.read_content(tab, params.block_id, params.offset, params.limit)
+
+
+def _has_unlisted_tools(tab: Tab) -> bool:
+    return len(tab.every_page_tool()) > len(tab.page_tools())
+
+
+async def _list_page_tools(tab: Tab, params: ListPageToolsInput) -> ToolResult:
+    return page_tool_listing(tab.id, tab.origin, tab.every_page_tool(), tab.page_tools(), params.offset, params.limit)
+
+
+def _named_page_tool(tab: Tab, params: CallPageToolInput) -> tuple[PageTool, dict[str, Any]]:
+    """The page tool `params.name` names (its handle, else its name if only one tool has it).
+
+    Raises:
+        ToolError: no such tool, or the name is not one tool's; expectedVersion put in `arguments`.
+    """
+    if "expectedVersion" in params.arguments:
+        raise ToolError(
+            "validation_failed",
+            "expectedVersion goes beside name and arguments, not inside arguments.",
+            fields=[{"field": "arguments.expectedVersion", "error": "Give it as the call's own expectedVersion"}],
+        )
+    tools = tab.every_page_tool()
+    shown = cap_text(params.name, 200)
+    found = [t for t in tools if t.handle == params.name] or [
+        t for t in tools if params.name in (t.name, t.display_name)
+    ]
+    if len(found) > 1:
+        handles = ", ".join(t.handle for t in found[:10])
+        raise ToolError(
+            "action_not_available",
+            f"{len(found)} page tools of {tab.id} are named \u201c{shown}\u201d (from different frames); "
+            f"call one by its handle: {handles}.",
+        )
+    if not found:
+        raise ToolError(
+            "action_not_available",
+            f"{tab.id} has no page tool \u201c{shown}\u201d now (the page may have removed it or navigated); "
+            f"{tab.id}__list_page_tools lists those it has.",
+        )
+    return found[0], dict(params.arguments)
 
 
 async def _screenshot(tab: Tab, _: NoInput) -> Answer:
@@ -239,6 +310,28 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=ReadContentInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         handler=_read_content,
+    ),
+    ToolRecord(
+        action="list_page_tools",
+        applies_to="tab",
+        title="List all page tools",
+        description="The page registered more tools than a window lists: page through all of them, in the page's "
+        "order, with their input schemas (call any with call_page_tool).",
+        input_model=ListPageToolsInput,
+        annotations={"readOnlyHint": True, "idempotentHint": True},
+        handler=_list_page_tools,
+        offered=_has_unlisted_tools,
+    ),
+    ToolRecord(
+        action="call_page_tool",
+        applies_to="tab",
+        title="Call a page tool by name",
+        description="Call one of the page's tools by its name (from list_page_tools), listed or not: its input is "
+        "checked against its schema and expectedVersion applies, as when it is called directly.",
+        input_model=CallPageToolInput,
+        annotations={"destructiveHint": True, "openWorldHint": True},
+        page_call=_named_page_tool,
+        offered=_has_unlisted_tools,
     ),
     ToolRecord(
         action="screenshot",

@@ -7,8 +7,10 @@ the page's origin. The bridge's own descriptions of its actions carry no page te
 
 Caps per window keep `tools/list` and each result under what MCP clients accept (the SDK's
 HTTP client drops an SSE event over 1 MB): `cap_window_tools` keeps at most
-`MAX_TOOLS_PER_WINDOW` page tools and `MAX_LISTED_BYTES_PER_WINDOW` of their text, and
-`cap_result` cuts a page's answer to `MAX_RESULT_BYTES` with a notice saying so.
+`MAX_TOOLS_PER_WINDOW` page tools and `MAX_LISTED_BYTES_PER_WINDOW` of their text, in the
+page's own order, so that 300 tools a script registers after the page's own cannot push
+those out (they could when the caps kept the first names in sort order); `cap_result`
+cuts a page's answer to `MAX_RESULT_BYTES` with a notice saying so.
 """
 
 from __future__ import annotations
@@ -85,10 +87,13 @@ def cap_window_tools(
     max_tools: int = MAX_TOOLS_PER_WINDOW,
     max_bytes: int = MAX_LISTED_BYTES_PER_WINDOW,
 ) -> tuple[list[ToolT], str | None]:
-    """The page tools one window lists, in handle order, within both caps; and a notice if some were left out."""
+    """The page tools one window lists: those first in `tools` (the page's order) that fit both caps.
+
+    Returns them, in that order, and the notice text when some were left out (it says how many).
+    """
     kept: list[ToolT] = []
     used = 0
-    for tool in sorted(tools, key=lambda t: t.handle):
+    for tool in tools:
         size = _listed_bytes(tool)
         if len(kept) >= max_tools or used + size > max_bytes:
             continue
@@ -98,8 +103,8 @@ def cap_window_tools(
     if not left:
         return kept, None
     return kept, (
-        f"The page offers {len(tools)} tools; {left} are not listed (the bridge lists at most {max_tools} "
-        f"tools and {max_bytes // 1024} KB of tool text per window)."
+        f"The page offers {len(tools)} tools; {left} of them are not listed (the bridge lists at most {max_tools} "
+        f"tools and {max_bytes // 1024} KB of tool text per window, the first the page registered)."
     )
 
 

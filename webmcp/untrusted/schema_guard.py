@@ -30,7 +30,7 @@ from typing import Any
 
 import jsonschema
 
-from .schema_validate import schema_fingerprint, unsupported_patterns
+from .schema_validate import json_text, problem_of, schema_fingerprint, unsupported_patterns
 
 __all__ = [
     "BROWSER_ACTIONS",
@@ -81,6 +81,8 @@ BROWSER_ACTIONS = frozenset(
         "open_tab",
         "stop_dialogs",
         "close_tab",
+        "list_page_tools",
+        "call_page_tool",
     }
 )
 """Every browser action's name (tools/records.py): a page tool never takes one as its handle, in any case."""
@@ -223,7 +225,7 @@ def _normalise_schema(raw: Any, notices: list[str]) -> tuple[dict[str, Any], boo
     if raw is False:
         raise _Refused("Its input schema accepts no input at all (false).")
     if not isinstance(raw, Mapping):
-        raise _Refused(f"Its input schema is a {type(raw).__name__}, not a JSON object.")
+        raise _Refused(f"Its input schema is {_json_kind(raw)}, not a JSON object.")
     _check_shape(raw)
     schema: dict[str, Any] = copy.deepcopy(dict(raw))
     # The bridge validates with one dialect and resolves nothing outside the schema.
@@ -233,7 +235,7 @@ def _normalise_schema(raw: Any, notices: list[str]) -> tuple[dict[str, Any], boo
     types = declared if isinstance(declared, list) else [declared]
     unknown = [t for t in types if t is not None and not (isinstance(t, str) and t in _JSON_TYPES)]
     if unknown:
-        raise _Refused(f"Its input schema has an unknown type {cap_text(repr(unknown[0]), 80)}.")
+        raise _Refused(f"Its input schema has an unknown type {cap_text(json_text(unknown[0]), 80)}.")
     if isinstance(declared, list) and "object" in declared:
         schema["type"] = "object"
         notices.append("The schema allowed non-object input too; calls always send an object.")
@@ -244,7 +246,7 @@ def _normalise_schema(raw: Any, notices: list[str]) -> tuple[dict[str, Any], boo
     if schema.get("type") != "object":
         # WebMCP.invokeTool takes an object as input and answers -32602 to anything else.
         raise _Refused(
-            f"Its input schema wants {cap_text(repr(schema.get('type')), 40)} input, and Chromium passes a page "
+            f"Its input schema wants {cap_text(json_text(schema.get('type')), 40)} input, and Chromium passes a page "
             "tool only an object."
         )
     if _RESERVED_PARAMS & set(_props(schema)):
@@ -254,6 +256,19 @@ def _normalise_schema(raw: Any, notices: list[str]) -> tuple[dict[str, Any], boo
     _check_meta(schema)
     _note_patterns(schema, notices)
     return schema, False
+
+
+def _json_kind(value: Any) -> str:
+    """What `value` is, in JSON's words ("an array", not "a list")."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return "not JSON"
 
 
 def _props(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -289,7 +304,7 @@ def _fix_object(schema: dict[str, Any], notices: list[str]) -> None:
 def _wrap(schema: dict[str, Any], notices: list[str]) -> dict[str, Any]:
     _check_meta(schema)
     _note_patterns(schema, notices)
-    notices.append(f"The page's input is passed as the parameter {WRAPPED_KEY!r}.")
+    notices.append(f"The page's input is passed as the parameter {json_text(WRAPPED_KEY)}.")
     _rebase_refs(schema, f"#/properties/{WRAPPED_KEY}")
     return {"type": "object", "properties": {WRAPPED_KEY: schema}, "required": [WRAPPED_KEY]}
 
@@ -325,7 +340,7 @@ def _check_shape(raw: Mapping[str, Any]) -> None:
             for key, value in node.items():
                 if not data and key in _REF_KEYS and isinstance(value, str) and not value.startswith("#"):
                     raise _Refused(
-                        f"Its input schema refers to {cap_text(repr(value), 120)} outside itself; "
+                        f"Its input schema refers to {cap_text(json_text(value, 120), 120)} outside itself; "
                         "the bridge resolves no external references."
                     )
                 stack.append((value, depth + 1, data or key in _DATA_KEYWORDS))
@@ -347,7 +362,7 @@ def _check_meta(schema: dict[str, Any]) -> None:
     error = jsonschema.exceptions.best_match(_META.iter_errors(schema))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        raise _Refused(f"Its input schema is not valid JSON Schema at {where}: {cap_text(error.message, 200)}")
+        raise _Refused(f"Its input schema is not valid JSON Schema at {where}: {cap_text(problem_of(error), 200)}")
 
 
 def _note_patterns(schema: dict[str, Any], notices: list[str]) -> None:

@@ -52,6 +52,8 @@ __all__ = [
     "VALIDATE_DEADLINE_S",
     "FieldError",
     "compile_validator",
+    "json_text",
+    "problem_of",
     "schema_fingerprint",
     "unsupported_patterns",
     "validate",
@@ -151,7 +153,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
     if validator.is_type(instance, "string"):
         program = _re2(pattern)
         if program is not None and program.search(instance) is None:
-            yield ValidationError(f"Does not match the pattern {pattern!r}")
+            yield ValidationError(f"{json_text(instance)} does not match the pattern {json_text(pattern)}")
 
 
 def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
@@ -179,7 +181,20 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
         for key in extras:
             yield from validator.descend(instance[key], extra, path=key)
     elif extra is False and extras:
-        yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, sorted(extras)))})")
+        yield ValidationError(f"Not parameters of this tool: {', '.join(map(json_text, sorted(extras)))}")
+
+
+def _properties(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for name, subschema in properties.items():
+        if name not in instance:
+            continue
+        if subschema is False:
+            # jsonschema reports a false subschema without its path: the field would read "(input)".
+            yield ValidationError(f"No value is allowed here (got {json_text(instance[name])})", path=[name])
+        else:
+            yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
 
 
 def _skip(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
@@ -193,6 +208,7 @@ _SAFE_KEYWORDS = {
     "pattern": _pattern,
     "patternProperties": _pattern_properties,
     "additionalProperties": _additional_properties,
+    "properties": _properties,
 }
 _Safe = jsonschema.validators.extend(_BASE, _SAFE_KEYWORDS)
 # jsonschema matches patternProperties with Python's re when it works out unevaluated keys;
@@ -285,7 +301,7 @@ def _check(schema: Any, compiled: _Compiled | None, arguments: Any) -> list[Fiel
             f"Checking the input took more than {MAX_REF_STEPS} reference steps; the tool's schema is too costly."
         )
     except jsonschema.exceptions.UnknownType as exc:
-        return _schema_error(_cap(f"The tool's schema uses an unknown type {exc.type!r}."))
+        return _schema_error(_cap(f"The tool's schema uses an unknown type {json_text(exc.type)}."))
     except jsonschema.SchemaError as exc:
         return _schema_error(_cap(f"The tool's schema is not valid JSON Schema: {exc.message}"))
     except Exception as exc:  # boundary: jsonschema assumes well-formed schemas; a page's may be anything
@@ -297,24 +313,149 @@ def _check(schema: Any, compiled: _Compiled | None, arguments: Any) -> list[Fiel
 
 
 def _fields(errors: list[ValidationError]) -> list[FieldError]:
-    fields: list[FieldError] = []
+    found: list[tuple[str, str, str]] = []  # (field, keyword, words) of each problem
     for error in sorted(errors, key=lambda e: [str(p) for p in e.path]):
+        where = ".".join(str(p) for p in error.path)
+        keyword = str(error.validator)
         if error.validator == "required" and isinstance(error.instance, dict):
             missing = [r for r in error.validator_value if r not in error.instance]
-            fields.extend({"field": str(name), "error": "Required"} for name in missing)
+            found.extend((str(name), keyword, "Required") for name in missing)
         elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
             owner = error.schema if isinstance(error.schema, dict) else {}
             allowed = owner.get("properties", {})
             programs = [p for p in map(_re2, owner.get("patternProperties", {})) if p is not None]
-            where = ".".join(str(p) for p in error.path)
-            fields.extend(
-                {"field": f"{where}.{k}" if where else str(k), "error": "Not a parameter of this tool"}
+            found.extend(
+                (f"{where}.{k}" if where else str(k), keyword, "Not a parameter of this tool")
                 for k in error.instance
                 if k not in allowed and not any(p.search(k) is not None for p in programs)
             )
         else:
-            fields.append({"field": ".".join(str(p) for p in error.path) or "(input)", "error": _cap(error.message)})
+            found.append((where or "(input)", keyword, _cap(problem_of(error))))
+    return _once(found)
+
+
+def _once(found: list[tuple[str, str, str]]) -> list[FieldError]:
+    """Each problem once per field; a field whose allowed values are named needs no type error besides.
+
+    Chromium publishes a `<select>` as `enum` plus an `anyOf` of the same `const`s: for one
+    wrong value both fail, in the same words (see `_branches`), and the field is reported once.
+    """
+    valued = {where for where, keyword, _ in found if keyword in _VALUE_KEYWORDS}
+    seen: set[tuple[str, str]] = set()
+    fields: list[FieldError] = []
+    for where, keyword, words in found:
+        if (where, words) in seen or (keyword == "type" and where in valued):
+            continue
+        seen.add((where, words))
+        fields.append({"field": where, "error": words})
     return fields
+
+
+_VALUE_KEYWORDS = frozenset({"enum", "const"})
+_BOUNDS = {
+    "minimum": "less than the minimum of",
+    "maximum": "more than the maximum of",
+    "exclusiveMinimum": "not more than",
+    "exclusiveMaximum": "not less than",
+}
+_SHOWN_CHARS = 80
+"""How much of a value a message quotes."""
+
+
+def json_text(value: Any, max_chars: int = _SHOWN_CHARS) -> str:
+    """`value` as JSON (null, true, "text", {"a": 1}), cut to `max_chars` with an ellipsis."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "\u2026"
+
+
+def _types(value: Any) -> str:
+    names = value if isinstance(value, list) else [value]
+    return " or ".join(str(n) for n in names)
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _shape(schema: Any) -> str:
+    """A few words for one branch of an `anyOf`/`oneOf`."""
+    if not isinstance(schema, dict):
+        return "anything" if schema is True else "nothing"
+    if "const" in schema:
+        return json_text(schema["const"])
+    if isinstance(schema.get("enum"), list):
+        return "one of " + json_text(schema["enum"])
+    if "type" in schema:
+        return _types(schema["type"])
+    return "another shape"
+
+
+def _branches(value: Any) -> str:
+    shapes = [_shape(s) for s in value] if isinstance(value, list) else []
+    if shapes and all(isinstance(s, dict) and "const" in s for s in value):
+        # Every branch is one value: the same words as `enum` (see _once).
+        return "is not one of " + json_text([s["const"] for s in value], 200)
+    return "matches none of: " + "; ".join(shapes)
+
+
+def problem_of(error: ValidationError) -> str:
+    """One validation error in the words of JSON, not of Python (null, true, "text", not None, True, 'text')."""
+    keyword, value, instance = error.validator, error.validator_value, error.instance
+    shown = json_text(instance)
+    if "propertyNames" in error.absolute_schema_path:
+        shown = f"the parameter name {shown}"
+    match keyword:
+        case "type":
+            return f"{shown} is not of type {_types(value)}"
+        case "enum":
+            return f"{shown} is not one of {json_text(value, 200)}"
+        case "const":
+            return f"{shown} is not the allowed value {json_text(value)}"
+        case "anyOf":
+            return f"{shown} {_branches(value)}"
+        case "oneOf" if not error.context:
+            return f"{shown} matches more than one of: " + "; ".join(_shape(s) for s in value)
+        case "oneOf":
+            return f"{shown} {_branches(value)}"
+        case "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum":
+            return f"{shown} is {_BOUNDS[keyword]} {json_text(value)}"
+        case "multipleOf":
+            return f"{shown} is not a multiple of {json_text(value)}"
+        case "minLength" | "maxLength":
+            short = keyword == "minLength"
+            bound = "short (at least" if short else "long (at most"
+            return f"{shown} is too {bound} {_plural(value, 'character')})"
+        case "minItems" | "maxItems":
+            bound = "at least" if keyword == "minItems" else "at most"
+            return f"{shown} has {_plural(len(instance), 'item')}; {bound} {value} allowed"
+        case "minProperties" | "maxProperties":
+            bound = "at least" if keyword == "minProperties" else "at most"
+            return f"{shown} has {_plural(len(instance), 'property')}; {bound} {value} allowed"
+        case "uniqueItems":
+            return f"{shown} has repeated items"
+        case "contains" | "minContains" | "maxContains":
+            return f"{shown} does not hold the items the tool asks for ({keyword})"
+        case "dependentRequired" if isinstance(value, dict) and isinstance(instance, dict):
+            needs = [
+                f"{json_text(k)} needs {', '.join(json_text(d) for d in v if d not in instance)}"
+                for k, v in value.items()
+                if k in instance and isinstance(v, list) and any(d not in instance for d in v)
+            ]
+            return "; ".join(needs) or error.message
+        case "not":
+            return f"{shown} is a value the tool excludes"
+        case "format":
+            return f"{shown} is not a valid {value}"
+        case "unevaluatedProperties" | "unevaluatedItems":
+            return f"{shown} holds entries the tool does not accept"
+        case None if error.schema is False:
+            return f"No value is allowed here (got {shown})"
+    # Another keyword (or our own, already in JSON words): its message, with Python's
+    # spelling of the value replaced by JSON's.
+    return error.message.replace(repr(instance), shown)
 
 
 _limiter: anyio.CapacityLimiter | None = None
