@@ -127,6 +127,8 @@ async def test_a_call_answers_when_its_next_page_is_usable_and_a_later_alert_is_
     answer = await stage.call(f"{win}__{tool}", {"q": "east"})
     assert not answer.is_error, answer.structured_content
     assert "action_timeout" not in json.dumps(answer.structured_content)
+    message = answer.structured_content["message"]
+    assert "/slow/results.html" in message and "still loading" in message, message
     window = _tab(await stage.windows(), win)
     assert address_of(window).startswith(stage.site + "/slow/results.html")
     assert "Berth 4, east pontoon" in _text(window), "the answer came when the page was usable"

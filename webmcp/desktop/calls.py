@@ -67,6 +67,16 @@ class CallHost(Protocol):
     @property
     def window_opens(self) -> int: ...
     @property
+    def loading(self) -> bool:
+        """The document the tab shows has not fired its load event."""
+
+    @property
+    def doc_seq(self) -> int:
+        """Counts the documents the tab's main frame has committed."""
+
+    @property
+    def address(self) -> str: ...
+    @property
     def mirror(self) -> ToolMirror: ...
     @property
     def guard(self) -> WriteGuard: ...
@@ -222,6 +232,7 @@ async def call_page_tool(
     began = anyio.current_time()
     opened_mark = (host.opened_mark(), host.window_opens)
     modals_before = {m.window.id for m in host.modals.modals()}
+    doc_before = host.doc_seq
     waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
     async with PageCall(host, tool, arguments, deadline, check) as call:
         invocation = await call.start()
@@ -241,6 +252,11 @@ async def call_page_tool(
             # secret fields' values are then current for masking the answer).
             await host.catch_up(timeouts.snapshot, since=began)
             answer = await _page_result(host, tool, invocation, opened_mark)
+            if invocation.navigated_to is None and host.doc_seq != doc_before:
+                # The tool answered, then the page it set going committed (`location` set as it returned).
+                answer.message = f"{answer.message} The tab then moved to {host.address}."
+                if host.loading:
+                    answer.message = f"{answer.message} It is still loading; its window follows the page as it goes on."
             if call.typed:
                 answer.message = (
                     f"{answer.message} The person typed in the page while the call was starting and it completed "
@@ -518,6 +534,11 @@ async def _page_result(
                 answer.opened_window_ids = opened or None
         if invocation.navigated_to is not None:
             answer.message = f"{answer.message} The tab now shows {invocation.navigated_to}."
+            if host.loading:
+                answer.message = (
+                    f"{answer.message} It is still loading (a resource is slow); what has rendered is readable, "
+                    "and its window follows the page as it goes on."
+                )
         if tool.annotations.get("untrustedContent") or (tool.origin and tool.origin != host.origin):
             answer.untrusted_content = True
             answer.message = (
