@@ -64,8 +64,8 @@ async def _result(call_structured: dict[str, Any] | None) -> Any:
     `{content: [{text}]}` and from JSON text, as often as the page nested them."""
     value = (call_structured or {}).get("result")
     for _ in range(4):
-        if isinstance(value, dict) and set(value) == {"value"}:
-            value = value["value"]
+        if isinstance(value, dict) and set(value) in ({"value"}, {"text"}):
+            value = value.get("value", value.get("text"))  # {"text"}: an MCP-shaped answer's text (issue 18)
         elif isinstance(value, dict) and isinstance(value.get("content"), list):
             value = " ".join(str(c.get("text", "")) for c in value["content"] if isinstance(c, dict))
         elif isinstance(value, str):
