@@ -2,22 +2,28 @@
 """Real pages with ground truth, side by side with the peers (issue 19 item 6).
 
     python bench/real_pages.py CORPUS [--limit 80] [--subjects bridge,playwright,devtools]
-                               [--pages ID,ID…] [--network hang|fail|none]
+        [--pages ID,ID…] [--network mixed|hang|fail|none] [--keep DIR] [--navigate-timeout S]
 
 CORPUS is a checkout (or `git archive`) of github:scrapinghub/article-extraction-benchmark:
 `html/<id>.html.gz` (pages saved from news sites, blogs, shops) and `ground-truth.json`
 (`{id: {"url": …, "articleBody": …}}`). It stays out of this repository and of CI.
 
-Each page is served as saved, unchanged, from 127.0.0.1 (`/p/<id>`, utf-8, gzip as stored).
-Its third-party hosts (ads, trackers, fonts, CDNs) cannot be reached, as on a filtering
-network; a wrapper around Chromium decides how they fail (`--network`):
+Each page is served as saved, unchanged, from 127.0.0.1 (`/p/<id>`, utf-8, gzip as stored;
+its relative subresources get a quick 404). Its third-party hosts (ads, trackers, fonts,
+CDNs) cannot be reached, as on a filtering network; a wrapper around Chromium decides how
+they fail (`--network`), with `--host-resolver-rules` (127.0.0.1 and localhost never mapped):
 
-* `hang` (default): `--host-resolver-rules` maps every host but 127.0.0.1/localhost to a
-  local blackhole that accepts the connection and never answers, as a network that drops the
-  packets does. Those requests stay pending for Chromium's own connect timeouts (minutes), so
-  they hold the load event: what held the bridge's navigate in issue 19.
-* `fail`: every other host resolves to nothing (`~NOTFOUND`): requests fail at once.
-* `none`: no rule; the machine's own network (here without DNS: fails fast too).
+* `hang`: every other host goes to a local blackhole that accepts the connection and never
+  answers, as a network that drops the packets does. Those requests stay pending for
+  Chromium's own connect timeouts (minutes): a parser-blocking script from such a host holds
+  DOMContentLoaded, any of them holds the load event.
+* `fail`: every other host resolves to nothing (`~NOTFOUND`): requests fail at once, as
+  behind a DNS filter.
+* `mixed` (default): both. A stable quarter of the hosts named in the corpus's markup (by a
+  hash of the name, over the whole corpus whatever pages run) hangs; the rest, and hosts only
+  scripts name, fail at once. Most pages then parse and render while their load event waits:
+  the case of issue 19.
+* `none`: no rule; the machine's own network (here, without DNS, everything fails at once).
 
 For each subject (one at a time, all pages in a row, one browser) and page: navigate (timed),
 then the state an agent reads first (bridge `app://windows`, peers their snapshot; timed and
