@@ -308,7 +308,9 @@ async def measure_page(subject: Subject, page: Page, site: str, limits: Timeouts
     keep = limits.keep
     url = f"{site}/p/{page.key}"
     row: dict[str, Any] = {}
-    said, row["navigate_s"], row["navigate_error"], stuck = await _timed(limits.navigate, lambda: subject.navigate(url))
+    said, row["navigate_s"], row["navigate_error"], stuck = await _timed(
+        limits.navigate, lambda: subject.navigate(url, limits.navigate)
+    )
     if said is not None:
         row["navigate_said"] = _collapse(said)[:300]
         _keep(keep, page, subject, "navigate", said)
@@ -368,9 +370,18 @@ def _load() -> str:
     return f"{one:.2f} / {five:.2f} / {fifteen:.2f}"
 
 
-async def run_subject(kind: str, pages: list[Page], site: str, browser: str, limits: Timeouts) -> dict[str, Any]:
+async def run_subject(
+    kind: str,
+    pages: list[Page],
+    site: str,
+    browser: str,
+    limits: Timeouts,
+    run: dict[str, Any],
+    done: Callable[[], None],
+) -> None:
+    """All pages on one server (restarted after a stuck step) into `run`; `done()` after each page."""
     rows: dict[str, Any] = {}
-    loads = [_load()]
+    run.update(pages=rows, loads=[_load()], restarts=0)
     restarts = 0
     with tempfile.TemporaryDirectory(prefix=f"real-pages-{kind}-") as tmp:
         subject: Subject | None = None
@@ -387,6 +398,8 @@ async def run_subject(kind: str, pages: list[Page], site: str, browser: str, lim
                         continue
                 row, restart = await measure_page(subject, page, site, limits)
                 rows[page.key] = row
+                run["restarts"] = restarts
+                done()
                 print(f"{kind} {number}/{len(pages)} {page.key[:8]} {_brief(row)}", file=sys.stderr, flush=True)
                 if restart:
                     await subject.close()
@@ -394,8 +407,8 @@ async def run_subject(kind: str, pages: list[Page], site: str, browser: str, lim
         finally:
             if subject is not None:
                 await subject.close()
-    loads.append(_load())
-    return {"pages": rows, "loads": loads, "restarts": restarts}
+    run["loads"].append(_load())
+    run["restarts"] = restarts
 
 
 def _brief(row: dict[str, Any]) -> str:
@@ -483,7 +496,7 @@ def markdown(raw: dict[str, Any]) -> str:
         (f"pages where the article is reachable (≥ {REACHED:.0%} of its words)", count("reached", "pages")),
         ("… in the state read first, right after navigate", count("reached_in_state", "pages")),
         (
-            "windows titled by their address after navigate (pages with a `<title>`)",
+            "windows titled by their address, or untitled, after navigate (pages with a `<title>`)",
             count("titled_by_address", "titled_pages"),
         ),
         ("window title is the document's `<title>`", count("title_is_document")),
@@ -509,6 +522,8 @@ def markdown(raw: dict[str, Any]) -> str:
 
 
 def _cell(row: dict[str, Any]) -> str:
+    if not row:
+        return "not run"
     if "state_bytes" not in row:
         return "failed: " + str(row.get("state_error") or row.get("navigate_error"))[:60].replace("|", "/")
     title = "doc" if row["title_is_document"] else "ADDR" if row["title_is_address"] else "other"
@@ -517,6 +532,30 @@ def _cell(row: dict[str, Any]) -> str:
     flag = " ✗nav" if row.get("navigate_error") else ""
     size = f"{row['state_bytes'] / 1024:.1f}"
     return f"{row['navigate_s']:.1f} / {size} / {row['state_recall'] * 100:.0f}{more} % / {title}{flag}"
+
+
+def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of different subjects on the same pages, network and corpus as one run (the first's header).
+
+    Raises:
+        ValueError: the runs are not comparable, or two of them measured the same subject.
+    """
+    merged = {**runs[0], "subjects": dict(runs[0]["subjects"])}
+    for other in runs[1:]:
+        for key in ("network", "corpus_sha256", "hanging_hosts"):
+            if other.get(key) != merged.get(key):
+                raise ValueError(f"runs differ in {key}: {merged.get(key)!r:.60} vs {other.get(key)!r:.60}")
+        if [p["key"] for p in other["pages"]] != [p["key"] for p in merged["pages"]]:
+            raise ValueError("runs measured different pages")
+        if both := set(other["subjects"]) & set(merged["subjects"]):
+            raise ValueError(f"more than one run of {', '.join(sorted(both))}")
+        merged["subjects"].update(other["subjects"])
+        merged["command"] += f"` and `{other['command']}"
+        theirs = other["versions"]  # a version that differs between the runs shows both
+        merged["versions"] = {
+            k: v if theirs.get(k, v) == v else f"{v} / {theirs[k]}" for k, v in merged["versions"].items()
+        }
+    return merged
 
 
 # ---- main ----
@@ -530,7 +569,7 @@ async def bench(
     limits: Timeouts,
     done: Callable[[dict[str, Any]], None],
 ) -> dict[str, Any]:
-    """Every subject in turn on every page; `done(runs so far)` after each subject."""
+    """Every subject in turn on every page; `done(runs so far)` after each page."""
     runs: dict[str, Any] = {}
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="real-pages-") as tmp:
         site = stack.enter_context(serve_corpus(pages))
@@ -538,14 +577,17 @@ async def bench(
         browser = browser_wrapper(Path(tmp), network, hole, hanging)
         for kind in kinds:
             print(f"{kind}: {len(pages)} pages, load {_load()}", file=sys.stderr, flush=True)
-            runs[kind] = await run_subject(kind, pages, site, browser, limits)
+            runs[kind] = {}
+            await run_subject(kind, pages, site, browser, limits, runs[kind], lambda: done(runs))
             done(runs)
     return runs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python bench/real_pages.py", description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path, help="article-extraction-benchmark checkout: html/, ground-truth.json")
+    parser.add_argument(
+        "corpus", type=Path, nargs="?", help="article-extraction-benchmark checkout: html/, ground-truth.json"
+    )
     parser.add_argument("--limit", type=int, help="the first N pages (in id order, after --pages)")
     parser.add_argument("--pages", default="", help="comma-separated page ids or id prefixes")
     parser.add_argument("--subjects", default="bridge,playwright,devtools", help="comma-separated, run in this order")
@@ -558,13 +600,22 @@ def main() -> None:
     parser.add_argument("--state-timeout", type=float, default=Timeouts.state, help="seconds (default %(default)s)")
     parser.add_argument("--read-timeout", type=float, default=Timeouts.read_all, help="seconds (default %(default)s)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="write every answer there, per page and step")
-    parser.add_argument("--report", metavar="JSON", help="only write the Markdown of an earlier run's JSON")
+    parser.add_argument(
+        "--report",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        help="only print the Markdown of earlier runs (one table: runs of other subjects on the same pages)",
+    )
     args = parser.parse_args()
     if args.report:
-        raw = json.loads(Path(args.report).read_text())
-        Path(args.report).with_suffix(".md").write_text(markdown(raw))
-        print(markdown(raw))
+        try:
+            print(markdown(merge([json.loads(path.read_text()) for path in args.report])))
+        except ValueError as exc:
+            parser.error(str(exc))
         return
+    if args.corpus is None:
+        parser.error("the corpus path is required (an article-extraction-benchmark checkout)")
     kinds = [k for k in args.subjects.split(",") if k]
     if unknown := set(kinds) - set(KINDS):
         parser.error(f"unknown subjects: {', '.join(sorted(unknown))} (known: {', '.join(KINDS)})")
@@ -607,7 +658,7 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     stem = RESULTS / f"real-pages-{started:%Y%m%d-%H%M%S}"
 
-    def write(runs: dict[str, Any]) -> None:  # after each subject, so a long run's first results are kept
+    def write(runs: dict[str, Any]) -> None:  # after each page, so a run cut short keeps what it measured
         raw["subjects"] = runs
         stem.with_suffix(".json").write_text(json.dumps(raw, indent=1, ensure_ascii=False))
         stem.with_suffix(".md").write_text(markdown(raw))

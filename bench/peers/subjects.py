@@ -65,7 +65,8 @@ class Subject(McpSubject):
         start → page tools callable), `started` being the perf_counter() before open()."""
         raise NotImplementedError
 
-    async def navigate(self, url: str) -> str:
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        """Open `url` in the tab; the answer. `timeout`: how long the client waits for it."""
         raise NotImplementedError
 
     async def state(self) -> str:
@@ -144,8 +145,8 @@ class Bridge(Subject):
         await self.subscribe("app://windows")
         return first, holds, ready
 
-    async def navigate(self, url: str) -> str:
-        return await self.call(f"{self.win}__navigate", {"url": url}, timeout=60)
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        return await self.call(f"{self.win}__navigate", {"url": url}, timeout=timeout)
 
     async def state(self) -> str:
         return await self.read("app://windows")
@@ -262,8 +263,8 @@ class PlaywrightMcp(Subject):
         await self.wait_tools(lambda n: "webmcp_list_tickets" in n, START_TIMEOUT)
         return first, holds, time.perf_counter() - started
 
-    async def navigate(self, url: str) -> str:
-        return await self.call("browser_navigate", {"url": url}, timeout=60)
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        return await self.call("browser_navigate", {"url": url}, timeout=timeout)
 
     async def state(self) -> str:
         return await self.call("browser_snapshot", {}, timeout=60)
@@ -331,9 +332,9 @@ class ChromeDevtoolsMcp(Subject):
         self.page_id = int(found.group(1)) if found else 1
 
     def shown(self, state: str) -> Shown:
-        # Its first line: `uid=1_0 RootWebArea "<title>" [busy] url="<address>"`.
-        root = re.search(r'RootWebArea "((?:[^"\\]|\\.)*)".*? url="([^"]*)"', state)
-        return Shown(_unquote(root.group(1)) if root else "", root.group(2) if root else "", state)
+        # Its first line: `uid=1_0 RootWebArea ["<title>"] [busy] url="<address>"` (no title while blank).
+        root = re.search(r'RootWebArea(?: "((?:[^"\\]|\\.)*)")?.*? url="([^"]*)"', state)
+        return Shown(_unquote(root.group(1) or "") if root else "", root.group(2) if root else "", state)
 
     async def _wait_page_tool(self, name: str, timeout: float) -> None:
         # Its page tools come with no notification of any kind: asking again is the only way.
@@ -341,8 +342,8 @@ class ChromeDevtoolsMcp(Subject):
             while f'name="{name}"' not in await self.call("list_webmcp_tools", {"pageId": self.page_id}):  # noqa: ASYNC110
                 await anyio.sleep(0.1)
 
-    async def navigate(self, url: str) -> str:
-        return await self.call("navigate_page", {"pageId": self.page_id, "type": "url", "url": url}, timeout=60)
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        return await self.call("navigate_page", {"pageId": self.page_id, "type": "url", "url": url}, timeout=timeout)
 
     async def state(self) -> str:
         return await self.call("take_snapshot", {"pageId": self.page_id}, timeout=60)
