@@ -9,6 +9,12 @@
   not MCP tools; `list_webmcp_tools` lists them and `execute_webmcp_tool` calls one. Every page
   tool needs `pageId` (from `list_pages`). State is `take_snapshot`; dialogs: `handle_dialog`.
 
+For pages other than the sample site (`bench/real_pages.py`): `ready()` instead of `start()`,
+`read_all()` for everything the server hands out of the page (the bridge: every page of
+`read_content`; a peer: its snapshot, which is all of it), and `shown()` for the title, the
+address and the plain text a state shows. Each takes a `browser` executable, so a wrapper
+can add Chromium switches (the bridge has no flag for them).
+
 Each method raises `StepFailed` (or times out) when the server cannot do the step.
 """
 
@@ -19,7 +25,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +34,22 @@ import anyio
 
 from .mcp_subject import McpSubject, StepFailed
 
-__all__ = ["Bridge", "ChromeDevtoolsMcp", "PlaywrightMcp", "Subject", "CHROMIUM", "PEERS_DIR"]
+__all__ = ["Bridge", "ChromeDevtoolsMcp", "PlaywrightMcp", "Shown", "Subject", "CHROMIUM", "PEERS_DIR"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS_DIR = ROOT / "bench" / "peers" / "node_modules"
 CHROMIUM = os.environ.get("WEBMCP_BRIDGE_BROWSER", "/usr/bin/chromium")
 START_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one state says of the page it shows."""
+
+    title: str
+    url: str
+    text: str
+    """The words an agent reads, without the format's own syntax where it is JSON."""
 
 
 class Subject(McpSubject):
@@ -48,11 +65,27 @@ class Subject(McpSubject):
         start → page tools callable), `started` being the perf_counter() before open()."""
         raise NotImplementedError
 
-    async def navigate(self, url: str) -> str:
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        """Open `url` in the tab; the answer. `timeout`: how long the client waits for it."""
         raise NotImplementedError
 
     async def state(self) -> str:
         raise NotImplementedError
+
+    async def ready(self, timeout: float) -> None:
+        """After open(), on any site: until the server can navigate (no page tools awaited)."""
+
+    async def read_all(self, timeout: float) -> str:
+        """Everything the server hands out of the page now: by default its state, all of it."""
+        return await self.state()
+
+    def shown(self, state: str) -> Shown:
+        """The title and address a state() shows, and its plain() text."""
+        raise NotImplementedError
+
+    def plain(self, text: str) -> str:
+        """The words of a state() or read_all() as an agent reads them (by default, as they come)."""
+        return text
 
     async def page_tool(self, name: str, args: dict[str, Any], timeout: float = 15) -> str:
         raise NotImplementedError
@@ -96,10 +129,10 @@ class Bridge(Subject):
     key = "bridge"
     label = "bridge"
 
-    def __init__(self, workdir: Path, site: str) -> None:
+    def __init__(self, workdir: Path, site: str, browser: str = CHROMIUM) -> None:
         bridge = str(Path(sys.executable).parent / "webmcp-bridge")
         # The SDK passes on only a few variables: PYTHONPATH makes it run this checkout's code.
-        super().__init__([bridge, "--headless", "--browser", CHROMIUM, site + "/"], workdir, {"PYTHONPATH": str(ROOT)})
+        super().__init__([bridge, "--headless", "--browser", browser, site + "/"], workdir, {"PYTHONPATH": str(ROOT)})
         self.win = ""
 
     async def start(self, site: str, started: float) -> tuple[float, bool, float]:
@@ -112,11 +145,54 @@ class Bridge(Subject):
         await self.subscribe("app://windows")
         return first, holds, ready
 
-    async def navigate(self, url: str) -> str:
-        return await self.call(f"{self.win}__navigate", {"url": url}, timeout=60)
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        return await self.call(f"{self.win}__navigate", {"url": url}, timeout=timeout)
 
     async def state(self) -> str:
         return await self.read("app://windows")
+
+    async def ready(self, timeout: float) -> None:
+        with anyio.fail_after(timeout):
+            while not self.win:
+                tabs = [w["id"] for w in json.loads(await self.state())["windows"] if w["id"].startswith("tab-")]
+                self.win = tabs[0] if tabs else ""
+                await anyio.sleep(0 if tabs else 0.1)
+
+    async def read_all(self, timeout: float) -> str:
+        """Every block of `read_content`, page by page, and every row of a long table or list by its
+        `blockId`: one JSON block a line."""
+        with anyio.fail_after(timeout):
+            return "\n".join([json.dumps(b, ensure_ascii=False) async for b in self._all_blocks()])
+
+    async def _all_blocks(self) -> AsyncIterator[dict[str, Any]]:
+        tool, offset, total = f"{self.win}__read_content", 0, 1
+        while offset < total:
+            page = _structured(await self.call(tool, {"offset": offset, "limit": 1000}))["result"]
+            for block in page["blocks"]:
+                yield block
+                key = {"table": "rows", "list": "items"}.get(block["type"])
+                held = len(block[key]) if key else 0
+                while key and held < block.get("total", held):  # a long run is cut: its rest by blockId
+                    part = _structured(await self.call(tool, {"blockId": block["id"], "offset": held, "limit": 1000}))
+                    rows = part["result"][key]
+                    yield {key: rows}
+                    held = held + len(rows) if rows else block["total"]
+            offset, total = offset + len(page["blocks"]), page["total"]
+            if not page["blocks"]:
+                break
+
+    def shown(self, state: str) -> Shown:
+        window = next((w for w in json.loads(state)["windows"] if w["id"] == self.win), {})
+        address = [i["value"] for b in window.get("blocks", []) if b["id"] == "address" for i in b["items"]]
+        return Shown(window.get("title", ""), address[0] if address else "", self.plain(state))
+
+    def plain(self, text: str) -> str:
+        """JSON decoded to its string values (no keys, no escapes): a state, or read_all()'s lines."""
+        try:
+            values = [json.loads(text)]
+        except json.JSONDecodeError:
+            values = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return "\n".join(_strings(values))
 
     async def page_tool(self, name: str, args: dict[str, Any], timeout: float = 15) -> str:
         tool = f"{self.win}__{name}"
@@ -159,7 +235,7 @@ class PlaywrightMcp(Subject):
     label = "Playwright MCP"
     late_why = "it collects page tools only while taking a snapshot for a tool call"
 
-    def __init__(self, workdir: Path, site: str) -> None:
+    def __init__(self, workdir: Path, site: str, browser: str = CHROMIUM) -> None:
         config = workdir / "playwright-mcp.json"
         # No CLI flag passes browser switches; the config file's launchOptions.args does.
         config.write_text(json.dumps({"browser": {"launchOptions": {"args": ["--enable-features=WebMCP"]}}}))
@@ -167,7 +243,7 @@ class PlaywrightMcp(Subject):
             "node",
             str(PEERS_DIR / "@playwright" / "mcp" / "cli.js"),
             "--executable-path",
-            CHROMIUM,
+            browser,
             "--headless",
             "--isolated",
             "--no-sandbox",
@@ -187,11 +263,16 @@ class PlaywrightMcp(Subject):
         await self.wait_tools(lambda n: "webmcp_list_tickets" in n, START_TIMEOUT)
         return first, holds, time.perf_counter() - started
 
-    async def navigate(self, url: str) -> str:
-        return await self.call("browser_navigate", {"url": url}, timeout=60)
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        return await self.call("browser_navigate", {"url": url}, timeout=timeout)
 
     async def state(self) -> str:
         return await self.call("browser_snapshot", {}, timeout=60)
+
+    def shown(self, state: str) -> Shown:
+        title = re.search(r"^- Page Title: (.*)$", state, re.MULTILINE)
+        url = re.search(r"^- Page URL: (.*)$", state, re.MULTILINE)
+        return Shown(title.group(1).strip() if title else "", url.group(1).strip() if url else "", state)
 
     async def page_tool(self, name: str, args: dict[str, Any], timeout: float = 15) -> str:
         tool = f"webmcp_{name}"
@@ -218,12 +299,12 @@ class ChromeDevtoolsMcp(Subject):
     label = "chrome-devtools-mcp"
     late_why = "page tools are not MCP tools; list_webmcp_tools must be asked again"
 
-    def __init__(self, workdir: Path, site: str) -> None:
+    def __init__(self, workdir: Path, site: str, browser: str = CHROMIUM) -> None:
         command = [
             "node",
             str(PEERS_DIR / "chrome-devtools-mcp" / "build" / "src" / "bin" / "chrome-devtools-mcp.js"),
             "--executablePath",
-            CHROMIUM,
+            browser,
             "--headless",
             "--isolated",
             "--chromeArg=--no-sandbox",
@@ -240,12 +321,20 @@ class ChromeDevtoolsMcp(Subject):
         names = await self.tool_names()
         first = time.perf_counter() - started
         # Its page tools are never MCP tools, so no first list can hold them.
-        pages = await self.call("list_pages", {}, timeout=START_TIMEOUT)  # launches the browser
-        found = re.search(r"^(\d+): .*\[selected\]", pages, re.MULTILINE)
-        self.page_id = int(found.group(1)) if found else 1
+        await self.ready(START_TIMEOUT)
         await self.navigate(site + "/")
         await self._wait_page_tool("list_tickets", START_TIMEOUT)
         return first, "list_tickets" in names, time.perf_counter() - started
+
+    async def ready(self, timeout: float) -> None:
+        pages = await self.call("list_pages", {}, timeout=timeout)  # launches the browser
+        found = re.search(r"^(\d+): .*\[selected\]", pages, re.MULTILINE)
+        self.page_id = int(found.group(1)) if found else 1
+
+    def shown(self, state: str) -> Shown:
+        # Its first line: `uid=1_0 RootWebArea ["<title>"] [busy] url="<address>"` (no title while blank).
+        root = re.search(r'RootWebArea(?: "((?:[^"\\]|\\.)*)")?.*? url="([^"]*)"', state)
+        return Shown(_unquote(root.group(1) or "") if root else "", root.group(2) if root else "", state)
 
     async def _wait_page_tool(self, name: str, timeout: float) -> None:
         # Its page tools come with no notification of any kind: asking again is the only way.
@@ -253,8 +342,8 @@ class ChromeDevtoolsMcp(Subject):
             while f'name="{name}"' not in await self.call("list_webmcp_tools", {"pageId": self.page_id}):  # noqa: ASYNC110
                 await anyio.sleep(0.1)
 
-    async def navigate(self, url: str) -> str:
-        return await self.call("navigate_page", {"pageId": self.page_id, "type": "url", "url": url}, timeout=60)
+    async def navigate(self, url: str, timeout: float = 60) -> str:
+        return await self.call("navigate_page", {"pageId": self.page_id, "type": "url", "url": url}, timeout=timeout)
 
     async def state(self) -> str:
         return await self.call("take_snapshot", {"pageId": self.page_id}, timeout=60)
@@ -305,3 +394,27 @@ class ChromeDevtoolsMcp(Subject):
             return f'name="{tool}"' in await self.call("list_webmcp_tools", {"pageId": self.page_id})
 
         return await self._wait_late(listed, timeout)
+
+
+def _structured(text: str) -> Any:
+    """A bridge tool result's structured content: the last line of `result_text`."""
+    return json.loads(text.splitlines()[-1])
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string value in decoded JSON (no keys): what its reader sees of a JSON state."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _unquote(text: str) -> str:
+    try:
+        return str(json.loads(f'"{text}"'))
+    except json.JSONDecodeError:
+        return text
