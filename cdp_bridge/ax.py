@@ -14,9 +14,14 @@ them can be masked by the caller. Pages with form controls get one more query pe
 for what the AX tree leaves out: which controls are `required` (Chromium 156 reports it
 for text boxes only), and which the page or the person has marked invalid (`:user-invalid`
 or `aria-invalid`), since Chromium reports a required select, checkbox or date input as
-invalid before anyone touched it. And where a `generic` node sits inside a paragraph, list
-item, cell or link, one `DOMSnapshot.captureSnapshot` tells which are blocks (a `<div>`)
-and which run on with the text (a `<span id=…>`): the AX tree calls both `generic`.
+invalid before anyone touched it. And for every link, and every `generic` node in running
+text (beside a run of text, or inside a paragraph, list item, cell, link or heading), one
+`DOMSnapshot.captureSnapshot` reads its CSS `display`: the AX tree calls a `<div>` and a
+`<span id=…>` both `generic`, and says nothing of a link laid out as a block.
+
+A frame that failed to load shows Chromium's error page (`chrome-error://chromewebdata/`,
+with the address it could not reach as `unreachableUrl` in `Page.getFrameTree`): its tree
+is not read; the frame is kept, without nodes, with that address.
 """
 
 from __future__ import annotations
@@ -77,6 +82,10 @@ _ENABLED: dict[Send, _Enabled] = {}
 _TEXT_ROLES = frozenset(
     {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
 )
+# Nodes whose text joins the text around them as their layout says: a <span> or a <div> (both
+# "generic", or "none" when Chromium leaves them out), and a link (inline in a sentence, or a card).
+_LAYOUT_ROLES = frozenset({"generic", "none", "link"})
+_ERROR_PAGE = "chrome-error:"
 
 
 @dataclass
@@ -94,10 +103,13 @@ class FrameNodes:
     """Backend ids of controls with the `required` attribute (None: not read, trust the AX tree)."""
     flagged_ids: set[int] | None = None
     """Backend ids of controls shown as invalid: `:user-invalid` or `aria-invalid` (None: not read)."""
-    block_ids: set[int] | None = None
-    """Backend ids of `generic` nodes in running text that lay out as blocks (None: not read)."""
+    display: dict[int, str] | None = None
+    """Backend id → CSS `display` of generic, none and link nodes in running text (None: not read;
+    a node left out has no layout box, or was not asked about)."""
     frame_id: str = ""
     """The CDP frame id the nodes were read from (to read more of them later; "" in recordings)."""
+    unreachable_url: str = ""
+    """The address the frame failed to load ("" when it loaded): it shows an error page, not read."""
 
     def to_json(self) -> dict[str, Any]:
         """The recorded form (tests/view/data/ax/*.json)."""
@@ -110,15 +122,17 @@ class FrameNodes:
             doc["required_ids"] = sorted(self.required_ids)
         if self.flagged_ids is not None:
             doc["flagged_ids"] = sorted(self.flagged_ids)
-        if self.block_ids is not None:
-            doc["block_ids"] = sorted(self.block_ids)
+        if self.display is not None:
+            doc["display"] = {str(k): v for k, v in sorted(self.display.items())}
+        if self.unreachable_url:
+            doc["unreachable_url"] = self.unreachable_url
         doc["nodes"] = self.nodes
         return doc
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FrameNodes:
         """Inverse of `to_json`."""
-        required, flagged, blocks = data.get("required_ids"), data.get("flagged_ids"), data.get("block_ids")
+        required, flagged, display = data.get("required_ids"), data.get("flagged_ids"), data.get("display")
         return cls(
             str(data["key"]),
             list(data["nodes"]),
@@ -126,7 +140,8 @@ class FrameNodes:
             set(data.get("secret_ids", ())),
             set(required) if required is not None else None,
             set(flagged) if flagged is not None else None,
-            set(blocks) if blocks is not None else None,
+            {int(k): str(v) for k, v in display.items()} if display is not None else None,
+            unreachable_url=str(data.get("unreachable_url", "")),
         )
 
 
@@ -139,7 +154,7 @@ class PageNodes:
     secret_values: set[str] = field(default_factory=set)
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
-    block_ids: set[int] | None = None
+    display: dict[int, str] | None = None
 
 
 async def collect_page(
@@ -153,6 +168,7 @@ async def collect_page(
     the CSS `secret_selector` have their backend ids and current values read (the caller
     decides what is secret; the values stay in memory for masking). With `keep`, only the
     first `keep` rows or list items of a longer run are read below themselves (`read_frame_tree`).
+    A child frame that shows Chromium's error page is kept without nodes, with its `unreachable_url`.
 
     Raises:
         CDPError: the main frame's tree could not be read (the page is gone or navigating).
@@ -168,8 +184,10 @@ async def collect_page(
         pending.extend((child, len(frames) - 1) for child in node.get("childFrames", ()))
     # Every frame's tree, owner and the document root are asked for at once (batch.py).
     reads: list[Callable[[], Awaitable[Any]]] = [lambda: send("DOM.getDocument", {"depth": 0})]
+    # A child frame showing an error page is kept without its tree (the main frame's is read: it is the page).
+    unreachable = [_unreachable(info) if index or oopif else "" for index, (info, _parent) in enumerate(frames)]
     for index, (info, _parent) in enumerate(frames):
-        reads.append(partial(read_frame_tree, send, info["id"], keep=keep))
+        reads.append(_no_nodes if unreachable[index] else partial(read_frame_tree, send, info["id"], keep=keep))
         reads.append(partial(_frame_owner, send, info["id"]) if index or oopif else _no_owner)
     document, *replies = await side_by_side(reads)
     read: set[int] = set()
@@ -184,21 +202,33 @@ async def collect_page(
         read.add(index)
         key = f"{key_prefix}:{info.get('loaderId') or info['id']}"
         owner_id = owner if isinstance(owner, int) else None
-        result.frames.append(FrameNodes(key, list(reply), owner_id, frame_id=str(info["id"])))
-    # The secret inputs and the block/inline question are independent reads too.
+        frame = FrameNodes(key, list(reply), owner_id, frame_id=str(info["id"]), unreachable_url=unreachable[index])
+        result.frames.append(frame)
+    # The secret inputs and the layout of running text are independent reads too.
     async with anyio.create_task_group() as tg:
         tg.start_soon(_collect_secrets, send, result, secret_selector, document)
 
-        async def blocks() -> None:
-            result.block_ids = await _block_generics(send, result)
+        async def layout() -> None:
+            result.display = await _text_layout(send, result)
 
-        tg.start_soon(blocks)
+        tg.start_soon(layout)
     for frame in result.frames:
         frame.secret_ids = result.secret_ids
         frame.required_ids = result.required_ids
         frame.flagged_ids = result.flagged_ids
-        frame.block_ids = result.block_ids
+        frame.display = result.display
     return result
+
+
+def _unreachable(info: dict[str, Any]) -> str:
+    """The address a frame failed to load, if it shows Chromium's error page ("" otherwise)."""
+    if str(info.get("url", "")).startswith(_ERROR_PAGE) or info.get("unreachableUrl"):
+        return str(info.get("unreachableUrl") or info.get("url", ""))
+    return ""
+
+
+async def _no_nodes() -> list[dict[str, Any]]:
+    return []
 
 
 async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None) -> list[dict[str, Any]]:
@@ -315,7 +345,7 @@ async def read_run_range(
             node.pop(UNREAD, None)
         await _expand(send, frame_id, chosen, nodes, keep)
     frame = FrameNodes("", list(nodes.values()), frame_id=frame_id)
-    frame.block_ids = await _block_generics(send, PageNodes(frames=[frame]))
+    frame.display = await _text_layout(send, PageNodes(frames=[frame]))
     return frame
 
 
@@ -380,14 +410,24 @@ async def _pipelined(send: Send, method: str, params: list[dict[str, Any]]) -> l
     return replies
 
 
-def _generics_in_text(result: PageNodes) -> set[int]:
-    """Backend ids of `generic` nodes with a paragraph, list item, cell or link above them."""
+def _in_running_text(result: PageNodes) -> set[int]:
+    """Backend ids of every link, and of generic and none nodes that sit in running text.
+
+    That is beside a run of text (their parent holds text of its own), or a few levels below
+    a paragraph, list item, cell, link or heading.
+    """
     found: set[int] = set()
     for frame in result.frames:
         by_id = {n["nodeId"]: n for n in frame.nodes}
+        with_text = {
+            str(n.get("parentId")) for n in frame.nodes if n.get("role", {}).get("value") == "StaticText"
+        }
         for node in frame.nodes:
-            # Chromium calls a plain <span> or <div> "generic", or "none" (ignored) when it adds nothing.
-            if node.get("role", {}).get("value") not in ("generic", "none") or "backendDOMNodeId" not in node:
+            role = node.get("role", {}).get("value")
+            if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:
+                continue
+            if role == "link" or str(node.get("parentId")) in with_text:
+                found.add(int(node["backendDOMNodeId"]))
                 continue
             parent = by_id.get(node.get("parentId", ""))
             for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.
@@ -400,27 +440,25 @@ def _generics_in_text(result: PageNodes) -> set[int]:
     return found
 
 
-async def _block_generics(send: Send, result: PageNodes) -> set[int] | None:
-    """Which of the generics in running text lay out as blocks; empty when there are none to ask about."""
-    wanted = _generics_in_text(result)
+async def _text_layout(send: Send, result: PageNodes) -> dict[int, str] | None:
+    """The CSS `display` of the nodes in running text (`_in_running_text`); empty when there are none."""
+    wanted = _in_running_text(result)
     if not wanted:
-        return set()
+        return {}
     try:
         snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
     except CDPError:
-        return None  # The document changed under us; the walker then runs such text on.
+        return None  # The document changed under us; the walker then joins such text as it did before.
     strings: list[str] = snap.get("strings", [])
-    blocks: set[int] = set()
+    display: dict[int, str] = {}
     for doc in snap.get("documents", ()):
         backend_ids: list[int] = doc.get("nodes", {}).get("backendNodeId", [])
         layout = doc.get("layout", {})
         for index, styles in zip(layout.get("nodeIndex", ()), layout.get("styles", ()), strict=False):
             backend = backend_ids[index] if index < len(backend_ids) else None
-            if backend in wanted and styles:
-                display = strings[styles[0]]
-                if not display.startswith("inline") and display != "contents":
-                    blocks.add(backend)
-    return blocks
+            if backend in wanted and styles and 0 <= styles[0] < len(strings):
+                display.setdefault(backend, strings[styles[0]])
+    return display
 
 
 async def _no_owner() -> None:
