@@ -17,7 +17,9 @@ or `aria-invalid`), since Chromium reports a required select, checkbox or date i
 invalid before anyone touched it. And for every link, and every `generic` node in running
 text (beside a run of text, or inside a paragraph, list item, cell, link or heading), one
 `DOMSnapshot.captureSnapshot` reads its CSS `display`: the AX tree calls a `<div>` and a
-`<span id=…>` both `generic`, and says nothing of a link laid out as a block.
+`<span id=…>` both `generic`, and says nothing of a link laid out as a block. The same read
+tells where white space is shown right before or after such a node: the AX tree drops a
+lone space between a comment and a link (React's `our<!-- --> <a>`), which the page shows.
 
 A frame that failed to load shows Chromium's error page (`chrome-error://chromewebdata/`,
 with the address it could not reach as `unreachableUrl` in `Page.getFrameTree`): its tree
@@ -106,6 +108,9 @@ class FrameNodes:
     display: dict[int, str] | None = None
     """Backend id → CSS `display` of generic, none and link nodes in running text (None: not read;
     a node left out has no layout box, or was not asked about)."""
+    gaps: dict[int, tuple[bool, bool]] | None = None
+    """Backend id → (white space shown right before it, right after it), for the nodes of
+    `display` that have any (None: not read)."""
     frame_id: str = ""
     """The CDP frame id the nodes were read from (to read more of them later; "" in recordings)."""
     unreachable_url: str = ""
@@ -124,6 +129,8 @@ class FrameNodes:
             doc["flagged_ids"] = sorted(self.flagged_ids)
         if self.display is not None:
             doc["display"] = {str(k): v for k, v in sorted(self.display.items())}
+        if self.gaps is not None:
+            doc["gaps"] = {str(k): list(v) for k, v in sorted(self.gaps.items())}
         if self.unreachable_url:
             doc["unreachable_url"] = self.unreachable_url
         doc["nodes"] = self.nodes
@@ -133,6 +140,7 @@ class FrameNodes:
     def from_json(cls, data: dict[str, Any]) -> FrameNodes:
         """Inverse of `to_json`."""
         required, flagged, display = data.get("required_ids"), data.get("flagged_ids"), data.get("display")
+        gaps = data.get("gaps")
         return cls(
             str(data["key"]),
             list(data["nodes"]),
@@ -141,6 +149,7 @@ class FrameNodes:
             set(required) if required is not None else None,
             set(flagged) if flagged is not None else None,
             {int(k): str(v) for k, v in display.items()} if display is not None else None,
+            {int(k): (bool(v[0]), bool(v[1])) for k, v in gaps.items()} if gaps is not None else None,
             unreachable_url=str(data.get("unreachable_url", "")),
         )
 
@@ -155,6 +164,7 @@ class PageNodes:
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
     display: dict[int, str] | None = None
+    gaps: dict[int, tuple[bool, bool]] | None = None
 
 
 async def collect_page(
@@ -209,7 +219,7 @@ async def collect_page(
         tg.start_soon(_collect_secrets, send, result, secret_selector, document)
 
         async def layout() -> None:
-            result.display = await _text_layout(send, result)
+            result.display, result.gaps = await _text_layout(send, result)
 
         tg.start_soon(layout)
     for frame in result.frames:
@@ -217,6 +227,7 @@ async def collect_page(
         frame.required_ids = result.required_ids
         frame.flagged_ids = result.flagged_ids
         frame.display = result.display
+        frame.gaps = result.gaps
     return result
 
 
@@ -345,7 +356,7 @@ async def read_run_range(
             node.pop(UNREAD, None)
         await _expand(send, frame_id, chosen, nodes, keep)
     frame = FrameNodes("", list(nodes.values()), frame_id=frame_id)
-    frame.display = await _text_layout(send, PageNodes(frames=[frame]))
+    frame.display, frame.gaps = await _text_layout(send, PageNodes(frames=[frame]))
     return frame
 
 
@@ -440,25 +451,65 @@ def _in_running_text(result: PageNodes) -> set[int]:
     return found
 
 
-async def _text_layout(send: Send, result: PageNodes) -> dict[int, str] | None:
-    """The CSS `display` of the nodes in running text (`_in_running_text`); empty when there are none."""
+async def _text_layout(
+    send: Send, result: PageNodes
+) -> tuple[dict[int, str] | None, dict[int, tuple[bool, bool]] | None]:
+    """The CSS `display` of the nodes in running text (`_in_running_text`), and the white space
+    shown right around them; empty when there are none, None when the read failed."""
     wanted = _in_running_text(result)
     if not wanted:
-        return {}
+        return {}, {}
     try:
         snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
     except CDPError:
-        return None  # The document changed under us; the walker then joins such text as it did before.
+        return None, None  # The document changed under us; the walker then joins such text as it did before.
     strings: list[str] = snap.get("strings", [])
     display: dict[int, str] = {}
+    gaps: dict[int, tuple[bool, bool]] = {}
     for doc in snap.get("documents", ()):
-        backend_ids: list[int] = doc.get("nodes", {}).get("backendNodeId", [])
+        nodes = doc.get("nodes", {})
+        backend_ids: list[int] = nodes.get("backendNodeId", [])
         layout = doc.get("layout", {})
-        for index, styles in zip(layout.get("nodeIndex", ()), layout.get("styles", ()), strict=False):
+        texts: dict[int, str] = {}
+        for index, styles, text in zip(
+            layout.get("nodeIndex", ()), layout.get("styles", ()), layout.get("text", ()), strict=False
+        ):
             backend = backend_ids[index] if index < len(backend_ids) else None
             if backend in wanted and styles and 0 <= styles[0] < len(strings):
                 display.setdefault(backend, strings[styles[0]])
-    return display
+            if 0 <= text < len(strings):
+                texts[index] = strings[text]
+        gaps.update(_gaps(nodes, set(texts) | set(layout.get("nodeIndex", ())), texts, wanted))
+    return display, gaps
+
+
+def _gaps(
+    nodes: dict[str, Any], shown: set[int], texts: dict[int, str], wanted: set[int]
+) -> dict[int, tuple[bool, bool]]:
+    """For wanted nodes: whether the shown sibling right before ends, or the one after begins, with white space.
+
+    Siblings without a layout box (comments, white space that collapsed away) are passed over.
+    """
+    parents: list[int] = nodes.get("parentIndex", [])
+    backend_ids: list[int] = nodes.get("backendNodeId", [])
+    last: dict[int, int] = {}
+    before: dict[int, int] = {}
+    after: dict[int, int] = {}
+    for index, parent in enumerate(parents):
+        if index not in shown:
+            continue
+        if parent in last:
+            before[index], after[last[parent]] = last[parent], index
+        last[parent] = index
+    found: dict[int, tuple[bool, bool]] = {}
+    for index, backend in enumerate(backend_ids):
+        if backend not in wanted:
+            continue
+        lead = texts.get(before.get(index, -1), "")[-1:].isspace()
+        trail = texts.get(after.get(index, -1), "")[:1].isspace()
+        if lead or trail:
+            found[backend] = (lead, trail)
+    return found
 
 
 async def _no_owner() -> None:

@@ -168,6 +168,7 @@ class _Frame:
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
     display: dict[int, str] | None = None
+    gaps: dict[int, tuple[bool, bool]] | None = None
     unreachable_url: str = ""
 
 
@@ -193,6 +194,7 @@ class _Walker:
                 f.required_ids,
                 f.flagged_ids,
                 f.display,
+                f.gaps,
                 f.unreachable_url,
             )
             for f in frames
@@ -363,15 +365,23 @@ class _Walker:
         raw = "".join(parts)
         edge = self.edge(node)
         edge = " " if edge is None else edge  # the layout not read: a word of its own, as before
+        before, after = self.spaces_around(node)
         lead = " " if raw[:1].isspace() else ""
         trail = " " if raw[-1:].isspace() else ""
-        return f"{edge}{lead}{text}{trail}{edge}"
+        return f"{before}{edge}{lead}{text}{trail}{edge}{after}"
 
     def run_on(self, node: Node, edge: str) -> None:
-        self.add_text(edge)
+        before, after = self.spaces_around(node)
+        self.add_text(before + edge)
         for child in self.children(node):
             self.walk(child)
-        self.add_text(edge)
+        self.add_text(edge + after)
+
+    def spaces_around(self, node: Node) -> tuple[str, str]:
+        """The white space the page shows right before and after the node (the AX tree may drop it)."""
+        gaps = self.frame.gaps
+        lead, trail = gaps.get(node.get("backendDOMNodeId", -1), (False, False)) if gaps else (False, False)
+        return (" " if lead else ""), (" " if trail else "")
 
     def edge(self, node: Node) -> str | None:
         """What separates the node's text from the text around it; None where the layout was not read."""
@@ -593,15 +603,17 @@ class _Walker:
             parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
+        before = after = ""
         if role in ("generic", "none", "link"):
             edge = self.edge(node) or ""  # a span, a div or a link as the layout has it (<h1><span>…</span><span>…)
+            before, after = self.spaces_around(node)
         else:
             edge = "" if node.get("ignored") or role in _INLINE_ROLES else LINE
-        parts.append(edge)
+        parts.append(before + edge)
         for child in self.children(node):
             if not hidden(child):
                 self._collect_text(child, parts)
-        parts.append(edge)
+        parts.append(edge + after)
 
     def text_by_backend(self, backend: int) -> str:
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
