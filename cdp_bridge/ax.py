@@ -430,9 +430,7 @@ def _in_running_text(result: PageNodes) -> set[int]:
     found: set[int] = set()
     for frame in result.frames:
         by_id = {n["nodeId"]: n for n in frame.nodes}
-        with_text = {
-            str(n.get("parentId")) for n in frame.nodes if n.get("role", {}).get("value") == "StaticText"
-        }
+        with_text = {str(n.get("parentId")) for n in frame.nodes if n.get("role", {}).get("value") == "StaticText"}
         for node in frame.nodes:
             role = node.get("role", {}).get("value")
             if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:

@@ -343,8 +343,8 @@ class _Walker:
             self.run_on(node, self.edge(node) or "")
         elif (row := self.button_row(node)) is not None:
             self.emit(self.key(node, "buttons"), {"type": "list", "items": row})
-        elif role == "generic" and (edge := self.edge(node)) in ("", " "):
-            self.run_on(node, edge or "")  # a span beside text, in a div: "Price: <span>$</span>12"
+        elif role == "generic" and (on_line := self.edge(node)) is not None and on_line != LINE:
+            self.run_on(node, on_line)  # a span beside text, in a div: "Price: <span>$</span>12"
         else:
             self.container(node, role)
 
