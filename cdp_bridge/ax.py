@@ -14,12 +14,14 @@ them can be masked by the caller. Pages with form controls get one more query pe
 for what the AX tree leaves out: which controls are `required` (Chromium 156 reports it
 for text boxes only), and which the page or the person has marked invalid (`:user-invalid`
 or `aria-invalid`), since Chromium reports a required select, checkbox or date input as
-invalid before anyone touched it. And for every link, and every `generic` node in running
-text (beside a run of text, or inside a paragraph, list item, cell, link or heading), one
-`DOMSnapshot.captureSnapshot` reads its CSS `display`: the AX tree calls a `<div>` and a
-`<span id=…>` both `generic`, and says nothing of a link laid out as a block. The same read
-tells where white space is shown right before or after such a node: the AX tree drops a
-lone space between a comment and a link (React's `our<!-- --> <a>`), which the page shows.
+invalid before anyone touched it. And where a `generic` node or a link sits in running text
+(beside a run of text, or inside a paragraph, list item, cell, link or heading), one
+`DOMSnapshot.captureSnapshot` reads its CSS `display` (and every other link's): the AX tree
+calls a `<div>` and a `<span id=…>` both `generic`, and says nothing of a link laid out as a
+block. The same read tells where white space is shown right before or after such a node:
+the AX tree drops a lone space between a comment and a link (React's `our<!-- --> <a>`),
+which the page shows. On a document of more than `_LAYOUT_READ_MAX` elements it is taken
+only for spans inside paragraphs, list items and cells, as it costs ~35 µs an element.
 
 A frame that failed to load shows Chromium's error page (`chrome-error://chromewebdata/`,
 with the address it could not reach as `unreachableUrl` in `Page.getFrameTree`): its tree
@@ -76,6 +78,8 @@ _BATCH = 256
 # Up to this many elements a document's whole tree is read in one command (a few ms).
 _SMALL_DOCUMENT = 2_000
 _SIZE_WORLD = "cdp_bridge_size"
+_LAYOUT_READ_MAX = 6_000
+"""Elements up to which the layout of links and spans beside text is read (`_text_layout`)."""
 # How much of a document lies in rows or list items past the first `keep` of their run.
 _RUNS_JS = load("runs.js")
 _DISABLE_S = 2.0
@@ -421,13 +425,16 @@ async def _pipelined(send: Send, method: str, params: list[dict[str, Any]]) -> l
     return replies
 
 
-def _in_running_text(result: PageNodes) -> set[int]:
-    """Backend ids of every link, and of generic and none nodes that sit in running text.
+def _in_running_text(result: PageNodes) -> tuple[set[int], set[int], set[int]]:
+    """Backend ids of generic, none and link nodes in running text, and of every other link.
 
-    That is beside a run of text (their parent holds text of its own), or a few levels below
-    a paragraph, list item, cell, link or heading.
+    Running text is a few levels below a paragraph, list item, cell, link or heading (the
+    first set: of generic and none nodes; the second: of links), or beside a run of text
+    (their parent holds text of its own; also the second).
     """
-    found: set[int] = set()
+    below: set[int] = set()
+    beside: set[int] = set()
+    links: set[int] = set()
     for frame in result.frames:
         by_id = {n["nodeId"]: n for n in frame.nodes}
         with_text = {str(n.get("parentId")) for n in frame.nodes if n.get("role", {}).get("value") == "StaticText"}
@@ -435,28 +442,36 @@ def _in_running_text(result: PageNodes) -> set[int]:
             role = node.get("role", {}).get("value")
             if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:
                 continue
-            if role == "link" or str(node.get("parentId")) in with_text:
-                found.add(int(node["backendDOMNodeId"]))
-                continue
+            backend = int(node["backendDOMNodeId"])
+            if role == "link":
+                links.add(backend)
             parent = by_id.get(node.get("parentId", ""))
             for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.
                 if parent is None:
                     break
                 if parent.get("role", {}).get("value") in _TEXT_ROLES:
-                    found.add(int(node["backendDOMNodeId"]))
+                    (beside if role == "link" else below).add(backend)
                     break
                 parent = by_id.get(parent.get("parentId", ""))
-    return found
+            if str(node.get("parentId")) in with_text:
+                beside.add(backend)
+    beside -= below
+    return below, beside, links - below - beside
 
 
 async def _text_layout(
     send: Send, result: PageNodes
 ) -> tuple[dict[int, str] | None, dict[int, tuple[bool, bool]] | None]:
-    """The CSS `display` of the nodes in running text (`_in_running_text`), and the white space
-    shown right around them; empty when there are none, None when the read failed."""
-    wanted = _in_running_text(result)
-    if not wanted:
+    """The CSS `display` of the nodes in running text (`_in_running_text`) and of links, and the
+    white space shown right around them; empty when none is in running text, None when the read failed."""
+    below, beside, other_links = _in_running_text(result)
+    if not below and not beside:
         return {}, {}
+    # The snapshot costs about 35 µs an element (half a second on a 15,000-element table): for
+    # links and spans beside text only in a document of modest size; spans in paragraphs always.
+    if not below and await _element_count(send, result) > _LAYOUT_READ_MAX:
+        return None, None
+    wanted = below | beside | other_links  # Once taken, it also tells which links are blocks (a list of cards).
     try:
         snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
     except CDPError:
@@ -479,6 +494,26 @@ async def _text_layout(
                 texts[index] = strings[text]
         gaps.update(_gaps(nodes, set(texts) | set(layout.get("nodeIndex", ())), texts, wanted))
     return display, gaps
+
+
+async def _element_count(send: Send, result: PageNodes) -> int:
+    """How many elements the session's root document has, counted where the page cannot interfere."""
+    if not result.frames or not result.frames[0].frame_id:
+        return 0
+    try:
+        world = await send("Page.createIsolatedWorld", {"frameId": result.frames[0].frame_id, "worldName": _SIZE_WORLD})
+        reply = await send(
+            "Runtime.evaluate",
+            {
+                "expression": "document.getElementsByTagName('*').length",
+                "contextId": world["executionContextId"],
+                "returnByValue": True,
+            },
+        )
+    except CDPError:
+        return 0
+    value = reply.get("result", {}).get("value")
+    return int(value) if isinstance(value, int | float) else 0
 
 
 def _gaps(
