@@ -240,3 +240,39 @@ def test_key_state_follows_the_subject() -> None:
         "Shows \u201cHarbor to Lift Ferry Restrictions\u201d; "
         "needs attention: error \u201cPayment failed.\u201d; 1 page tool."
     )
+
+
+def test_a_frame_read_while_it_committed_its_error_page_is_still_no_page_text() -> None:
+    # Page.getFrameTree answered before the error page committed: no unreachable_url, but the
+    # document read is Chromium's error page (its root's url chrome-error://, its name the host).
+    frames = [f for f in _frames() if f.unreachable_url != "http://127.0.0.1:9/comments"]
+    failed = next(f for f in frames if f.unreachable_url == "http://nonexistent.invalid/ad")
+    failed.unreachable_url = ""
+    failed.nodes = [
+        {
+            "nodeId": "1",
+            "role": {"type": "internalRole", "value": "RootWebArea"},
+            "name": {"type": "computedString", "value": "nonexistent.invalid"},
+            "properties": [{"name": "url", "value": {"type": "string", "value": "chrome-error://chromewebdata/"}}],
+            "childIds": ["2"],
+        },
+        {
+            "nodeId": "2",
+            "parentId": "1",
+            "role": {"type": "role", "value": "StaticText"},
+            "name": {
+                "type": "computedString",
+                "value": "nonexistent.invalid\u2019s server IP address could not be found.",
+            },
+        },
+    ]
+    for owner in (failed.owner_backend_id, None):  # where its <iframe> sits, and with no known owner
+        failed.owner_backend_id = owner
+        blocks = _view(frames).full_blocks
+        assert "could not be found" not in json.dumps(blocks, ensure_ascii=False)
+        notices = [b["text"] for b in blocks if b["type"] == "notice"]
+        assert notices == (
+            ["A frame of this page did not load (nonexistent.invalid); the browser shows an error page there."]
+            if owner is not None
+            else []
+        )

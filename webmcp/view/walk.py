@@ -122,6 +122,8 @@ _GROUP_ROLES = frozenset(
     }
 )
 _MAIN_ROLES = frozenset({"main", "article"})
+_ERROR_PAGE = "chrome-error:"
+_UNREACHABLE = "an address that could not be reached"
 _FAILED_HOSTS_SHOWN = 3
 Keyed = tuple[tuple[Any, ...], dict[str, Any]]
 
@@ -170,6 +172,19 @@ class _Frame:
     display: dict[int, str] | None = None
     gaps: dict[int, tuple[bool, bool]] | None = None
     unreachable_url: str = ""
+
+    def failed_host(self) -> str | None:
+        """The host a frame failed to load (None when it loaded).
+
+        Known from its frame's `unreachableUrl`, or from its document: a frame read while it
+        committed Chromium's error page has that page's root (its url `chrome-error://…`,
+        its name the host).
+        """
+        if self.unreachable_url:
+            return urlsplit(self.unreachable_url).hostname or _UNREACHABLE
+        if self.root is not None and str(prop(self.root, "url") or "").startswith(_ERROR_PAGE):
+            return name_of(self.root) or _UNREACHABLE
+        return None
 
 
 @dataclass
@@ -530,14 +545,13 @@ class _Walker:
         if index is None or index in self.placed:
             return
         self.placed.add(index)
-        if self.frames[index].unreachable_url:
-            self.frame_failed(self.frames[index].unreachable_url)
+        if (host := self.frames[index].failed_host()) is not None:
+            self.frame_failed(host)
         else:
             self.walk_frame(index)
 
-    def frame_failed(self, url: str) -> None:
+    def frame_failed(self, host: str) -> None:
         """A shown frame that failed to load: one notice for all of them, where the first sits."""
-        host = urlsplit(url).hostname or "an address that could not be reached"
         if host not in self.failed_hosts:
             self.failed_hosts.append(host)
         self.failed_count += 1
@@ -646,7 +660,7 @@ def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: boo
     if walker.frames:
         walker.walk_frame(0)
         for index in range(1, len(walker.frames)):
-            if index not in walker.placed:
+            if index not in walker.placed and walker.frames[index].failed_host() is None:
                 walker.placed.add(index)
                 walker.walk_frame(index)
     walker.flush()
