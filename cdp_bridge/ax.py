@@ -14,14 +14,8 @@ them can be masked by the caller. Pages with form controls get one more query pe
 for what the AX tree leaves out: which controls are `required` (Chromium 156 reports it
 for text boxes only), and which the page or the person has marked invalid (`:user-invalid`
 or `aria-invalid`), since Chromium reports a required select, checkbox or date input as
-invalid before anyone touched it. And where a `generic` node or a link sits in running text
-(beside a run of text, or inside a paragraph, list item, cell, link or heading), one
-`DOMSnapshot.captureSnapshot` reads its CSS `display` (and every other link's): the AX tree
-calls a `<div>` and a `<span id=…>` both `generic`, and says nothing of a link laid out as a
-block. The same read tells where white space is shown right before or after such a node:
-the AX tree drops a lone space between a comment and a link (React's `our<!-- --> <a>`),
-which the page shows. On a document of more than `_LAYOUT_READ_MAX` elements it is taken
-only for spans inside paragraphs, list items and cells, as it costs ~35 µs an element.
+invalid before anyone touched it. How the text of links and spans joins the text around
+them (their CSS `display`, the white space shown beside them) is read by `layout.py`.
 
 A frame that failed to load shows Chromium's error page (`chrome-error://chromewebdata/`,
 with the address it could not reach as `unreachableUrl` in `Page.getFrameTree`): its tree
@@ -41,6 +35,7 @@ import anyio
 from .batch import side_by_side
 from .errors import CDPError, ProtocolError
 from .js import call, load
+from .layout import read_text_layout
 
 __all__ = [
     "RUN_ROLES",
@@ -78,19 +73,10 @@ _BATCH = 256
 # Up to this many elements a document's whole tree is read in one command (a few ms).
 _SMALL_DOCUMENT = 2_000
 _SIZE_WORLD = "cdp_bridge_size"
-_LAYOUT_READ_MAX = 6_000
-"""Elements up to which the layout of links and spans beside text is read (`_text_layout`)."""
 # How much of a document lies in rows or list items past the first `keep` of their run.
 _RUNS_JS = load("runs.js")
 _DISABLE_S = 2.0
 _ENABLED: dict[Send, _Enabled] = {}
-# Where the AX tree leaves open whether a `generic` child is a block or a span.
-_TEXT_ROLES = frozenset(
-    {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
-)
-# Nodes whose text joins the text around them as their layout says: a <span> or a <div> (both
-# "generic", or "none" when Chromium leaves them out), and a link (inline in a sentence, or a card).
-_LAYOUT_ROLES = frozenset({"generic", "none", "link"})
 _ERROR_PAGE = "chrome-error:"
 
 
@@ -223,7 +209,8 @@ async def collect_page(
         tg.start_soon(_collect_secrets, send, result, secret_selector, document)
 
         async def layout() -> None:
-            result.display, result.gaps = await _text_layout(send, result)
+            frames = [(frame.frame_id, frame.nodes) for frame in result.frames]
+            result.display, result.gaps = await read_text_layout(send, frames)
 
         tg.start_soon(layout)
     for frame in result.frames:
@@ -360,7 +347,7 @@ async def read_run_range(
             node.pop(UNREAD, None)
         await _expand(send, frame_id, chosen, nodes, keep)
     frame = FrameNodes("", list(nodes.values()), frame_id=frame_id)
-    frame.display, frame.gaps = await _text_layout(send, PageNodes(frames=[frame]))
+    frame.display, frame.gaps = await read_text_layout(send, [(frame_id, frame.nodes)])
     return frame
 
 
@@ -423,126 +410,6 @@ async def _pipelined(send: Send, method: str, params: list[dict[str, Any]]) -> l
                 raise reply
             replies.append(reply)
     return replies
-
-
-def _in_running_text(result: PageNodes) -> tuple[set[int], set[int], set[int]]:
-    """Backend ids of generic, none and link nodes in running text, and of every other link.
-
-    Running text is a few levels below a paragraph, list item, cell, link or heading (the
-    first set: of generic and none nodes; the second: of links), or beside a run of text
-    (their parent holds text of its own; also the second).
-    """
-    below: set[int] = set()
-    beside: set[int] = set()
-    links: set[int] = set()
-    for frame in result.frames:
-        by_id = {n["nodeId"]: n for n in frame.nodes}
-        with_text = {str(n.get("parentId")) for n in frame.nodes if n.get("role", {}).get("value") == "StaticText"}
-        for node in frame.nodes:
-            role = node.get("role", {}).get("value")
-            if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:
-                continue
-            backend = int(node["backendDOMNodeId"])
-            if role == "link":
-                links.add(backend)
-            parent = by_id.get(node.get("parentId", ""))
-            for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.
-                if parent is None:
-                    break
-                if parent.get("role", {}).get("value") in _TEXT_ROLES:
-                    (beside if role == "link" else below).add(backend)
-                    break
-                parent = by_id.get(parent.get("parentId", ""))
-            if str(node.get("parentId")) in with_text:
-                beside.add(backend)
-    beside -= below
-    return below, beside, links - below - beside
-
-
-async def _text_layout(
-    send: Send, result: PageNodes
-) -> tuple[dict[int, str] | None, dict[int, tuple[bool, bool]] | None]:
-    """The CSS `display` of the nodes in running text (`_in_running_text`) and of links, and the
-    white space shown right around them; empty when none is in running text, None when the read failed."""
-    below, beside, other_links = _in_running_text(result)
-    if not below and not beside:
-        return {}, {}
-    # The snapshot costs about 35 µs an element (half a second on a 15,000-element table): for
-    # links and spans beside text only in a document of modest size; spans in paragraphs always.
-    if not below and await _element_count(send, result) > _LAYOUT_READ_MAX:
-        return None, None
-    wanted = below | beside | other_links  # Once taken, it also tells which links are blocks (a list of cards).
-    try:
-        snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
-    except CDPError:
-        return None, None  # The document changed under us; the walker then joins such text as it did before.
-    strings: list[str] = snap.get("strings", [])
-    display: dict[int, str] = {}
-    gaps: dict[int, tuple[bool, bool]] = {}
-    for doc in snap.get("documents", ()):
-        nodes = doc.get("nodes", {})
-        backend_ids: list[int] = nodes.get("backendNodeId", [])
-        layout = doc.get("layout", {})
-        texts: dict[int, str] = {}
-        for index, styles, text in zip(
-            layout.get("nodeIndex", ()), layout.get("styles", ()), layout.get("text", ()), strict=False
-        ):
-            backend = backend_ids[index] if index < len(backend_ids) else None
-            if backend in wanted and styles and 0 <= styles[0] < len(strings):
-                display.setdefault(backend, strings[styles[0]])
-            if 0 <= text < len(strings):
-                texts[index] = strings[text]
-        gaps.update(_gaps(nodes, set(texts) | set(layout.get("nodeIndex", ())), texts, wanted))
-    return display, gaps
-
-
-async def _element_count(send: Send, result: PageNodes) -> int:
-    """How many elements the session's root document has, counted where the page cannot interfere."""
-    if not result.frames or not result.frames[0].frame_id:
-        return 0
-    try:
-        world = await send("Page.createIsolatedWorld", {"frameId": result.frames[0].frame_id, "worldName": _SIZE_WORLD})
-        reply = await send(
-            "Runtime.evaluate",
-            {
-                "expression": "document.getElementsByTagName('*').length",
-                "contextId": world["executionContextId"],
-                "returnByValue": True,
-            },
-        )
-    except CDPError:
-        return 0
-    value = reply.get("result", {}).get("value")
-    return int(value) if isinstance(value, int | float) else 0
-
-
-def _gaps(
-    nodes: dict[str, Any], shown: set[int], texts: dict[int, str], wanted: set[int]
-) -> dict[int, tuple[bool, bool]]:
-    """For wanted nodes: whether the shown sibling right before ends, or the one after begins, with white space.
-
-    Siblings without a layout box (comments, white space that collapsed away) are passed over.
-    """
-    parents: list[int] = nodes.get("parentIndex", [])
-    backend_ids: list[int] = nodes.get("backendNodeId", [])
-    last: dict[int, int] = {}
-    before: dict[int, int] = {}
-    after: dict[int, int] = {}
-    for index, parent in enumerate(parents):
-        if index not in shown:
-            continue
-        if parent in last:
-            before[index], after[last[parent]] = last[parent], index
-        last[parent] = index
-    found: dict[int, tuple[bool, bool]] = {}
-    for index, backend in enumerate(backend_ids):
-        if backend not in wanted:
-            continue
-        lead = texts.get(before.get(index, -1), "")[-1:].isspace()
-        trail = texts.get(after.get(index, -1), "")[:1].isspace()
-        if lead or trail:
-            found[backend] = (lead, trail)
-    return found
 
 
 async def _no_owner() -> None:
