@@ -98,9 +98,9 @@ class FrameNodes:
     display: dict[int, str] | None = None
     """Backend id → CSS `display` of generic, none and link nodes in running text (None: not read;
     a node left out has no layout box, or was not asked about)."""
-    gaps: dict[int, tuple[bool, bool]] | None = None
-    """Backend id → (white space shown right before it, right after it), for the nodes of
-    `display` that have any (None: not read)."""
+    gaps: dict[int, tuple[str, str]] | None = None
+    """Backend id → what lies right before and after it, for nodes of `display` that have
+    something there: " " (white space shown) or the CSS `display` of a box edge (None: not read)."""
     frame_id: str = ""
     """The CDP frame id the nodes were read from (to read more of them later; "" in recordings)."""
     unreachable_url: str = ""
@@ -139,7 +139,7 @@ class FrameNodes:
             set(required) if required is not None else None,
             set(flagged) if flagged is not None else None,
             {int(k): str(v) for k, v in display.items()} if display is not None else None,
-            {int(k): (bool(v[0]), bool(v[1])) for k, v in gaps.items()} if gaps is not None else None,
+            {int(k): (str(v[0]), str(v[1])) for k, v in gaps.items()} if gaps is not None else None,
             unreachable_url=str(data.get("unreachable_url", "")),
         )
 
@@ -154,7 +154,7 @@ class PageNodes:
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
     display: dict[int, str] | None = None
-    gaps: dict[int, tuple[bool, bool]] | None = None
+    gaps: dict[int, tuple[str, str]] | None = None
 
 
 async def collect_page(

@@ -130,6 +130,11 @@ Keyed = tuple[tuple[Any, ...], dict[str, Any]]
 __all__ = ["Heading", "Keyed", "Node", "RawModal", "Walk", "walk_frames"]
 
 
+def _between(fact: str) -> str:
+    """A side of `cdp_bridge.layout` gaps as text: "" or " " as it is, a box edge by its display."""
+    return fact if fact in ("", " ") else edge_of(fact) or ""
+
+
 @dataclass(frozen=True, slots=True)
 class Heading:
     """A heading of the main document, outside any modal dialog."""
@@ -170,7 +175,7 @@ class _Frame:
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
     display: dict[int, str] | None = None
-    gaps: dict[int, tuple[bool, bool]] | None = None
+    gaps: dict[int, tuple[str, str]] | None = None
     unreachable_url: str = ""
 
     def failed_host(self) -> str | None:
@@ -393,10 +398,13 @@ class _Walker:
         self.add_text(edge + after)
 
     def spaces_around(self, node: Node) -> tuple[str, str]:
-        """The white space the page shows right before and after the node (the AX tree may drop it)."""
+        """What the page shows right before and after the node that the AX tree may have dropped:
+        a space, or the edge of a block it left out (a `display: block` span)."""
         gaps = self.frame.gaps
-        lead, trail = gaps.get(node.get("backendDOMNodeId", -1), (False, False)) if gaps else (False, False)
-        return (" " if lead else ""), (" " if trail else "")
+        if not gaps:
+            return "", ""
+        lead, trail = gaps.get(node.get("backendDOMNodeId", -1), ("", ""))
+        return _between(lead), _between(trail)
 
     def edge(self, node: Node) -> str | None:
         """What separates the node's text from the text around it; None where the layout was not read."""
