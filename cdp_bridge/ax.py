@@ -14,9 +14,12 @@ them can be masked by the caller. Pages with form controls get one more query pe
 for what the AX tree leaves out: which controls are `required` (Chromium 156 reports it
 for text boxes only), and which the page or the person has marked invalid (`:user-invalid`
 or `aria-invalid`), since Chromium reports a required select, checkbox or date input as
-invalid before anyone touched it. And where a `generic` node sits inside a paragraph, list
-item, cell or link, one `DOMSnapshot.captureSnapshot` tells which are blocks (a `<div>`)
-and which run on with the text (a `<span id=…>`): the AX tree calls both `generic`.
+invalid before anyone touched it. How the text of links and spans joins the text around
+them (their CSS `display`, the white space shown beside them) is read by `layout.py`.
+
+A frame that failed to load shows Chromium's error page (`chrome-error://chromewebdata/`,
+with the address it could not reach as `unreachableUrl` in `Page.getFrameTree`): its tree
+is not read; the frame is kept, without nodes, with that address.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import anyio
 from .batch import side_by_side
 from .errors import CDPError, ProtocolError
 from .js import call, load
+from .layout import read_text_layout
 
 __all__ = [
     "RUN_ROLES",
@@ -73,10 +77,7 @@ _SIZE_WORLD = "cdp_bridge_size"
 _RUNS_JS = load("runs.js")
 _DISABLE_S = 2.0
 _ENABLED: dict[Send, _Enabled] = {}
-# Where the AX tree leaves open whether a `generic` child is a block or a span.
-_TEXT_ROLES = frozenset(
-    {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
-)
+_ERROR_PAGE = "chrome-error:"
 
 
 @dataclass
@@ -94,10 +95,16 @@ class FrameNodes:
     """Backend ids of controls with the `required` attribute (None: not read, trust the AX tree)."""
     flagged_ids: set[int] | None = None
     """Backend ids of controls shown as invalid: `:user-invalid` or `aria-invalid` (None: not read)."""
-    block_ids: set[int] | None = None
-    """Backend ids of `generic` nodes in running text that lay out as blocks (None: not read)."""
+    display: dict[int, str] | None = None
+    """Backend id → CSS `display` of generic, none and link nodes in running text (None: not read;
+    a node left out has no layout box, or was not asked about)."""
+    gaps: dict[int, tuple[str, str]] | None = None
+    """Backend id → what lies right before and after it, for nodes of `display` that have
+    something there: " " (white space shown) or the CSS `display` of a box edge (None: not read)."""
     frame_id: str = ""
     """The CDP frame id the nodes were read from (to read more of them later; "" in recordings)."""
+    unreachable_url: str = ""
+    """The address the frame failed to load ("" when it loaded): it shows an error page, not read."""
 
     def to_json(self) -> dict[str, Any]:
         """The recorded form (tests/view/data/ax/*.json)."""
@@ -110,15 +117,20 @@ class FrameNodes:
             doc["required_ids"] = sorted(self.required_ids)
         if self.flagged_ids is not None:
             doc["flagged_ids"] = sorted(self.flagged_ids)
-        if self.block_ids is not None:
-            doc["block_ids"] = sorted(self.block_ids)
+        if self.display is not None:
+            doc["display"] = {str(k): v for k, v in sorted(self.display.items())}
+        if self.gaps is not None:
+            doc["gaps"] = {str(k): list(v) for k, v in sorted(self.gaps.items())}
+        if self.unreachable_url:
+            doc["unreachable_url"] = self.unreachable_url
         doc["nodes"] = self.nodes
         return doc
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FrameNodes:
         """Inverse of `to_json`."""
-        required, flagged, blocks = data.get("required_ids"), data.get("flagged_ids"), data.get("block_ids")
+        required, flagged, display = data.get("required_ids"), data.get("flagged_ids"), data.get("display")
+        gaps = data.get("gaps")
         return cls(
             str(data["key"]),
             list(data["nodes"]),
@@ -126,7 +138,9 @@ class FrameNodes:
             set(data.get("secret_ids", ())),
             set(required) if required is not None else None,
             set(flagged) if flagged is not None else None,
-            set(blocks) if blocks is not None else None,
+            {int(k): str(v) for k, v in display.items()} if display is not None else None,
+            {int(k): (str(v[0]), str(v[1])) for k, v in gaps.items()} if gaps is not None else None,
+            unreachable_url=str(data.get("unreachable_url", "")),
         )
 
 
@@ -139,7 +153,8 @@ class PageNodes:
     secret_values: set[str] = field(default_factory=set)
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
-    block_ids: set[int] | None = None
+    display: dict[int, str] | None = None
+    gaps: dict[int, tuple[str, str]] | None = None
 
 
 async def collect_page(
@@ -153,6 +168,7 @@ async def collect_page(
     the CSS `secret_selector` have their backend ids and current values read (the caller
     decides what is secret; the values stay in memory for masking). With `keep`, only the
     first `keep` rows or list items of a longer run are read below themselves (`read_frame_tree`).
+    A child frame that shows Chromium's error page is kept without nodes, with its `unreachable_url`.
 
     Raises:
         CDPError: the main frame's tree could not be read (the page is gone or navigating).
@@ -168,8 +184,10 @@ async def collect_page(
         pending.extend((child, len(frames) - 1) for child in node.get("childFrames", ()))
     # Every frame's tree, owner and the document root are asked for at once (batch.py).
     reads: list[Callable[[], Awaitable[Any]]] = [lambda: send("DOM.getDocument", {"depth": 0})]
+    # A child frame showing an error page is kept without its tree (the main frame's is read: it is the page).
+    unreachable = [_unreachable(info) if index or oopif else "" for index, (info, _parent) in enumerate(frames)]
     for index, (info, _parent) in enumerate(frames):
-        reads.append(partial(read_frame_tree, send, info["id"], keep=keep))
+        reads.append(_no_nodes if unreachable[index] else partial(read_frame_tree, send, info["id"], keep=keep))
         reads.append(partial(_frame_owner, send, info["id"]) if index or oopif else _no_owner)
     document, *replies = await side_by_side(reads)
     read: set[int] = set()
@@ -184,21 +202,35 @@ async def collect_page(
         read.add(index)
         key = f"{key_prefix}:{info.get('loaderId') or info['id']}"
         owner_id = owner if isinstance(owner, int) else None
-        result.frames.append(FrameNodes(key, list(reply), owner_id, frame_id=str(info["id"])))
-    # The secret inputs and the block/inline question are independent reads too.
+        frame = FrameNodes(key, list(reply), owner_id, frame_id=str(info["id"]), unreachable_url=unreachable[index])
+        result.frames.append(frame)
+    # The secret inputs and the layout of running text are independent reads too.
     async with anyio.create_task_group() as tg:
         tg.start_soon(_collect_secrets, send, result, secret_selector, document)
 
-        async def blocks() -> None:
-            result.block_ids = await _block_generics(send, result)
+        async def layout() -> None:
+            frames = [(frame.frame_id, frame.nodes) for frame in result.frames]
+            result.display, result.gaps = await read_text_layout(send, frames)
 
-        tg.start_soon(blocks)
+        tg.start_soon(layout)
     for frame in result.frames:
         frame.secret_ids = result.secret_ids
         frame.required_ids = result.required_ids
         frame.flagged_ids = result.flagged_ids
-        frame.block_ids = result.block_ids
+        frame.display = result.display
+        frame.gaps = result.gaps
     return result
+
+
+def _unreachable(info: dict[str, Any]) -> str:
+    """The address a frame failed to load, if it shows Chromium's error page ("" otherwise)."""
+    if str(info.get("url", "")).startswith(_ERROR_PAGE) or info.get("unreachableUrl"):
+        return str(info.get("unreachableUrl") or info.get("url", ""))
+    return ""
+
+
+async def _no_nodes() -> list[dict[str, Any]]:
+    return []
 
 
 async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None) -> list[dict[str, Any]]:
@@ -315,7 +347,7 @@ async def read_run_range(
             node.pop(UNREAD, None)
         await _expand(send, frame_id, chosen, nodes, keep)
     frame = FrameNodes("", list(nodes.values()), frame_id=frame_id)
-    frame.block_ids = await _block_generics(send, PageNodes(frames=[frame]))
+    frame.display, frame.gaps = await read_text_layout(send, [(frame_id, frame.nodes)])
     return frame
 
 
@@ -378,49 +410,6 @@ async def _pipelined(send: Send, method: str, params: list[dict[str, Any]]) -> l
                 raise reply
             replies.append(reply)
     return replies
-
-
-def _generics_in_text(result: PageNodes) -> set[int]:
-    """Backend ids of `generic` nodes with a paragraph, list item, cell or link above them."""
-    found: set[int] = set()
-    for frame in result.frames:
-        by_id = {n["nodeId"]: n for n in frame.nodes}
-        for node in frame.nodes:
-            # Chromium calls a plain <span> or <div> "generic", or "none" (ignored) when it adds nothing.
-            if node.get("role", {}).get("value") not in ("generic", "none") or "backendDOMNodeId" not in node:
-                continue
-            parent = by_id.get(node.get("parentId", ""))
-            for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.
-                if parent is None:
-                    break
-                if parent.get("role", {}).get("value") in _TEXT_ROLES:
-                    found.add(int(node["backendDOMNodeId"]))
-                    break
-                parent = by_id.get(parent.get("parentId", ""))
-    return found
-
-
-async def _block_generics(send: Send, result: PageNodes) -> set[int] | None:
-    """Which of the generics in running text lay out as blocks; empty when there are none to ask about."""
-    wanted = _generics_in_text(result)
-    if not wanted:
-        return set()
-    try:
-        snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
-    except CDPError:
-        return None  # The document changed under us; the walker then runs such text on.
-    strings: list[str] = snap.get("strings", [])
-    blocks: set[int] = set()
-    for doc in snap.get("documents", ()):
-        backend_ids: list[int] = doc.get("nodes", {}).get("backendNodeId", [])
-        layout = doc.get("layout", {})
-        for index, styles in zip(layout.get("nodeIndex", ()), layout.get("styles", ()), strict=False):
-            backend = backend_ids[index] if index < len(backend_ids) else None
-            if backend in wanted and styles:
-                display = strings[styles[0]]
-                if not display.startswith("inline") and display != "contents":
-                    blocks.add(backend)
-    return blocks
 
 
 async def _no_owner() -> None:

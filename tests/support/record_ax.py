@@ -23,7 +23,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError  # noqa: E402
 from playwright.async_api import Page, async_playwright  # noqa: E402
 
-from cdp_bridge.ax import collect_page  # noqa: E402
+from cdp_bridge.ax import FrameNodes, collect_page  # noqa: E402
 from cdp_bridge.errors import ProtocolError  # noqa: E402
 from cdp_bridge.launcher import LaunchOptions, launch_browser  # noqa: E402
 from tests.support.stage import run_site  # noqa: E402
@@ -109,6 +109,7 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "cinema_book": ("/cinema/book.html", _noop),
     "cinema_book_touched": ("/cinema/book.html", _cinema_book_touched),
     "cinema_receipt": ("/cinema/receipt.html", _noop),
+    "gazette_article": ("/gazette/article.html", _noop),
 }
 
 
@@ -121,6 +122,30 @@ def _slim(node: dict[str, Any]) -> dict[str, Any] | None:
         if isinstance(out.get(key), dict):
             out[key] = {k: v for k, v in out[key].items() if k != "sources"}
     return out
+
+
+async def _out_of_process_frames(context: Any, page: Page, send: Any) -> list[FrameNodes]:
+    """The frames of out-of-process iframes, each with its owner, as `live_view.read_page` reads them."""
+    found: list[FrameNodes] = []
+    for frame in page.frames[1:]:
+        try:
+            cdp = await context.new_cdp_session(frame)
+        except PlaywrightError:
+            continue  # an in-process frame: the page's own read has it
+
+        async def frame_send(method: str, params: dict[str, Any], cdp: Any = cdp) -> dict[str, Any]:
+            try:
+                return dict(await cdp.send(method, params))
+            except PlaywrightError as exc:
+                raise ProtocolError(method, -1, str(exc)) from exc
+
+        sub = await collect_page(frame_send, "doc", secret_selector=SECRET_SELECTOR, oopif=True)
+        frame_id = (await frame_send("Page.getFrameTree", {}))["frameTree"]["frame"]["id"]
+        owner = await send("DOM.getFrameOwner", {"frameId": frame_id})
+        if sub.frames and sub.frames[0].owner_backend_id is None:
+            sub.frames[0].owner_backend_id = owner.get("backendNodeId")
+        found.extend(sub.frames)
+    return found
 
 
 async def record(names: list[str]) -> None:
@@ -146,6 +171,7 @@ async def record(names: list[str]) -> None:
                             raise ProtocolError(method, -1, str(exc)) from exc
 
                     nodes = await collect_page(send, "doc", secret_selector=SECRET_SELECTOR)
+                    nodes.frames += await _out_of_process_frames(context, page, send)
                     for frame in nodes.frames:
                         frame.nodes = [n for n in map(_slim, frame.nodes) if n is not None]
                     doc = {"url": path, "frames": [f.to_json() for f in nodes.frames]}

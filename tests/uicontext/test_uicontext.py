@@ -342,3 +342,19 @@ def test_assemble_marks_focus_path_hover_and_masks_secrets() -> None:
     assert [e["id"] for e in with_state(answer, "focused")] == ["win-0", "tab-1", "d-1-x", "e-10", "e-12"]
     assert [e["id"] for e in with_state(answer, "hovered")] == ["e-13"]
     assert find(answer, id="tab-2") == {"id": "tab-2", "role": "Tab", "title": "Other"}
+
+
+def test_a_title_is_the_text_as_shown_where_the_accessible_name_only_spaces_it_out() -> None:
+    # Chromium names "harbor<wbr>.example<wbr>/ferries" "harbor .example /ferries"; the page shows no spaces.
+    elements = [
+        Pointed(
+            -1, 0, 10, _ax("heading", "Sources at harbor .example /ferries"), text="Sources at harbor.example/ferries"
+        ),
+        Pointed(-1, HOVER, 11, _ax("button", "Close dialog"), text="\u00d7"),
+    ]
+    pointing = Pointing(True, True, 800, 600, "Gazette", "http://x/", ["Chromium"], elements)
+    root = assemble("Chromium", [TabFacts("tab-1", "Gazette", None, pointing, "d-1-x", lambda n: f"e-{n}")])
+    answer = {"protocol": "0.2.0", "instance": "i", "root": root}
+    jsonschema.validate(answer, SCHEMA)
+    assert find(answer, id="e-10") == {"id": "e-10", "role": "Heading", "title": "Sources at harbor.example/ferries"}
+    assert find(answer, id="e-11") == {"id": "e-11", "role": "Button", "title": "Close dialog", "states": ["hovered"]}

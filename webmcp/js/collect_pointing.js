@@ -21,7 +21,7 @@
   };
   const semantic = (el) => { const r = el.getAttribute('role');
     return r ? !/^(none|presentation|generic)$/.test(r) : SEMANTIC.test(el.tagName); };
-  const add = (el, flag, force) => {
+  const add = (el, flag, force, withText) => {
     const chain = [];
     for (let cur = el, first = true; cur && cur.nodeType === 1; cur = parentOf(cur), first = false) {
       if (cur.tagName === 'HTML' || cur.tagName === 'BODY') continue;
@@ -37,8 +37,9 @@
     if (chain.length && chain[0] === el) {
       const m = meta[index.get(el)]; m[1] |= flag;
       try { if (el.matches(secret) || isSecretField(el)) m[1] |= 8; } catch (e) {}
-      // Text of what the user points at, for a title when the element has no accessible name.
-      if (flag & 7 && m.length < 3 && !(m[1] & 8)) m.push((el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 80));
+      // Text of what the user points at (and of headings), as rendered: a title when the element has
+      // no accessible name, or when its name is that text with spaces Chromium adds at <wbr>.
+      if ((flag & 7 || withText) && m.length < 3 && !(m[1] & 8)) m.push((el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 80));
     }
   };
   const deep = (el, step) => { for (let n = 0; el && n < 32; n++) { const next = step(el); if (!next) break; el = next; }
@@ -69,10 +70,10 @@
     let lo = 0, hi = headings.length - 1, best = -1;
     while (lo <= hi) { const mid = (lo + hi) >> 1;
       if (headings[mid] === el || before(headings[mid], el)) { best = mid; lo = mid + 1; } else hi = mid - 1; }
-    if (best >= 0 && el.ownerDocument === document) add(headings[best], 16);
+    if (best >= 0 && el.ownerDocument === document) add(headings[best], 16, false, true);
   }
   for (let i = 0, n = 0; i < headings.length && n < maxHeadings; i++) {
-    if (/^H[12]$/.test(headings[i].tagName) || i < 3) { add(headings[i], 16); n++; }
+    if (/^H[12]$/.test(headings[i].tagName) || i < 3) { add(headings[i], 16, false, true); n++; }
   }
   // Document order, ancestors first; parents are remapped to the new positions.
   const order = els.map((_, i) => i).sort((a, b) => a === b ? 0 :

@@ -78,7 +78,7 @@ class Pointed:
     backend_node_id: int | None
     ax: dict[str, Any] | None
     text: str = ""
-    """The visible text of a pointed-at element (never of a secret input), up to 80 characters."""
+    """The visible text of a pointed-at element or a heading (never of a secret input), up to 80 characters."""
 
 
 @dataclass(slots=True)

@@ -119,7 +119,11 @@ def _kept(element: Pointed) -> bool:
 def _element(element: Pointed, element_id: str) -> dict[str, Any]:
     node = element.ax
     role = str(_ax(node, "role") or "generic")
-    title = str(_ax(node, "name") or "").strip() or element.text
+    name = " ".join(str(_ax(node, "name") or "").split())
+    # The text as shown where the name is only that text with other spaces: Chromium names
+    # "https:<wbr>//www" "https: //www"; the blocks of app://windows read it as shown too.
+    shown = element.text and "".join(name.split()) == "".join(element.text.split())
+    title = element.text if shown else name or element.text
     out: dict[str, Any] = {"id": element_id, "role": pascal_role(role), "title": title}
     value = _ax(node, "value")
     if role in _VALUE_ROLES and value is not None:

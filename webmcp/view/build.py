@@ -26,9 +26,9 @@ from typing import Any
 from cdp_bridge.ax import FrameNodes
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import UNITS, cut_run
-from webmcp.view.walk import Keyed, walk_frames
+from webmcp.view.walk import Heading, Keyed, walk_frames
 
-__all__ = ["BlockIds", "FrameNodes", "Limits", "Modal", "View", "build_view", "run_part"]
+__all__ = ["BlockIds", "FrameNodes", "Heading", "Limits", "Modal", "View", "build_view", "run_part"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +117,8 @@ class View:
     """The address of the document the view was read from (its root's `url`)."""
     sources: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     """Block id → key (frame key, backend node id, …) of each table or list read only in part."""
+    outline: list[Heading] = field(default_factory=list)
+    """The main document's headings outside modals, with their level and landmark."""
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
@@ -196,13 +198,14 @@ def build_view(
     is any text that repeats one of `secret_values` (a page echoing what was typed).
     """
     frame_list = [f if isinstance(f, FrameNodes) else FrameNodes(f[0], list(f[1])) for f in frames]
-    frame_list = [f for f in frame_list if f.nodes] if frame_list and frame_list[0].nodes else []
+    frame_list = [f for f in frame_list if f.nodes or f.unreachable_url] if frame_list and frame_list[0].nodes else []
     title = url = ""
     if frame_list:
         root = next((n for n in frame_list[0].nodes if not n.get("parentId")), frame_list[0].nodes[0])
         title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
         url = next((str(p["value"].get("value", "")) for p in root.get("properties", ()) if p["name"] == "url"), "")
-    keyed, raw_modals = walk_frames(frame_list, set(secret_backend_ids))
+    walk = walk_frames(frame_list, set(secret_backend_ids))
+    keyed, raw_modals = walk.blocks, walk.modals
     if secret_values:
         keyed = [(k, mask_secrets(b, secret_values)) for k, b in keyed]
         for raw in raw_modals:
@@ -221,6 +224,8 @@ def build_view(
     all_blocks = full + [b for m in modals for b in m.full_blocks]
     all_keys = [k for k, _ in keyed] + [k for raw in raw_modals for k, _ in raw.blocks]
     sources = {block["id"]: key for key, block in zip(all_keys, all_blocks, strict=True) if "total" in block}
+    # The bridge's own word on frames that did not load is no notice of the page's.
+    own = {b["id"] for (key, _), b in zip(keyed, full, strict=True) if key == walk.failed_frames_key}
     blocks, left_out = _fit(full, ids, limits, "page")
     live.append(("page", "left-out"))
     ids.retain(live)
@@ -228,7 +233,7 @@ def build_view(
         blocks=blocks,
         title=title,
         headings=[b["text"] for b in full if b["type"] == "text" and "heading" in b],
-        notices=[b for b in all_blocks if b["type"] == "notice"],
+        notices=[b for b in all_blocks if b["type"] == "notice" and b["id"] not in own],
         field_count=sum(len(b["items"]) for b in full if b["type"] == "fields"),
         left_out=left_out,
         full_blocks=full,
@@ -239,6 +244,7 @@ def build_view(
         ],
         url=url,
         sources=sources,
+        outline=walk.headings,
     )
 
 
@@ -252,7 +258,7 @@ def run_part(
     """
     root = {"nodeId": "bridge-root", "role": {"type": "role", "value": "generic"}, "childIds": [top_id]}
     whole = replace(frame, nodes=[root, *frame.nodes], owner_backend_id=None)
-    keyed, _ = walk_frames([whole], set(frame.secret_ids), gaps=True)
+    keyed = walk_frames([whole], set(frame.secret_ids), gaps=True).blocks
     block = next((b for _, b in keyed if b["type"] == kind), None)
     if block is None:
         return []

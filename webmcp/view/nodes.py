@@ -13,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "LINE",
+    "edge_of",
     "READ_ON_BUTTON",
     "Node",
     "guess_mime",
@@ -35,6 +36,8 @@ _PASS_THROUGH = frozenset({"uninteresting", "presentationalRole", "labelFor", "l
 # when it holds a digit; "Send" or "Book" is only an operation, which blocks never describe.
 READ_ON_BUTTON = re.compile(r"\d")
 LINE = "\n"
+# `display` values that keep a box on the line of the text around it, as inline-block does.
+_ON_THE_LINE = frozenset({"table-cell", "ruby", "ruby-base", "ruby-text"})
 _SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
 
 
@@ -78,6 +81,22 @@ def join_text(parts: Sequence[str]) -> str:
     """Text runs joined as shown: spaces collapsed, line breaks (`<br>`, block edges) kept once."""
     lines = (" ".join(line.split()) for line in "".join(parts).split(LINE))
     return LINE.join(line for line in lines if line)
+
+
+def edge_of(display: str | None) -> str | None:
+    """What separates an element's text from the text around it, by its CSS `display`.
+
+    Nothing for an inline element ("mozilla<a>.org</a>/" reads "mozilla.org/"), a space for a
+    box on the line (inline-block, a table cell), a line break for a block (block, flex,
+    list-item…); None when the layout is not known.
+    """
+    if display is None:
+        return None
+    if display in ("inline", "contents"):
+        return ""
+    if display.startswith("inline") or display in _ON_THE_LINE:
+        return " "
+    return LINE
 
 
 def shown_on_button(node: Node) -> str:

@@ -1,22 +1,32 @@
 """The words of a window: a tab's one-sentence `summary`, and the content of dialog windows.
 
-Made only from the view (main heading, what needs attention, how many fields) and the
+Made only from the view (what the page is, what needs attention, how many fields) and the
 tool count: never empty, never an id, a URL-encoded blob or another machine code. What
-needs attention comes first after the heading: an open dialog, error notices, fields
+the page is comes from its main heading, not the first one (a skip link's "Accessibility
+links", a masthead with the site's name): the heading the document title names, else the
+largest heading inside `main`/`article`, else the first `h1`, else the title without the
+site's name. What needs attention comes next: an open dialog, error notices, fields
 marked invalid.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from webmcp.view.build import View
 
-__all__ = ["dialog_blocks", "dialog_summary", "modal_summary", "summarize_tab"]
+__all__ = ["dialog_blocks", "dialog_summary", "modal_summary", "page_subject", "summarize_tab", "title_parts"]
 
 _QUOTE_MAX = 100
+# Between a page's own title and the site's name: "Headline - Site", "Site | Headline", "A — B".
+_SITE_SEPARATOR = re.compile(r"\s+(?:[|\-\u2013\u2014\u00b7\u2022\u00bb/]|::)\s+")
+_NOT_WORD = re.compile(r"[\W_]+")
+_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "ac", "gov", "edu", "ne", "or"})
+_MATCH_SHARE = 0.5
+"""A heading names the page when it holds the title's words, or they hold at least half of it."""
 
 
 def _quote(text: str) -> str:
@@ -40,11 +50,103 @@ def _place(url: str) -> str:
     return "an empty tab" if url in ("", "about:blank") else "a browser page"
 
 
+def _words(text: str) -> str:
+    return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
+
+
+def _names_host(part: str, url: str) -> bool:
+    """Whether a part of a title names the site's host ("GitHub" on github.com)."""
+    labels = [label for label in (urlsplit(url).hostname or "").split(".") if label not in ("www", "m")]
+    if len(labels) >= 3 and labels[-2] in _SECOND_LEVEL:
+        labels = labels[:-1]  # bbc.co.uk: the name is bbc
+    label = labels[-2] if len(labels) >= 2 else ""
+    return bool(label) and not label.isdigit() and label in _NOT_WORD.sub("", part.casefold())
+
+
+def title_parts(title: str, url: str = "", shown: Sequence[str] = ()) -> tuple[str, str]:
+    """The document title without the site's name, and that name ("" when it cannot tell).
+
+    `Sign in | GitHub` on github.com gives `Sign in` and `GitHub`: one side names the host of
+    `url`, or is shown on the page on its own (`shown`: a masthead's text, a logo's alt), and
+    the other is not. Without such a sign the title stays whole.
+    """
+    title = " ".join(title.split())
+    for headline, site in _readings(title, url):
+        if _names_host(site, url) and not _names_host(headline, url):
+            return headline, site
+    on_page = {_words(text) for text in shown}
+    for headline, site in _readings(title, url):
+        if _words(site) in on_page and _words(headline) not in on_page:
+            return headline, site
+    return title, ""
+
+
+def _readings(title: str, url: str) -> list[tuple[str, str]]:
+    """Both readings of a title with a separator, (headline, site) each, the likelier first.
+
+    The site's name goes last ("Headline - Site") unless only the first part names the host.
+    """
+    found = list(_SITE_SEPARATOR.finditer(title))
+    if not found:
+        return []
+    first, last = title[: found[0].start()], title[found[-1].end() :]
+    suffix, prefix = (title[: found[-1].start()], last), (title[found[0].end() :], first)
+    return [prefix, suffix] if _names_host(first, url) and not _names_host(last, url) else [suffix, prefix]
+
+
+def _names(heading: str, title: str) -> bool:
+    """Whether a heading and a title (or its headline) say the same thing, give or take a few words."""
+    h, t = _words(heading), _words(title)
+    if not h or not t:
+        return False
+    shorter, longer = sorted((h, t), key=len)
+    return shorter in longer and len(shorter) >= _MATCH_SHARE * len(longer)
+
+
+def _shown_alone(view: View) -> list[str]:
+    """Short texts the page shows as blocks of their own: a masthead, a brand, a logo's alt."""
+    texts: list[str] = []
+    for block in view.full_blocks:
+        if block["type"] == "text" and "heading" not in block:
+            texts.append(block["text"])
+        elif block["type"] == "list":
+            texts.extend(item for item in block["items"] if isinstance(item, str))
+        elif block["type"] == "media":
+            texts.append(str(block.get("alt", "")))
+    return texts
+
+
+def page_subject(title: str, url: str, view: View) -> str:
+    """What the page is, in its own words: its main heading, or its title without the site's name.
+
+    In order: a heading the title's likelier headline names (one in `main`/`article` first);
+    the largest heading in `main`/`article`; a heading the other reading of the title names;
+    the first `h1`; the title, without the site's name where the page tells which part it is.
+    A masthead that repeats the site's name is never taken for the page's headline.
+    """
+    title = " ".join(title.split())
+    readings = [headline for headline, _site in _readings(title, url)] or [title]
+
+    def named(headline: str) -> str | None:
+        found = [(not h.in_main, h.level, i, h.text) for i, h in enumerate(view.outline) if _names(h.text, headline)]
+        return min(found)[3] if found else None
+
+    in_main = [h for h in view.outline if h.in_main]
+    top = [h for h in view.outline if h.level == 1]
+    return (
+        named(readings[0])
+        or (min(in_main, key=lambda h: h.level).text if in_main else None)
+        or (named(readings[1]) if len(readings) > 1 else None)
+        or (top[0].text if top else None)
+        or title_parts(title, url, _shown_alone(view))[0]
+    )
+
+
 def summarize_tab(title: str, url: str, view: View | None, tool_count: int, loading: bool) -> str:
     """One sentence for a tab window, e.g. `Shows “Agent sign-in”; 5 form fields; 1 page tool.`"""
     if view is None:
         return f"Loading {_place(url)}." if loading else f"Shows {_place(url)} with nothing readable yet."
-    subject = view.headings[0] if view.headings else title
+    subject = page_subject(title, url, view)
     parts = [f"Shows {_quote(subject)}" if subject else f"Shows {_place(url)}"]
     attention: list[str] = [
         f"the dialog {_quote(modal.title)} is open" if modal.title else "a dialog is open" for modal in view.modals

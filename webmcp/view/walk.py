@@ -7,9 +7,14 @@ text), so re-rendering the text inside an element does not change its key. A key
 text in one container. `build.build_view` turns keys into block ids.
 
 Frames are walked where their `<iframe>` sits (matched by the owner's backend node id);
-a frame whose owner is unknown is appended after the main frame. An open modal dialog
-(`<dialog>` opened with `showModal()`: role dialog with `modal: true`) is walked into its
-own block list, not the page's.
+a frame whose owner is unknown is appended after the main frame. A frame that failed to
+load is never read: the first one shown gives one notice where it sits, naming the hosts
+of all of them. An open modal dialog (`<dialog>` opened with `showModal()`: role dialog
+with `modal: true`) is walked into its own block list, not the page's.
+
+Text runs join as the page lays them out (`nodes.edge_of`): a span or a link inside a word
+adds nothing, an inline-block a space, a block a line break. Where the layout was not read,
+a link stays a word of its own.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from cdp_bridge.ax import UNREAD, FrameNodes
 
@@ -25,6 +31,7 @@ from .nodes import (
     LINE,
     READ_ON_BUTTON,
     Node,
+    edge_of,
     guess_mime,
     hidden,
     join_text,
@@ -114,9 +121,28 @@ _GROUP_ROLES = frozenset(
         "section",
     }
 )
+_MAIN_ROLES = frozenset({"main", "article"})
+_ERROR_PAGE = "chrome-error:"
+_UNREACHABLE = "an address that could not be reached"
+_FAILED_HOSTS_SHOWN = 3
 Keyed = tuple[tuple[Any, ...], dict[str, Any]]
 
-__all__ = ["Keyed", "Node", "RawModal", "walk_frames"]
+__all__ = ["Heading", "Keyed", "Node", "RawModal", "Walk", "walk_frames"]
+
+
+def _between(fact: str) -> str:
+    """A side of `cdp_bridge.layout` gaps as text: "" or " " as it is, a box edge by its display."""
+    return fact if fact in ("", " ") else edge_of(fact) or ""
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading of the main document, outside any modal dialog."""
+
+    text: str
+    level: int
+    in_main: bool
+    """Inside a `main` or `article` landmark."""
 
 
 @dataclass
@@ -130,6 +156,17 @@ class RawModal:
 
 
 @dataclass
+class Walk:
+    """What one walk found: the page's keyed blocks, its open modals, its headings."""
+
+    blocks: list[Keyed]
+    modals: list[RawModal]
+    headings: list[Heading]
+    failed_frames_key: tuple[Any, ...] | None = None
+    """The key of the one notice about frames that failed to load, if one is shown."""
+
+
+@dataclass
 class _Frame:
     key: str
     by_id: dict[str, Node]
@@ -137,7 +174,22 @@ class _Frame:
     secret_ids: set[int] = field(default_factory=set)
     required_ids: set[int] | None = None
     flagged_ids: set[int] | None = None
-    block_ids: set[int] | None = None
+    display: dict[int, str] | None = None
+    gaps: dict[int, tuple[str, str]] | None = None
+    unreachable_url: str = ""
+
+    def failed_host(self) -> str | None:
+        """The host a frame failed to load (None when it loaded).
+
+        Known from its frame's `unreachableUrl`, or from its document: a frame read while it
+        committed Chromium's error page has that page's root (its url `chrome-error://…`,
+        its name the host).
+        """
+        if self.unreachable_url:
+            return urlsplit(self.unreachable_url).hostname or _UNREACHABLE
+        if self.root is not None and str(prop(self.root, "url") or "").startswith(_ERROR_PAGE):
+            return name_of(self.root) or _UNREACHABLE
+        return None
 
 
 @dataclass
@@ -161,7 +213,9 @@ class _Walker:
                 f.secret_ids,
                 f.required_ids,
                 f.flagged_ids,
-                f.block_ids,
+                f.display,
+                f.gaps,
+                f.unreachable_url,
             )
             for f in frames
         ]
@@ -169,7 +223,12 @@ class _Walker:
         self.placed: set[int] = set()
         self.secret_ids = secret_ids
         self.sink = _Sink()
+        self.page_sink = self.sink
         self.modals: list[RawModal] = []
+        self.headings: list[Heading] = []
+        self.failed_hosts: list[str] = []
+        self.failed_count = 0
+        self.failed_notice: Keyed | None = None
         self.frame = self.frames[0] if self.frames else _Frame("", {}, None)
         self.containers: list[tuple[str, int, str]] = []
         self.ordinals: dict[tuple[Any, ...], int] = {}
@@ -240,15 +299,18 @@ class _Walker:
         if backend in self.error_targets:
             return  # The message of an invalid field; it becomes that field's notice.
         if node.get("ignored"):
+            edge = LINE if self.edge(node) == LINE else ""  # a wrapper left out of the tree may still be a block
+            self.add_text(edge)
             for child in self.children(node):
                 self.walk(child)
+            self.add_text(edge)
             return
         if role == "StaticText":
             self.add_text(str(node.get("name", {}).get("value", "") or ""))
         elif role == "LineBreak":
             self.add_text(LINE)
         elif role == "link":
-            self.add_text(f" {self.text_of(node) or name_of(node)} ")
+            self.add_text(self.link_text(node))
         elif role == "button":
             if shown := shown_on_button(node):
                 self.add_text(f" {shown} ")
@@ -259,7 +321,11 @@ class _Walker:
         elif role == "heading":
             text = self.text_of(node) or name_of(node)
             if text:
-                self.emit(self.key(node), {"type": "text", "text": text, "heading": int(prop(node, "level") or 1)})
+                level = int(prop(node, "level") or 1)
+                self.emit(self.key(node), {"type": "text", "text": text, "heading": level})
+                if self.sink is self.page_sink and self.frame is self.frames[0]:
+                    in_main = any(c[2] in _MAIN_ROLES for c in self.containers)
+                    self.headings.append(Heading(text, level, in_main))
         elif role in _FIELD_ROLES:
             self.add_field(node)
         elif role in _NOTICE_ROLES or (role == "alertdialog" and not prop(node, "modal")):
@@ -294,20 +360,58 @@ class _Walker:
                 self.walk(child)
         elif role == "generic" and self.containers and self.containers[-1][2] in _TEXT_CONTAINERS:
             # A span runs on with the text around it; a block (a div in a list item) gets its own line.
-            edge = LINE if self.is_block(node) else ""
-            self.add_text(edge)
-            for child in self.children(node):
-                self.walk(child)
-            self.add_text(edge)
+            self.run_on(node, self.edge(node) or "")
         elif (row := self.button_row(node)) is not None:
             self.emit(self.key(node, "buttons"), {"type": "list", "items": row})
+        elif role == "generic" and (on_line := self.edge(node)) is not None and on_line != LINE:
+            self.run_on(node, on_line)  # a span beside text, in a div: "Price: <span>$</span>12"
         else:
             self.container(node, role)
 
-    def is_block(self, node: Node) -> bool:
-        """A `generic` laid out as a block (known only where the collector asked the layout)."""
-        blocks = self.frame.block_ids
-        return blocks is not None and node.get("backendDOMNodeId") in blocks
+    def link_text(self, node: Node) -> str:
+        """A link's text as it sits in a sentence: "Netscape<a>.</a>" gives "." and nothing around it.
+
+        The link is one unit (a card's heading and text are its lines); the space its own text
+        begins or ends with stays, and so does one around a link laid out as a box or a block.
+        An icon link with no text gives its name, as a word of its own.
+        """
+        parts: list[str] = []
+        for child in self.children(node):
+            if not hidden(child):
+                self._collect_text(child, parts)
+        text = join_text(parts)
+        if not text:
+            return f" {name_of(node)} "
+        raw = "".join(parts)
+        edge = self.edge(node)
+        edge = " " if edge is None else edge  # the layout not read: a word of its own, as before
+        before, after = self.spaces_around(node)
+        lead = " " if raw[:1].isspace() else ""
+        trail = " " if raw[-1:].isspace() else ""
+        return f"{before}{edge}{lead}{text}{trail}{edge}{after}"
+
+    def run_on(self, node: Node, edge: str) -> None:
+        before, after = self.spaces_around(node)
+        self.add_text(before + edge)
+        for child in self.children(node):
+            self.walk(child)
+        self.add_text(edge + after)
+
+    def spaces_around(self, node: Node) -> tuple[str, str]:
+        """What the page shows right before and after the node that the AX tree may have dropped:
+        a space, or the edge of a block it left out (a `display: block` span)."""
+        gaps = self.frame.gaps
+        if not gaps:
+            return "", ""
+        lead, trail = gaps.get(node.get("backendDOMNodeId", -1), ("", ""))
+        return _between(lead), _between(trail)
+
+    def edge(self, node: Node) -> str | None:
+        """What separates the node's text from the text around it; None where the layout was not read."""
+        display = self.frame.display
+        if display is None:
+            return None
+        return edge_of(display.get(node.get("backendDOMNodeId", -1)))
 
     def button_row(self, node: Node) -> list[str] | None:
         """The labels of a row of buttons that a person reads (showtimes, doors, pages), if `node` is one."""
@@ -406,7 +510,8 @@ class _Walker:
             cells = [
                 c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
             ]
-            texts = [name_of(c) or self.text_of(c) for c in cells]
+            # The text as shown: Chromium's name of "https:<wbr>//www" is "https: //www".
+            texts = [self.text_of(c) or name_of(c) for c in cells]
             if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
                 columns = texts
             elif cells:
@@ -448,7 +553,24 @@ class _Walker:
         if index is None or index in self.placed:
             return
         self.placed.add(index)
-        self.walk_frame(index)
+        if (host := self.frames[index].failed_host()) is not None:
+            self.frame_failed(host)
+        else:
+            self.walk_frame(index)
+
+    def frame_failed(self, host: str) -> None:
+        """A shown frame that failed to load: one notice for all of them, where the first sits."""
+        if host not in self.failed_hosts:
+            self.failed_hosts.append(host)
+        self.failed_count += 1
+        if self.failed_notice is None:
+            self.failed_notice = ((self.frames[0].key, 0, "failed-frames"), {"type": "notice", "severity": "warn"})
+            self.emit(*self.failed_notice)
+        named = ", ".join(self.failed_hosts[:_FAILED_HOSTS_SHOWN])
+        if len(self.failed_hosts) > _FAILED_HOSTS_SHOWN:
+            named += f" and {len(self.failed_hosts) - _FAILED_HOSTS_SHOWN} more"
+        what = "A frame of this page" if self.failed_count == 1 else f"{self.failed_count} frames of this page"
+        self.failed_notice[1]["text"] = f"{what} did not load ({named}); the browser shows an error page there."
 
     def walk_frame(self, index: int) -> None:
         outer, self.frame = self.frame, self.frames[index]
@@ -503,17 +625,17 @@ class _Walker:
             parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
-        if role in ("generic", "none"):
-            block = self.is_block(node)  # a span, or a div, as the layout has it (<h1><span>…</span><span>…)
+        before = after = ""
+        if role in ("generic", "none", "link"):
+            edge = self.edge(node) or ""  # a span, a div or a link as the layout has it (<h1><span>…</span><span>…)
+            before, after = self.spaces_around(node)
         else:
-            block = not node.get("ignored") and role not in _INLINE_ROLES
-        if block:
-            parts.append(LINE)
+            edge = "" if node.get("ignored") or role in _INLINE_ROLES else LINE
+        parts.append(before + edge)
         for child in self.children(node):
             if not hidden(child):
                 self._collect_text(child, parts)
-        if block:
-            parts.append(LINE)
+        parts.append(edge + after)
 
     def text_by_backend(self, backend: int) -> str:
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
@@ -535,20 +657,20 @@ class _Walker:
         return found
 
 
-def walk_frames(
-    frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: bool = False
-) -> tuple[list[Keyed], list[RawModal]]:
-    """Keyed blocks of the page (main frame, its frames in place) and of each open modal.
+def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: bool = False) -> Walk:
+    """Keyed blocks of the page (main frame, its frames in place), of each open modal, and its headings.
 
     A table or list whose rows or items were not all read (`cdp_bridge.ax.UNREAD`) holds the
     read ones up to the first unread, and a `total`; with `gaps`, all of them, None where unread.
+    A frame that failed to load and whose `<iframe>` is not known to be shown gives nothing.
     """
     walker = _Walker(frames, secret_ids, gaps)
     if walker.frames:
         walker.walk_frame(0)
         for index in range(1, len(walker.frames)):
-            if index not in walker.placed:
+            if index not in walker.placed and walker.frames[index].failed_host() is None:
                 walker.placed.add(index)
                 walker.walk_frame(index)
     walker.flush()
-    return walker.sink.out, walker.modals
+    failed = walker.failed_notice[0] if walker.failed_notice is not None else None
+    return Walk(walker.sink.out, walker.modals, walker.headings, failed)
