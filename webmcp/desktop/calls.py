@@ -28,6 +28,7 @@ from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
+from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
@@ -231,7 +232,7 @@ async def call_page_tool(
         deadline = anyio.current_time() + timeouts.tool_call
     began = anyio.current_time()
     opened_mark = (host.opened_mark(), host.window_opens)
-    modals_before = {m.window.id for m in host.modals.modals()}
+    modals_before = _modal_ids(host)
     doc_before = host.doc_seq
     waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
     async with PageCall(host, tool, arguments, deadline, check) as call:
@@ -244,7 +245,7 @@ async def call_page_tool(
             # A tool that sets `location` answers before the new page commits: the call is over
             # once that page is usable (bounded), so the agent's next step meets the new page;
             # unless the new page alerts meanwhile, which then waits for the agent.
-            await host.modals.unless_dialog(lambda: host.navigation_settled(timeouts.navigation), timeouts.navigation)
+            await host.navigation_settled(timeouts.navigation)
             dialog = host.modals.dialog
             if dialog is not None:
                 return await _answer_then_dialog(host, tool, invocation, dialog, opened_mark)
@@ -256,13 +257,13 @@ async def call_page_tool(
                 # The tool answered, then the page it set going committed (`location` set as it returned).
                 answer.message = f"{answer.message} The tab then moved to {host.address}."
                 if host.loading:
-                    answer.message = f"{answer.message} It is still loading; its window follows the page as it goes on."
+                    answer.message = f"{answer.message} {STILL_LOADING}"
             if call.typed:
                 answer.message = (
                     f"{answer.message} The person typed in the page while the call was starting and it completed "
                     "before it could be cancelled: their typing may be overwritten; re-read the window."
                 )
-            opened = [m.window.id for m in host.modals.modals() if m.window.id not in modals_before]
+            opened = [m for m in _modal_ids(host) if m not in modals_before]
             if opened:
                 answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
             return answer
@@ -290,15 +291,13 @@ async def _answer_then_dialog(
     values as last read (server/app.py skips its live read too); the dialog's own answer
     carries the same outcome.
     """
+    dialog.carries(invocation)
     try:
         answer = await _page_result(host, tool, invocation, opened_mark)
-        outcome = answer.wire()
     except ToolError as exc:
-        dialog.carries(invocation)
         dialog.call_finished({"error": exc.to_dict()})
         raise
-    dialog.carries(invocation)
-    dialog.call_finished(outcome)
+    dialog.call_finished(answer.wire())
     answer.message = (
         f"{answer.message} Then the page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; "
         "answer it with its accept or dismiss tool."
@@ -349,7 +348,7 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
     outcome: dict[str, Any] | None = None
     opened: list[str] = []
     timeouts = host.timeouts
-    modals_before = {m.window.id for m in host.modals.modals()}
+    modals_before = _modal_ids(host)
     began = anyio.current_time()
     try:
         with anyio.move_on_after(timeouts.human):
@@ -364,12 +363,12 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
                 ).to_dict()
             }
         else:
-            await host.modals.unless_dialog(lambda: host.navigation_settled(timeouts.navigation), timeouts.navigation)
+            await host.navigation_settled(timeouts.navigation)
             if host.modals.dialog is None:
                 # Read after write, as for any call: what the submit changed (a "received" <dialog>,
                 # the next page) is in app://windows when the submit answers.
                 await host.catch_up(timeouts.snapshot, since=began)
-            opened = [m.window.id for m in host.modals.modals() if m.window.id not in modals_before]
+            opened = [m for m in _modal_ids(host) if m not in modals_before]
             if (dialog := host.modals.dialog) is not None:
                 opened.append(dialog.window.id)
             try:
@@ -409,6 +408,11 @@ async def end_navigated_calls(invocations: list[Invocation]) -> None:
                 "answer; whether the call took effect is unknown: read the window before trying again.",
             )
         )
+
+
+def _modal_ids(host: CallHost) -> list[str]:
+    """The ids of the tab's in-page modal windows, oldest first."""
+    return [m.window.id for m in host.modals.modals()]
 
 
 def _left(deadline: float) -> float:
@@ -535,10 +539,7 @@ async def _page_result(
         if invocation.navigated_to is not None:
             answer.message = f"{answer.message} The tab now shows {invocation.navigated_to}."
             if host.loading:
-                answer.message = (
-                    f"{answer.message} It is still loading (a resource is slow); what has rendered is readable, "
-                    "and its window follows the page as it goes on."
-                )
+                answer.message = f"{answer.message} {STILL_LOADING}"
         if tool.annotations.get("untrustedContent") or (tool.origin and tool.origin != host.origin):
             answer.untrusted_content = True
             answer.message = (

@@ -30,12 +30,17 @@ from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 
-__all__ = ["AFTER_COMMIT_LIMIT", "SETTLE_LIMIT", "SETTLE_QUIET", "Navigator", "check_url"]
+__all__ = ["AFTER_COMMIT_LIMIT", "SETTLE_LIMIT", "SETTLE_QUIET", "STILL_LOADING", "Navigator", "check_url"]
 
 SETTLE_QUIET = 0.3
 """After DOMContentLoaded, this long with no change reported by the page means its first render has settled (s)."""
 SETTLE_LIMIT = 2.0
 """The longest a navigation waits for that quiet period once the page has parsed (s)."""
+STILL_LOADING = (
+    "It is still loading (its load event has not fired: a resource is slow or never finishes); what has "
+    "rendered is readable, and its window follows the page as it goes on."
+)
+"""What an answer adds when the page it leaves the tab on has not loaded yet."""
 AFTER_COMMIT_LIMIT = 5.0
 """The longest a navigation waits after its commit for the page to parse and settle (s): a parser held
 by a script that never arrives answers with what has rendered, still loading."""
@@ -154,22 +159,24 @@ class Navigator:
         """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page usable.
 
         Usable: committed, parsed and its first render settled, or loaded, or ended otherwise.
+        A JavaScript dialog (the new page alerting as it renders) ends the wait too: the page
+        now waits for the agent.
         """
-        if not self._navigating:
-            return
-        with anyio.move_on_after(budget):
-            while not self._usable():
-                await self._progress.wait()
-            if self._navigating:
-                await self._render_settled()
+        if self._navigating:
+            await self._modals.unless_dialog(self._until_usable_now, budget)
 
-    async def _render_settled(self) -> None:
-        """The page has parsed: until its first render settles or it loads, at most `SETTLE_LIMIT`."""
+    async def _until_usable_now(self) -> None:
+        while not self._usable():
+            await self._progress.wait()
+        if self._navigating:
+            await self._render_settled(self._until_loaded)
 
-        async def loaded() -> None:
-            while self._navigating:
-                await self._progress.wait()
+    async def _until_loaded(self) -> None:
+        while self._navigating:
+            await self._progress.wait()
 
+    async def _render_settled(self, loaded: Callable[[], Awaitable[None]]) -> None:
+        """The page has parsed: until its first render settles or `loaded` returns, at most `SETTLE_LIMIT`."""
         await first_of(loaded, lambda: self._view.quiet(SETTLE_QUIET), timeout=SETTLE_LIMIT)
 
     # --- operations (the caller holds the tab's lock) ----------------------------------
@@ -246,12 +253,7 @@ class Navigator:
         await self._view.catch_up(self._timeouts.snapshot)
         shown = watch.url or self._page.url or "the page"
         message = f"{self._tab_id} now shows {shown} (version {self._version()})."
-        if self._loading:
-            message = (
-                f"{message} It is still loading (its load event has not fired: a resource is slow or never "
-                "finishes); what has rendered is readable, and its window follows the page as it goes on."
-            )
-        return ToolResult(message=message)
+        return ToolResult(message=f"{message} {STILL_LOADING}" if self._loading else message)
 
     async def _until_usable(self, watch: _LoadWatch, loader_id: str | None) -> None:
         """Until the navigation of `loader_id` has committed, then parsed and settled (or loaded)."""
@@ -259,11 +261,7 @@ class Navigator:
         with anyio.move_on_after(AFTER_COMMIT_LIMIT):
             await watch.until(loader_id, _PARSED)
             if not watch.reached(loader_id, _LOADED):
-                await first_of(
-                    lambda: watch.until(loader_id, _LOADED),
-                    lambda: self._view.quiet(SETTLE_QUIET),
-                    timeout=SETTLE_LIMIT,
-                )
+                await self._render_settled(lambda: watch.until(loader_id, _LOADED))
 
 
 _COMMITTED, _PARSED, _LOADED = 1, 2, 3

@@ -433,7 +433,8 @@ class Tab:
         await self._view.catch_up(budget, since)
 
     async def navigation_settled(self, budget: float) -> None:
-        """Wait, at most `budget` seconds, for a cross-document navigation under way to show its page."""
+        """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page
+        usable, or for a dialog it opens (see `Navigator.settled`)."""
         await self._navigator.settled(budget)
 
     async def check_version(self) -> VersionCheck:
