@@ -15,6 +15,7 @@ import pytest
 
 from cdp_bridge.launcher import BrowserProcess
 from tests.support.stage import Stage, address_of, open_stage
+from webmcp.desktop.navigation import AFTER_COMMIT_LIMIT
 from webmcp.serve import START_BUDGET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -164,3 +165,18 @@ async def test_start_is_not_held_by_a_start_page_whose_server_never_answers(site
     for stream in held:
         await stream.aclose()
     await listener.aclose()
+
+
+async def test_a_call_that_moves_the_tab_to_a_page_whose_parser_never_finishes_answers_with_what_rendered(
+    stage: Stage,
+) -> None:
+    win = await _open(stage, "/slow/search.html?to=blocked")
+    await stage.wait_tools(lambda names: f"{win}__search_moorings" in names)
+    with anyio.fail_after(AFTER_COMMIT_LIMIT + 8):  # not the 15 s navigation deadline
+        answer = await stage.call(f"{win}__search_moorings", {"q": "east"})
+    assert not answer.is_error, answer.structured_content
+    message = answer.structured_content["message"]
+    assert "/slow/blocked.html" in message and "still loading" in message, message
+    window = _tab(await stage.windows(), win)
+    assert "High water today at 06:12" in _text(window) and "Low water" not in _text(window)
+    assert window["title"] == "Tide tables — Harbor Gazette"

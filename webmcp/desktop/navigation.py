@@ -166,10 +166,13 @@ class Navigator:
             await self._modals.unless_dialog(self._until_usable_now, budget)
 
     async def _until_usable_now(self) -> None:
-        while not self._usable():
+        while self._navigating and not self._committed:
             await self._progress.wait()
-        if self._navigating:
-            await self._render_settled(self._until_loaded)
+        with anyio.move_on_after(AFTER_COMMIT_LIMIT):  # as for navigate: a parser held by a script that never comes
+            while not self._usable():
+                await self._progress.wait()
+            if self._navigating:
+                await self._render_settled(self._until_loaded)
 
     async def _until_loaded(self) -> None:
         while self._navigating:
