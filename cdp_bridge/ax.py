@@ -24,8 +24,7 @@ is not read; the frame is kept, without nodes, with that address.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -44,6 +43,7 @@ __all__ = [
     "PageNodes",
     "Send",
     "collect_page",
+    "enable_accessibility",
     "read_frame_tree",
     "read_run_range",
 ]
@@ -75,8 +75,6 @@ _SMALL_DOCUMENT = 2_000
 _SIZE_WORLD = "cdp_bridge_size"
 # How much of a document lies in rows or list items past the first `keep` of their run.
 _RUNS_JS = load("runs.js")
-_DISABLE_S = 2.0
-_ENABLED: dict[Send, _Enabled] = {}
 _ERROR_PAGE = "chrome-error:"
 
 
@@ -251,10 +249,10 @@ async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None)
         # One command is quicker unless most of a big document is rows no one will see.
         reply = await send("Accessibility.getFullAXTree", {"frameId": frame_id})
         return list(reply.get("nodes", ()))
-    async with accessibility(send):
-        root = (await send("Accessibility.getRootAXNode", {"frameId": frame_id}))["node"]
-        nodes: dict[str, dict[str, Any]] = {root["nodeId"]: root}
-        await _expand(send, frame_id, [root], nodes, keep)
+    await enable_accessibility(send)
+    root = (await send("Accessibility.getRootAXNode", {"frameId": frame_id}))["node"]
+    nodes: dict[str, dict[str, Any]] = {root["nodeId"]: root}
+    await _expand(send, frame_id, [root], nodes, keep)
     return list(nodes.values())
 
 
@@ -281,42 +279,18 @@ async def _mostly_long_runs(send: Send, frame_id: str, keep: int) -> bool:
     return elements > _SMALL_DOCUMENT and (elements - past) * 3 < elements
 
 
-@dataclass
-class _Enabled:
-    users: int = 0
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    """Set once `Accessibility.enable` was answered (or failed)."""
+async def enable_accessibility(send: Send) -> None:
+    """Turn the session's Accessibility domain on, and leave it on for the session's life.
 
-
-@asynccontextmanager
-async def accessibility(send: Send) -> AsyncIterator[None]:
-    """The Accessibility domain on for the block (it keeps AX node ids valid between reads).
-
-    Off again afterwards: while on, Chromium keeps the page's AX tree up to date on every
-    DOM change. Blocks on one session that overlap (frames read side by side, rows read
-    during a refresh) share one enable: the first turns it on, the last off, and none reads
-    before it is on.
+    Reading a tree level by level (`getRootAXNode`, `getChildAXNodes`) needs the domain on,
+    and its node ids stay valid only while it is. The bridge turns it on when it attaches to a
+    page (`webmcp.desktop.live_view.install_observer`), before the page is read, and never
+    off: turning it on later, on a page whose iframe had just navigated, crashed Chromium
+    156's renderer (SIGSEGV at address 0x10, 50–90 ms after the `enable`) in about one read
+    in six of the 3,000-row report with its frame; turning it on at attach crashed none in
+    25. `enable` where it is on already does nothing, so every such read calls this first.
     """
-    state = _ENABLED.setdefault(send, _Enabled())
-    state.users += 1
-    try:
-        if state.users == 1:
-            try:
-                await send("Accessibility.enable", {})
-            finally:
-                state.ready.set()
-        else:
-            await state.ready.wait()
-        yield
-    finally:
-        state.users -= 1
-        if state.users == 0:
-            del _ENABLED[send]
-            with anyio.CancelScope(shield=True), anyio.move_on_after(_DISABLE_S):
-                try:
-                    await send("Accessibility.disable", {})
-                except CDPError:
-                    pass  # The session is gone, and its tree with it.
+    await send("Accessibility.enable", {})
 
 
 async def read_run_range(
@@ -333,19 +307,19 @@ async def read_run_range(
     Raises:
         CDPError: the element is gone, or its frame could not be read.
     """
-    async with accessibility(send):
-        reply = await send("Accessibility.getPartialAXTree", {"backendNodeId": backend_id, "fetchRelatives": False})
-        found = [n for n in reply.get("nodes", ()) if n.get("backendDOMNodeId") == backend_id]
-        if not found:
-            raise ProtocolError("Accessibility.getPartialAXTree", -32000, f"no accessibility node for {backend_id}")
-        top = {k: v for k, v in found[0].items() if k != "parentId"}
-        nodes: dict[str, dict[str, Any]] = {top["nodeId"]: top}
-        await _expand(send, frame_id, [top], nodes, 0)  # every run left unread
-        run = _run_of(top, nodes)
-        chosen = [node for index, node in enumerate(run) if index == 0 or first <= index <= first + count]
-        for node in chosen:
-            node.pop(UNREAD, None)
-        await _expand(send, frame_id, chosen, nodes, keep)
+    await enable_accessibility(send)
+    reply = await send("Accessibility.getPartialAXTree", {"backendNodeId": backend_id, "fetchRelatives": False})
+    found = [n for n in reply.get("nodes", ()) if n.get("backendDOMNodeId") == backend_id]
+    if not found:
+        raise ProtocolError("Accessibility.getPartialAXTree", -32000, f"no accessibility node for {backend_id}")
+    top = {k: v for k, v in found[0].items() if k != "parentId"}
+    nodes: dict[str, dict[str, Any]] = {top["nodeId"]: top}
+    await _expand(send, frame_id, [top], nodes, 0)  # every run left unread
+    run = _run_of(top, nodes)
+    chosen = [node for index, node in enumerate(run) if index == 0 or first <= index <= first + count]
+    for node in chosen:
+        node.pop(UNREAD, None)
+    await _expand(send, frame_id, chosen, nodes, keep)
     frame = FrameNodes("", list(nodes.values()), frame_id=frame_id)
     frame.display, frame.gaps = await read_text_layout(send, [(frame_id, frame.nodes)])
     return frame

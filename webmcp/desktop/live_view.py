@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from cdp_bridge.ax import FrameNodes, PageNodes, Send, collect_page, read_run_range
+from cdp_bridge.ax import FrameNodes, PageNodes, Send, collect_page, enable_accessibility, read_run_range
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
@@ -46,6 +46,8 @@ async def install_observer(session: CDPSession) -> None:
         {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True},
     )
     await session.send("WebMCP.enable")
+    # On now, before anything reads the page, and for good (cdp_bridge.ax.enable_accessibility).
+    await enable_accessibility(session.send)
 
 
 async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False) -> PageNodes:
