@@ -63,6 +63,7 @@ class ActionTarget:
     """A secret field: its value is never shown."""
     options: tuple[str, ...] = ()
     """A select's or listbox's option texts, as shown."""
+    disabled_options: tuple[str, ...] = ()
     group: str = ""
     """A radio's group (its radiogroup's name), so `{label: group, value: option}` picks one."""
     multiline: bool = False
@@ -103,6 +104,7 @@ def target_of(
     *,
     sensitive: bool = False,
     options: tuple[str, ...] = (),
+    disabled_options: tuple[str, ...] = (),
 ) -> ActionTarget:
     """The target for AX `node`, shown as `label` in the block keyed `block_key`."""
     return ActionTarget(
@@ -116,6 +118,7 @@ def target_of(
         readonly=bool(prop(node, "readonly")),
         sensitive=sensitive,
         options=options,
+        disabled_options=disabled_options,
         group=group,
         multiline=bool(prop(node, "multiline")),
     )
@@ -216,12 +219,34 @@ def field_kind(target: ActionTarget) -> str:
     return "none"
 
 
-def coerce(resolved: Resolved, value: Any) -> Coerced | Refusal:
-    """The agent's `value` as field `resolved.target` takes it, or why the field refuses it.
+def coerce(targets: Sequence[ActionTarget], resolved: Resolved, value: Any) -> tuple[ActionTarget, Coerced] | Refusal:
+    """The field to set and what to set it to, from the agent's `value`, or why the field refuses it.
 
-    Never quotes the value of a secret field.
+    A radio group named by its label takes the option's label as `value` (the field is that
+    option). Never quotes the value of a secret field.
     """
     target = resolved.target
+    if resolved.option is not None:
+        group = [t for t in targets if t.group == target.group and t.role == target.role and t.kind == "field"]
+        picked = resolve(group, str(value), None, frozenset({"field"}), "option")
+        if isinstance(picked, Refusal):
+            listed = "; ".join(f"\u201c{t.label}\u201d" for t in group)
+            return Refusal(
+                f"The group \u201c{_cap(target.group)}\u201d has no one option \u201c{_cap(str(value))}\u201d; "
+                f"its options: {listed}.",
+                candidates=picked.candidates,
+                shown=tuple(t.label for t in group),
+            )
+        return _coerced(picked.target, True)
+    return _coerced(target, value)
+
+
+def _coerced(target: ActionTarget, value: Any) -> tuple[ActionTarget, Coerced] | Refusal:
+    found = _coerce_one(target, value)
+    return found if isinstance(found, Refusal) else (target, found)
+
+
+def _coerce_one(target: ActionTarget, value: Any) -> Coerced | Refusal:
     name = f"\u201c{_cap(target.label)}\u201d"
     if target.disabled:
         return Refusal(f"The field {name} is disabled: the page does not take a value there now.")
@@ -229,9 +254,6 @@ def coerce(resolved: Resolved, value: Any) -> Coerced | Refusal:
         return Refusal(f"The field {name} is read-only.")
     kind = field_kind(target)
     shown_value = "the value given" if target.sensitive else f"\u201c{_cap(str(value))}\u201d"
-    if resolved.option is not None:
-        # A radio group named by its label: the value is the option to pick.
-        return Coerced("radio-option", text=str(value))
     if kind in ("checkbox", "radio"):
         checked = _truth(value)
         if checked is None:
@@ -247,6 +269,8 @@ def coerce(resolved: Resolved, value: Any) -> Coerced | Refusal:
         if not match:
             listed = "; ".join(f"\u201c{o}\u201d" for o in target.options[:40])
             return Refusal(f"{name} has no option {shown_value}; its options: {listed}.")
+        if match[0] in target.disabled_options:
+            return Refusal(f"The option \u201c{_cap(match[0])}\u201d of {name} is disabled: the page does not offer it now.")
         return Coerced("select", text=match[0])
     if kind == "number":
         if not _NUMBER.match(text.strip()):

@@ -487,8 +487,16 @@ class _Walker:
             # Keyed by its first field's label too: a run keeps its id when runs before it come and go.
             s.fields_key = self.owner_key("fields", groups_only=True, tag=str(item["label"]))
         s.fields.append(item)
-        options = tuple(name_of(o) for o in self.descend(node, {"option"})) if role_of(node) in _CHOICES else ()
-        self.target("field", node, str(item["label"]), s.fields_key, sensitive=bool(item.get("sensitive")), options=options)
+        found = self.descend(node, {"option"}) if role_of(node) in _CHOICES else []
+        self.target(
+            "field",
+            node,
+            str(item["label"]),
+            s.fields_key,
+            sensitive=bool(item.get("sensitive")),
+            options=tuple(name_of(o) for o in found),
+            disabled_options=tuple(name_of(o) for o in found if prop(o, "disabled")),
+        )
         if item.get("invalid"):
             messages = [self.text_by_backend(b) for b in related(node, "errormessage")]
             message = " ".join(m for m in messages if m) or str(node.get("description", {}).get("value", "") or "")
