@@ -148,3 +148,159 @@ async def test_sign_in_through_fill_and_press(site: str, browser: BrowserProcess
         account = await _tab(stage, "/plain/account.html")
         assert "Signed in as ines@example.com" in _everything(account["blocks"]), account
         assert _state(site)["signed_in"] == {"email": "ines@example.com", "remember": True}
+
+
+async def test_search_then_open_a_result(site: str, browser: BrowserProcess, transport: str) -> None:
+    async with _bridge(site, browser, transport, "/plain/search.html") as stage:
+        win = (await _tab(stage, "/plain/search.html"))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search guides", "value": "tide"}]})
+        submitted = await _ok(stage, f"{win}__submit", {})
+        assert "q=tide" in submitted["message"]
+        results = await _tab(stage, "/plain/search.html?q=tide")
+        assert "Reading a tide table" in _everything(results["blocks"])
+        await _ok(stage, f"{win}__press", {"label": "Reading a tide table"})
+        guide = await _tab(stage, "/plain/guides/tide-tables.html")
+        assert "Reading a tide table" in _texts(guide)
+        state = _state(site)
+        assert state["searches"] == ["tide"] and state["views"][-1] == "/plain/guides/tide-tables.html"
+
+
+async def test_checkout_over_three_pages_with_a_confirm_before_paying(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    async with _bridge(site, browser, transport, "/plain/cart.html") as stage:
+        win = (await _tab(stage, "/plain/cart.html"))["id"]
+        await _ok(stage, f"{win}__press", {"label": "Proceed to checkout"})
+        await _tab(stage, "/plain/shipping.html")
+        await _ok(
+            stage,
+            f"{win}__fill",
+            {
+                "fields": [
+                    {"label": "Full name", "value": "Ines Berg"},
+                    {"label": "Country", "value": "Norway"},
+                    {"label": "Delivery speed", "value": "Express"},
+                    {"label": "Delivery date", "value": "2027-03-15"},
+                    {"label": "Gift wrap (€4.00)", "value": True},
+                ]
+            },
+        )
+        await _ok(stage, f"{win}__press", {"label": "Continue"})
+        await _tab(stage, "/plain/payment.html")
+        filled = await _ok(
+            stage,
+            f"{win}__fill",
+            {"fields": [{"label": "Card number", "value": CARD}, {"label": "Name on card", "value": "Ines Berg"}]},
+        )
+        pressed = await _ok(stage, f"{win}__press", {"label": "Pay now"})
+        dialog = pressed["openedWindowIds"][0]
+        assert _state(site)["orders"] == [], "nothing is paid before the confirm is answered"
+        doc = await stage.windows()
+        assert any(w["id"] == dialog and w["modal"] for w in doc["windows"])
+        accepted = await _ok(stage, f"{dialog}__accept", {})
+        confirmation = await _tab(stage, "/plain/confirmation.html")
+        assert "We charged €77.00 to the card ending in 4242" in _everything(confirmation["blocks"])
+        order = _state(site)["orders"][0]
+        assert order["total"] == 77.0 and order["card_last4"] == "4242"
+        assert order["shipping"]["country"] == "Norway" and order["shipping"]["speed"] == "express"
+        assert order["shipping"]["gift_wrap"] is True
+        assert CARD not in _everything(filled, pressed, accepted, await stage.windows())
+
+
+async def test_follow_links_through_articles(site: str, browser: BrowserProcess, transport: str) -> None:
+    async with _bridge(site, browser, transport, "/plain/articles/lighthouses.html") as stage:
+        win = (await _tab(stage, "/plain/articles/lighthouses.html"))["id"]
+        names = await stage.tool_names()
+        # Links to follow, and no field: press is offered, fill and submit are not.
+        assert f"{win}__press" in names and f"{win}__fill" not in names and f"{win}__submit" not in names
+        await _ok(stage, f"{win}__press", {"label": "Fresnel lens"})
+        await _tab(stage, "/plain/articles/fresnel-lens.html")
+        await _ok(stage, f"{win}__press", {"label": "Augustin Fresnel"})
+        article = await _tab(stage, "/plain/articles/augustin-fresnel.html")
+        assert "Augustin Fresnel" in _texts(article)
+        views = _state(site)["views"]
+        assert views[-3:] == [
+            "/plain/articles/lighthouses.html",
+            "/plain/articles/fresnel-lens.html",
+            "/plain/articles/augustin-fresnel.html",
+        ]
+
+
+async def test_icon_buttons_are_pressed_by_their_accessible_names(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    async with _bridge(site, browser, transport, "/plain/lantern.html") as stage:
+        win = (await _tab(stage, "/plain/lantern.html"))["id"]
+        shown = _everything((await _tab(stage, "/plain/lantern.html"))["blocks"])
+        for name in ("Decrease quantity", "Increase quantity", "Add to cart", "Like", "Share"):
+            assert name in shown, f"the icon button {name!r} shows its accessible name"
+        await _ok(stage, f"{win}__press", {"label": "Increase quantity"})
+        await _ok(stage, f"{win}__press", {"label": "Increase quantity"})
+        await _ok(stage, f"{win}__press", {"label": "Add to cart"})
+        await _ok(stage, f"{win}__press", {"label": "Like"})
+        # Read after write: the page's own counts, as the window shows them once the presses returned.
+        await stage.wait_windows(lambda d: "13 likes" in _everything(d) and "Cart: 6 items" in _everything(d))
+        state = _state(site)
+        assert state["cart"]["storm-lantern"] == 3 and state["liked"] == ["storm-lantern"]
+        assert state["likes"]["storm-lantern"] == 13
+
+
+async def test_refused_labels_and_values_say_why_and_change_nothing(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/shipping.html") as stage:
+        tab = await _tab(stage, "/plain/shipping.html")
+        win, version = tab["id"], tab["version"]
+        unknown = await _error(stage, f"{win}__fill", {"fields": [{"label": "Nickname", "value": "x"}]})
+        assert unknown["code"] == "validation_failed" and "Nickname" in unknown["message"]
+        assert "Full name" in unknown["fields"][0]["shown"] and "Country" in unknown["fields"][0]["shown"]
+        for args, why in (
+            ({"label": "Country", "value": "Antarctica (we do not ship there)"}, "disabled"),
+            ({"label": "Country", "value": "Atlantis"}, "no option"),
+            ({"label": "Pickup point", "value": "Oslo"}, "disabled"),
+            ({"label": "Same day (sold out)", "value": True}, "disabled"),
+            ({"label": "Delivery date", "value": "15/03/2027"}, "ISO"),
+            ({"label": "Gift wrap (€4.00)", "value": "maybe"}, "true or false"),
+        ):
+            # A good field first: every value is checked before any is set, so it stays empty too.
+            refused = await _error(stage, f"{win}__fill", {"fields": [{"label": "Full name", "value": "Ines"}, args]})
+            assert refused["code"] == "validation_failed" and why in refused["message"], refused
+        missing = await _error(stage, f"{win}__press", {"label": "Pay now"})
+        assert missing["code"] == "validation_failed" and "Continue" in missing["fields"][0]["shown"]
+        stale = await _error(stage, f"{win}__press", {"label": "Continue", "expectedVersion": version - 1})
+        assert stale["code"] == "stale_state"
+        now = await _tab(stage, "/plain/shipping.html")
+        names = {i["label"]: i["value"] for b in now["blocks"] if b["type"] == "fields" for i in b["items"]}
+        assert names["Full name"] == "" and now["version"] == version
+        assert _state(site)["shipping"] is None or _state(site)["shipping"] == {}
+
+
+async def test_a_checked_fill_passes_on_the_current_version(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
+        tab = await _tab(stage, "/plain/signin.html")
+        filled = await _ok(
+            stage,
+            f"{tab['id']}__fill",
+            {"fields": [{"label": "Email", "value": "a@example.com"}], "expectedVersion": tab["version"]},
+        )
+        assert "Email" in filled["message"]
+        after = await _tab(stage, "/plain/signin.html")
+        assert after["version"] > tab["version"]
+
+
+async def test_no_page_actions_offers_none(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html", "--no-page-actions") as stage:
+        win = (await _tab(stage, "/plain/signin.html"))["id"]
+        names = await stage.tool_names()
+        assert f"{win}__navigate" in names
+        assert not any(n.endswith(("__fill", "__press")) for n in names)
+        refused = await _error(stage, f"{win}__fill", {"fields": [{"label": "Email", "value": "a@example.com"}]})
+        assert refused["code"] == "action_not_available"
+
+
+async def test_actions_come_and_go_with_what_the_window_shows(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
+        opened = await _ok(stage, "app__open_tab", {})
+        blank = opened["openedWindowIds"][0]
+        names = await stage.tool_names()
+        assert f"{blank}__navigate" in names and f"{blank}__press" not in names, "a blank tab shows nothing to act on"
+        await _ok(stage, f"{blank}__navigate", {"url": site + "/plain/signin.html"})
+        await stage.wait_tools(lambda n: f"{blank}__fill" in n and f"{blank}__press" in n)
