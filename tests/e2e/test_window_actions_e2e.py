@@ -39,9 +39,7 @@ def _free_port() -> int:
 
 
 @asynccontextmanager
-async def _bridge(
-    site: str, browser: BrowserProcess, transport: str, path: str, *extra: str
-) -> AsyncIterator[Stage]:
+async def _bridge(site: str, browser: BrowserProcess, transport: str, path: str, *extra: str) -> AsyncIterator[Stage]:
     """The bridge attached to `browser` and showing `site + path`, with a client over `transport`."""
     command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, *extra]
     if transport == "stdio":
@@ -130,7 +128,12 @@ async def test_sign_in_through_fill_and_press(site: str, browser: BrowserProcess
         # The password went in, and nothing the agent can read shows it.
         after = await stage.windows()
         assert PASSWORD not in _everything(filled, after)
-        fields = {i["label"]: i for b in (await _tab(stage, "/plain/signin.html"))["blocks"] if b["type"] == "fields" for i in b["items"]}
+        fields = {
+            i["label"]: i
+            for b in (await _tab(stage, "/plain/signin.html"))["blocks"]
+            if b["type"] == "fields"
+            for i in b["items"]
+        }
         assert fields["Email"]["value"] == "ines@example.com" and fields["Remember me"]["value"] is True
         assert fields["Password"]["sensitive"] and fields["Password"]["value"] != ""
         # "Sign in" is both the header's link and the form's button: the agent is asked which.

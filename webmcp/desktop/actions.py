@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import anyio
@@ -43,6 +44,8 @@ _ACTIONS_JS = load("window_actions.js")
 _NAV_START_WAIT = 1.0
 """After an action asked for a navigation, how long the browser may take to start it (s)."""
 _OPENED_WAIT = 2.0
+_AFTER_DIALOG_WAIT = 0.5
+"""After the dialog an action opened is answered, how long the page may take to ask for a navigation (s)."""
 _PRESSABLE = frozenset({"button", "link"})
 _FILLABLE = frozenset({"field"})
 _REFUSED = {
@@ -299,13 +302,15 @@ class WindowActions:
         opened: list[str] = []
         if (dialog := host.modals.dialog) is not None:
             opened.append(dialog.window.id)
+            # What the page does once the dialog is answered (a confirm() before paying lets the form
+            # go on) is the action's effect: the dialog's answer waits for it.
+            dialog.answer_waits_for(partial(self._after_dialog, _NavWatch(host.page), doc_before))
         else:
             host.mark_dirty()
             await host.catch_up(timeouts.snapshot, since=began)
             if host.window_opens > opens:
                 opened.extend(await host.opened_since(mark, host.window_opens - opens, _OPENED_WAIT))
         opened.extend(m.window.id for m in host.modals.modals() if m.window.id not in modals_before)
-        answer = ToolResult(message="", opened_window_ids=opened or None)
         notes: list[str] = []
         if dialog is not None:
             notes.append(
@@ -318,8 +323,27 @@ class WindowActions:
                 notes.append(STILL_LOADING)
         else:
             notes.append(f"The window is at version {host.version}.")
-        answer.message = " ".join(notes)
-        return value, answer
+        return value, ToolResult(message=" ".join(notes), opened_window_ids=opened or None)
+
+    async def _after_dialog(self, watch: _NavWatch, doc_before: int) -> str:
+        """Once the dialog an action opened is answered: the navigation it lets go on, then read after write."""
+        host = self._host
+        began = anyio.current_time()
+        try:
+            # The page goes on only once the dialog closed: give it a moment to ask for a navigation.
+            await watch.until_requested(_AFTER_DIALOG_WAIT)
+            if watch.requested:
+                await watch.until_started(_NAV_START_WAIT)
+            await host.navigation_settled(host.timeouts.navigation)
+        finally:
+            watch.close()
+        if host.modals.dialog is not None:
+            return ""
+        host.mark_dirty()
+        await host.catch_up(host.timeouts.snapshot, since=began)
+        if host.doc_seq != doc_before:
+            return f"The tab now shows {host.address} (version {host.version})."
+        return f"The window is at version {host.version}."
 
     async def _on(self, target: ActionTarget, op: str, *args: Any) -> dict[str, Any]:
         """Run `op` of window_actions.js on `target`'s element, in the bridge's world of its frame."""
@@ -327,7 +351,9 @@ class WindowActions:
         reader = read.readers.get(target.frame_key) if read is not None else None
         if reader is None:
             raise ToolError("validation_failed", f"\u201c{target.label}\u201d is no longer shown; re-read the window.")
-        send, frame_id = reader
+        # Each reader is its session's own `send` (read_page), which takes a timeout.
+        send: Any = reader[0]
+        frame_id = reader[1]
         limit = self._host.timeouts.command
         world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}, timeout=limit)
         try:
@@ -350,13 +376,13 @@ class WindowActions:
             page = self._host.page
             reader = (page.session.send, page.target_id)
             hint = None
-        send, frame_id = reader
+        # Each reader is its session's own `send` (read_page), which takes a timeout.
+        send: Any = reader[0]
+        frame_id = reader[1]
         limit = self._host.timeouts.command
         world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}, timeout=limit)
         context = world["executionContextId"]
-        doc = await send(
-            "Runtime.evaluate", {"expression": "document", "contextId": context}, timeout=limit
-        )
+        doc = await send("Runtime.evaluate", {"expression": "document", "contextId": context}, timeout=limit)
         hint_arg: dict[str, Any] = {"value": None}
         if hint is not None:
             try:
@@ -402,6 +428,7 @@ class _NavWatch:
         self.started = False
         self.close_later = False
         self._started = anyio.Event()
+        self._asked = anyio.Event()
         session = page.session
         self._off = [
             session.on("Page.frameRequestedNavigation", self._requested),
@@ -411,6 +438,7 @@ class _NavWatch:
     def _requested(self, params: dict[str, Any]) -> None:
         if params.get("frameId") == self._main and params.get("disposition", "currentTab") == "currentTab":
             self.requested = True
+            self._asked.set()
 
     def _began(self, params: dict[str, Any]) -> None:
         if params.get("frameId") == self._main:
@@ -418,6 +446,10 @@ class _NavWatch:
             if not kind.startswith(("sameDocument", "historySameDocument")):
                 self.started = True
                 self._started.set()
+
+    async def until_requested(self, timeout: float) -> None:
+        with anyio.move_on_after(timeout):
+            await self._asked.wait()
 
     async def until_started(self, timeout: float) -> None:
         with anyio.move_on_after(timeout):
@@ -443,5 +475,4 @@ def _shown_label(target: ActionTarget) -> str:
 
 
 def _with(answer: ToolResult, message: str) -> ToolResult:
-    answer.message = f"{message} {answer.message}".strip()
-    return answer
+    return ToolResult(message=f"{message} {answer.message}".strip(), opened_window_ids=answer.opened_window_ids)

@@ -150,7 +150,9 @@ class FillInput(_Input):
 
 
 class PressInput(_Input):
-    label: str = Field(min_length=1, description="The button's or link's text (or accessible name) as the blocks show it.")
+    label: str = Field(
+        min_length=1, description="The button's or link's text (or accessible name) as the blocks show it."
+    )
     block_id: str | None = Field(
         default=None, alias="blockId", description="The block that shows it, when several share the label."
     )

@@ -173,14 +173,14 @@ def resolve(
         listed = "; ".join(f"\u201c{s}\u201d" for s in shown[:40]) or "none"
         where = f" in block {block_id}" if block_id else ""
         return Refusal(
-            f"The window shows no {what} labelled \u201c{_cap(label)}\u201d{where}. {what.capitalize()}s shown: {listed}.",
+            f"The window shows no {what} labelled \u201c{_cap(label)}\u201d{where}. "
+            f"{what.capitalize()}s shown: {listed}.",
             shown=tuple(shown),
         )
     candidates = tuple({"label": r.target.label, "blockId": r.target.block_id} for r in found[:20])
     places = ", ".join(f"{c['blockId'] or 'no block'}" for c in candidates)
     return Refusal(
-        f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d (in blocks {places}); "
-        "give blockId to say which.",
+        f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d (in blocks {places}); give blockId to say which.",
         candidates=candidates,
     )
 
@@ -270,7 +270,9 @@ def _coerce_one(target: ActionTarget, value: Any) -> Coerced | Refusal:
             listed = "; ".join(f"\u201c{o}\u201d" for o in target.options[:40])
             return Refusal(f"{name} has no option {shown_value}; its options: {listed}.")
         if match[0] in target.disabled_options:
-            return Refusal(f"The option \u201c{_cap(match[0])}\u201d of {name} is disabled: the page does not offer it now.")
+            return Refusal(
+                f"The option \u201c{_cap(match[0])}\u201d of {name} is disabled: the page does not offer it now."
+            )
         return Coerced("select", text=match[0])
     if kind == "number":
         if not _NUMBER.match(text.strip()):
@@ -313,4 +315,3 @@ def _iso(kind: str, text: str) -> str | None:
         return moment.isoformat(timespec="seconds" if moment.second else "minutes")
     except ValueError:
         return None
-

@@ -27,7 +27,6 @@ from urllib.parse import urlsplit
 from cdp_bridge.ax import UNREAD, FrameNodes
 
 from .masking import MASK
-from .targets import ActionTarget, TargetKind, target_of
 from .nodes import (
     LINE,
     READ_ON_BUTTON,
@@ -43,6 +42,7 @@ from .nodes import (
     severity,
     shown_on_button,
 )
+from .targets import ActionTarget, TargetKind, target_of
 
 _FIELD_ROLES = frozenset(
     {
