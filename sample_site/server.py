@@ -18,10 +18,11 @@ API (all JSON):
 * ``POST /api/contact`` ``{email, message}`` -> ``{"sent": true, ...}``
 * ``POST /api/login`` ``{username, password, ...}`` -> ``{"ok": bool, ...}``
 * ``GET  /api/state`` -> the whole state (for tests)
-* ``POST /api/reset`` -> restores the seed data (the kitchen's too)
+* ``POST /api/reset`` -> restores the seed data (the kitchen's and the plain pages' too)
 
 The Harbor Kitchen section (restaurant, booking, shop) adds its routes from
-``sample_site.kitchen``.
+``sample_site.kitchen``; the pages without WebMCP tools (Harbor Outfitters, ``/plain/``)
+from ``sample_site.plain``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 from aiohttp import web
 
 from sample_site.kitchen import SITE_KEY, add_kitchen_routes, reset_kitchen
+from sample_site.plain import add_plain_routes, reset_plain
 from sample_site.slow import add_slow_routes
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -271,6 +273,7 @@ async def reset(request: web.Request) -> web.Response:
     state.clear()
     state.update(fresh_state())
     reset_kitchen(request.app)
+    reset_plain(request.app)
     return web.json_response({"reset": True})
 
 
@@ -319,6 +322,7 @@ def make_app() -> web.Application:
     app.router.add_post("/api/reset", reset)
     add_kitchen_routes(app)
     add_slow_routes(app)
+    add_plain_routes(app)
     app.router.add_static("/", STATIC_DIR, show_index=False)
     return app
 

@@ -41,6 +41,9 @@ class FakeTab:
     def is_open(self) -> bool:
         return True
 
+    def offers_action(self, action: str) -> bool:
+        return False  # no window actions: this tab is about one page tool
+
     def page_tools(self) -> list[PageTool]:
         return [
             PageTool(

@@ -8,6 +8,7 @@ declarative tools whose form lies inside it are its tools while it is open.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ class JsDialog:
     """The page opened dialogs in quick succession: `stop_dialogs` is offered."""
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _call: Invocation | None = None
+    _after_answer: Callable[[], Awaitable[str]] | None = None
     _call_done: anyio.Event = field(default_factory=anyio.Event)
     _call_outcome: dict[str, Any] | None = None
     _open: bool = True
@@ -106,6 +108,9 @@ class JsDialog:
             closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
             raise from_cdp_error(exc, f"answering {self.window.id}", gone=closed) from exc
         answer = ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog.")
+        if self._after_answer is not None:
+            follow, self._after_answer = self._after_answer, None
+            answer.message = f"{answer.message} {await follow()}".strip()
         if self._call is not None:
             with anyio.move_on_after(self.owner.timeouts.dialog_grace):
                 await self._call_done.wait()
@@ -117,6 +122,11 @@ class JsDialog:
                 answer.result = {"originalCall": {"tool": name, "pending": True}}
                 answer.message = f"{answer.message} The call to {name} that opened it is still running."
         return answer
+
+    def answer_waits_for(self, follow: Callable[[], Awaitable[str]]) -> None:
+        """A window action opened this dialog: its answer waits for `follow` (the navigation the answer lets
+        go on, read after write), whose sentence says where the tab is then."""
+        self._after_answer = follow
 
     async def stop_dialogs(self) -> ToolResult:
         """Answer this dialog, and let the bridge answer the page's further dialogs until it navigates."""

@@ -1,0 +1,130 @@
+"""Window actions' label resolution and value coercion (webmcp/view/targets.py): pure, no browser."""
+
+from __future__ import annotations
+
+from webmcp.view.targets import ActionTarget, Coerced, Refusal, Resolved, coerce, resolve
+
+FIELD = frozenset({"field"})
+PRESS = frozenset({"button", "link"})
+
+
+def _t(label: str, role: str = "textbox", kind: str = "field", block: str = "b2", **facts: object) -> ActionTarget:
+    return ActionTarget(
+        kind=kind,
+        label=label,
+        role=role,
+        frame_key="1",
+        backend_id=hash(label) % 10_000,  # type: ignore[arg-type]
+        block_id=block,
+        **facts,
+    )  # type: ignore[arg-type]
+
+
+SHIPPING = [
+    _t("Full name"),
+    _t("Country", "combobox", options=("Choose a country", "Norway", "Antarctica"), disabled_options=("Antarctica",)),
+    _t("Pickup point", disabled=True),
+    _t("Standard (3–5 days), free", "radio", group="Delivery speed"),
+    _t("Express (1–2 days), €12.00", "radio", group="Delivery speed"),
+    _t("Same day (sold out)", "radio", group="Delivery speed", disabled=True),
+    _t("Delivery date", "Date"),
+    _t("Gift wrap (€4.00)", "checkbox"),
+    _t("Card number", sensitive=True),
+    _t("Continue", "button", kind="button", block="b3"),
+    _t("Sign in", "link", kind="link", block="b1"),
+    _t("Sign in", "button", kind="button", block="b4"),
+]
+
+
+def _decide(label: str, value: object) -> tuple[ActionTarget, Coerced] | Refusal:
+    found = resolve(SHIPPING, label, None, FIELD, "field")
+    assert isinstance(found, Resolved), found
+    return coerce(SHIPPING, found, value)
+
+
+def test_a_label_matches_whatever_its_spacing_and_case() -> None:
+    found = resolve(SHIPPING, "  full   NAME ", None, FIELD, "field")
+    assert isinstance(found, Resolved) and found.target.label == "Full name"
+
+
+def test_the_first_words_of_a_label_pick_it_when_only_one_starts_so() -> None:
+    found = resolve(SHIPPING, "Express", None, FIELD, "field")
+    assert isinstance(found, Resolved) and found.target.label.startswith("Express")
+
+
+def test_an_unknown_label_is_named_and_the_shown_labels_listed() -> None:
+    refused = resolve(SHIPPING, "Nickname", None, FIELD, "field")
+    assert isinstance(refused, Refusal) and "Nickname" in refused.message
+    assert "Full name" in refused.shown and "Continue" not in refused.shown, "only fields, for fill"
+
+
+def test_an_ambiguous_label_lists_its_candidates_with_block_ids_and_block_id_settles_it() -> None:
+    refused = resolve(SHIPPING, "Sign in", None, PRESS, "button or link")
+    assert isinstance(refused, Refusal)
+    assert [c["blockId"] for c in refused.candidates] == ["b1", "b4"]
+    found = resolve(SHIPPING, "Sign in", "b4", PRESS, "button or link")
+    assert isinstance(found, Resolved) and found.target.kind == "button"
+
+
+def test_a_block_that_shows_no_such_thing_is_refused_saying_which_blocks_do() -> None:
+    refused = resolve(SHIPPING, "Continue", "b9", PRESS, "button or link")
+    assert isinstance(refused, Refusal) and "b9" in refused.message and "b3" in refused.message
+
+
+def test_a_select_takes_an_option_by_its_text_and_refuses_a_missing_or_disabled_one() -> None:
+    assert _decide("Country", "norway") == (SHIPPING[1], Coerced("select", text="Norway"))
+    missing = _decide("Country", "Atlantis")
+    assert isinstance(missing, Refusal) and "no option" in missing.message and "Norway" in missing.message
+    disabled = _decide("Country", "Antarctica")
+    assert isinstance(disabled, Refusal) and "disabled" in disabled.message
+
+
+def test_a_disabled_field_refuses_any_value() -> None:
+    refused = _decide("Pickup point", "Oslo")
+    assert isinstance(refused, Refusal) and "disabled" in refused.message
+
+
+def test_a_radio_group_by_its_label_takes_the_option_as_value() -> None:
+    decided = _decide("Delivery speed", "Express")
+    assert isinstance(decided, tuple) and decided[0].label.startswith("Express")
+    assert decided[1] == Coerced("radio", checked=True)
+    sold_out = _decide("Delivery speed", "Same day")
+    assert isinstance(sold_out, Refusal) and "disabled" in sold_out.message
+    none = _decide("Delivery speed", "By drone")
+    assert isinstance(none, Refusal) and "Standard" in none.message
+
+
+def test_checkboxes_take_true_or_false_and_a_radio_cannot_be_cleared() -> None:
+    assert _decide("Gift wrap", True)[1] == Coerced("checkbox", checked=True)  # type: ignore[index]
+    assert _decide("Gift wrap", "false")[1] == Coerced("checkbox", checked=False)  # type: ignore[index]
+    assert isinstance(_decide("Gift wrap", "maybe"), Refusal)
+    assert isinstance(_decide("Express", False), Refusal)
+
+
+def test_dates_take_iso_values_only() -> None:
+    assert _decide("Delivery date", "2027-03-15")[1] == Coerced("text", text="2027-03-15")  # type: ignore[index]
+    refused = _decide("Delivery date", "15/03/2027")
+    assert isinstance(refused, Refusal) and "ISO" in refused.message
+
+
+def test_times_numbers_and_datetimes_are_checked_by_kind() -> None:
+    targets = [_t("At", "InputTime"), _t("Seats", "spinbutton"), _t("When", "DateTime")]
+
+    def go(label: str, value: object) -> object:
+        found = resolve(targets, label, None, FIELD, "field")
+        assert isinstance(found, Resolved)
+        return coerce(targets, found, value)
+
+    assert go("At", "20:45") == (targets[0], Coerced("text", text="20:45"))
+    assert go("Seats", 3) == (targets[1], Coerced("text", text="3"))
+    assert isinstance(go("Seats", "three"), Refusal)
+    assert go("When", "2026-12-03T20:45") == (targets[2], Coerced("text", text="2026-12-03T20:45"))
+    assert isinstance(go("When", "2026-12-03T20:45+01:00"), Refusal), "datetime-local has no zone"
+
+
+def test_a_refused_secret_value_is_never_quoted() -> None:
+    targets = [_t("PIN", "spinbutton", sensitive=True)]
+    found = resolve(targets, "PIN", None, FIELD, "field")
+    assert isinstance(found, Resolved)
+    refused = coerce(targets, found, "hunter2-secret")
+    assert isinstance(refused, Refusal) and "hunter2-secret" not in refused.message
