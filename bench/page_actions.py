@@ -393,14 +393,46 @@ class PlaywrightDriver(Driver):
         await self.call("browser_handle_dialog", {"accept": True})
 
 
+class PlaywrightWithSecrets(PlaywrightMcp):
+    """Playwright MCP told the secrets beforehand (`--secrets`, a dotenv file): its answers show
+    `<secret>NAME</secret>` for their values, and an input that is a secret's name types its value."""
+
+    key = "playwright-secrets"
+    label = "Playwright MCP --secrets"
+    NAMES = {PASSWORD: "PLAIN_PASSWORD", CARD_NUMBER: "PLAIN_CARD"}
+
+    def __init__(self, workdir: Path, site: str) -> None:
+        super().__init__(workdir, site)
+        # Outside the work dir, whose files are searched for the secrets.
+        self._secrets_dir = tempfile.TemporaryDirectory(prefix="page-actions-secrets-")
+        env_file = Path(self._secrets_dir.name) / "secrets.env"
+        env_file.write_text("".join(f"{name}={value}\n" for value, name in self.NAMES.items()))
+        self.command += ["--secrets", str(env_file)]
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            self._secrets_dir.cleanup()
+
+
+class PlaywrightSecretsDriver(PlaywrightDriver):
+    """The agent types a secret's name where the value goes, as `--secrets` asks."""
+
+    async def fill(self, fields: tuple[Field, ...]) -> None:
+        names = PlaywrightWithSecrets.NAMES
+        await super().fill(tuple(Field(f.label, f.role, names.get(f.value, f.value)) for f in fields))
+
+
 def _page_url(text: str) -> str:
     found = re.search(r"^- Page URL: (.*)$", text, re.MULTILINE)
     return found.group(1).strip() if found else ""
 
 
-SUBJECTS: dict[str, tuple[type[Subject], type[Driver]]] = {
+SUBJECTS: dict[str, tuple[Callable[[Path, str], Subject], type[Driver]]] = {
     "bridge": (Bridge, BridgeDriver),
     "playwright": (PlaywrightMcp, PlaywrightDriver),
+    "playwright-secrets": (PlaywrightWithSecrets, PlaywrightSecretsDriver),
 }
 
 
@@ -419,7 +451,7 @@ def _leaks(texts: list[str]) -> list[str]:
 async def _task(subject: Subject, driver: Driver, site: str, task: Task) -> dict[str, Any]:
     await anyio.to_thread.run_sync(_reset_site, site)
     driver.tally, driver.last_look = Tally(), ""
-    first_output = len(subject.outputs)
+    first_output, first_list_change = len(subject.outputs), subject.count("tools")
     started = time.perf_counter()
     failed = ""
     for step in task.steps:
@@ -437,6 +469,7 @@ async def _task(subject: Subject, driver: Driver, site: str, task: Task) -> dict
         "done": task.done(state),
         "seen": task.shows in driver.last_look,
         "leaks": _leaks(subject.outputs[first_output:]),
+        "tools_list_changed": subject.count("tools") - first_list_change,
         "failed": failed,
     }
 
@@ -502,6 +535,14 @@ def markdown(raw: dict[str, Any], tasks: list[Task]) -> str:
                 ", ".join(leaks) or "no",
             ]
         lines.append("| " + " | ".join(cells) + " |")
+    churn = []
+    for kind in kinds:
+        per_task = [
+            f"{task.key} {_median([r['tasks'][task.key].get('tools_list_changed', 0) for r in raw['runs'][kind]]):g}"
+            for task in tasks
+        ]
+        churn.append(f"- {_label(kind)}: " + ", ".join(per_task))
+    lines += ["", "`tools/list_changed` notifications per task (median; not counted in calls or bytes):", "", *churn]
     notes = []
     for kind in kinds:
         for run_no, run in enumerate(raw["runs"][kind], 1):
@@ -515,7 +556,7 @@ def markdown(raw: dict[str, Any], tasks: list[Task]) -> str:
 
 
 def _label(kind: str) -> str:
-    return {"bridge": "bridge", "playwright": "Playwright MCP"}[kind]
+    return {"bridge": "bridge", "playwright": "Playwright MCP", "playwright-secrets": "Playwright MCP --secrets"}[kind]
 
 
 def main() -> None:
