@@ -143,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
         "at the browser; agents may still cancel it",
     )
     parser.add_argument(
+        "--no-page-actions",
+        action="store_true",
+        help="tabs offer no window actions (fill, press, submit by what the window shows): agents get only the "
+        "tools pages declare and the browser actions",
+    )
+    parser.add_argument(
         "--snapshot-timeout",
         type=float,
         default=Timeouts().snapshot,

@@ -53,7 +53,7 @@ class ToolError(Exception):
         message: str,
         *,
         current_version: int | None = None,
-        fields: Sequence[Mapping[str, str]] | None = None,
+        fields: Sequence[Mapping[str, Any]] | None = None,
         blocking_window_id: str | None = None,
         page_message: str | None = None,
         detail: str | None = None,

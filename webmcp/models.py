@@ -172,6 +172,10 @@ class ToolResult(_Wire):
 class FieldError(_Wire):
     field: str
     error: str
+    candidates: list[dict[str, Any]] | None = None
+    """For a window action's label that several things show: each one's label and blockId."""
+    shown: list[str] | None = None
+    """For a window action's unknown label: the labels the window shows."""
 
 
 class ToolErrorBody(_Wire):

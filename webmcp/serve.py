@@ -44,6 +44,7 @@ async def serve(
     async with anyio.create_task_group() as tg:
         desktop = Desktop(connection, tg, timeouts)
         desktop.human_submit = args.human_submit
+        desktop.page_actions = not args.no_page_actions
         desktop.policy = OriginPolicy(
             allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
         )

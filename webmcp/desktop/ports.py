@@ -49,6 +49,9 @@ class DesktopLink(Protocol):
     def policy(self) -> OriginPolicy: ...
     @property
     def human_submit(self) -> bool: ...
+    @property
+    def page_actions(self) -> bool:
+        """Whether tabs offer window actions (fill, press, submit); off with `--no-page-actions`."""
 
     def changed(self) -> None:
         """The published state changed (it is readable now): tell the listeners."""

@@ -55,6 +55,8 @@ class Desktop:
         """Which URLs the agent may open and which pages are shown with content (docs/security.md)."""
         self.human_submit = False
         """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
+        self.page_actions = True
+        """When False, tabs offer no window actions (fill, press, submit): `--no-page-actions`."""
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self._opened_seq = 0

@@ -29,6 +29,7 @@ from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import calls
+from webmcp.desktop.actions import FieldValue, WindowActions
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.live_view import BINDING, PageRead, frame_origins, install_observer
@@ -95,6 +96,7 @@ class Tab:
             window_id, page, self._timeouts, desktop.policy, self._modals, self._view, lambda: self._window.version
         )
         self._guard = WriteGuard(page, self._timeouts, self.until_ended)
+        self._actions = WindowActions(self)
         self._compose(None)  # a window is never without a summary, even before its first read
 
     # --- what others read ------------------------------------------------------------
@@ -185,6 +187,17 @@ class Tab:
 
     def is_open(self) -> bool:
         return not self._closed
+
+    @property
+    def agent_may_submit(self) -> bool:
+        """False under `--human-submit`: only the person at the browser submits forms."""
+        return not self._desktop.human_submit
+
+    def offers_action(self, action: str) -> bool:
+        """Whether the window action `action` (fill, press, submit) is offered now: visible means callable."""
+        if not self._desktop.page_actions or self.blocked() is not None or self.ended() is not None:
+            return False
+        return self._actions.offers(action)
 
     def sessions(self) -> list[CDPSession]:
         return self._page.sessions()
@@ -575,6 +588,18 @@ class Tab:
     ) -> ToolResult:
         """Call one of the page's tools (see `calls.call_page_tool`); `check` is this call's own version check."""
         return await calls.call_page_tool(self, tool, arguments, deadline, check)
+
+    async def fill(self, fields: list[FieldValue], check: VersionCheck | None) -> ToolResult:
+        """Set visible fields by their labels (see `WindowActions.fill`)."""
+        return await self._actions.fill(fields, check)
+
+    async def press(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
+        """Press a button or link the window shows (see `WindowActions.press`)."""
+        return await self._actions.press(label, block_id, check)
+
+    async def submit(self, form: str | None, check: VersionCheck | None) -> ToolResult:
+        """Submit a form the window shows (see `WindowActions.submit`)."""
+        return await self._actions.submit(form, check)
 
     async def cancel_call(self, invocation: Invocation, timeout: float, reason: str) -> bool:
         return await self._mirror.cancel(invocation, timeout, reason)

@@ -142,7 +142,7 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             if tool is not None:
                 return await window.call(tool, args, deadline, check)
             assert record is not None
-            return await record.run(window, params)
+            return await record.run(window, params, check)
 
     return await _run(operate, f"the call to {tool.name!r}" if tool is not None else f"{action} on {window_id}")
 

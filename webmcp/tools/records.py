@@ -18,12 +18,14 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from webmcp.desktop import content
+from webmcp.desktop.actions import FieldValue
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.navigation import check_url
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
+from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult, input_schema_of
 from webmcp.tools.listing import page_tool_listing
@@ -65,19 +67,28 @@ class ToolRecord(Generic[WindowT, InputT]):
     page_call: Callable[[WindowT, InputT], tuple[PageTool, dict[str, Any]]] | None = field(default=None, repr=False)
     """Instead of a handler: the page tool the input names, and its arguments. The dispatcher calls
     it as a call by the tool's own name (its schema, expectedVersion, the write guard, the deadline)."""
+    guarded: Callable[[WindowT, InputT, VersionCheck | None], Awaitable[ToolResult]] | None = field(
+        default=None, repr=False
+    )
+    """Instead of a handler: one that writes to the page itself, so it gets the call's version check
+    (None without expectedVersion) for the write guard, as a page tool's call does."""
     offered: Callable[[Any], bool] | None = field(default=None, repr=False)
     """When set, the action exists only on windows for which it is true (else always)."""
 
     def __post_init__(self) -> None:
-        if (self.handler is None) == (self.page_call is None):
-            raise TypeError(f"the record of {self.action!r} needs exactly one of handler and page_call")
+        if sum(x is not None for x in (self.handler, self.page_call, self.guarded)) != 1:
+            raise TypeError(f"the record of {self.action!r} needs exactly one of handler, guarded and page_call")
 
     def offered_on(self, window: Any) -> bool:
         """True when `window` offers this action now."""
         return self.offered is None or self.offered(window)
 
-    def run(self, window: WindowT, params: InputT) -> Awaitable[ToolResult | Answer]:
-        """The handler's work on `window` (a record with a `page_call` has none: the dispatcher calls the tool)."""
+    def run(self, window: WindowT, params: InputT, check: VersionCheck | None = None) -> Awaitable[ToolResult | Answer]:
+        """The handler's work on `window` (a record with a `page_call` has none: the dispatcher calls the tool).
+
+        `check` is the call's own version check, handed only to a `guarded` handler."""
+        if self.guarded is not None:
+            return self.guarded(window, params, check)
         assert self.handler is not None, f"{self.action} calls a page tool"
         return self.handler(window, params)
 
@@ -120,6 +131,36 @@ class CallPageToolInput(_Input):
     name: str = Field(description="The page tool, by its name or handle as list_page_tools gives them.")
     arguments: dict[str, Any] = Field(
         default_factory=dict, description="The tool's input, as its inputSchema in list_page_tools describes it."
+    )
+
+
+class FieldInput(_Input):
+    label: str = Field(min_length=1, description="The field's label as the window's fields blocks show it.")
+    value: str | bool | int | float = Field(
+        description="Text; for a select the option's text; for a checkbox true/false; for a radio true (or give the "
+        "group's label and the option's label as value); dates and times in ISO form (2026-12-03, 20:45)."
+    )
+    block_id: str | None = Field(
+        default=None, alias="blockId", description="The block that shows the field, when several share its label."
+    )
+
+
+class FillInput(_Input):
+    fields: list[FieldInput] = Field(min_length=1, max_length=50, description="The fields to set, in order.")
+
+
+class PressInput(_Input):
+    label: str = Field(min_length=1, description="The button's or link's text (or accessible name) as the blocks show it.")
+    block_id: str | None = Field(
+        default=None, alias="blockId", description="The block that shows it, when several share the label."
+    )
+
+
+class SubmitInput(_Input):
+    form: str | None = Field(
+        default=None,
+        description="The form's name or heading, when the page shows several (by default the form last filled, or "
+        "the only one).",
     )
 
 
@@ -199,6 +240,26 @@ def _named_page_tool(tab: Tab, params: CallPageToolInput) -> tuple[PageTool, dic
 async def _screenshot(tab: Tab, _: NoInput) -> Answer:
     png = await content.screenshot(tab)
     return Answer(ToolResult(message=f"Screenshot of {tab.id}.", result={"mimeType": "image/png"}), image_png=png)
+
+
+async def _fill(tab: Tab, params: FillInput, check: VersionCheck | None) -> ToolResult:
+    fields = [FieldValue(f.label, f.value, f.block_id) for f in params.fields]
+    return await tab.fill(fields, check)
+
+
+async def _press(tab: Tab, params: PressInput, check: VersionCheck | None) -> ToolResult:
+    return await tab.press(params.label, params.block_id, check)
+
+
+async def _submit_form(tab: Tab, params: SubmitInput, check: VersionCheck | None) -> ToolResult:
+    return await tab.submit(params.form, check)
+
+
+_PREFER_PAGE_TOOLS = (
+    " A window action, by what the window shows: where the page offers its own tools for the task, use those "
+    "instead. Returns once its effect happened (a new page loaded, a dialog or tab in openedWindowIds, the change "
+    "readable in app://windows)."
+)
 
 
 async def _accept(dialog: JsDialog, params: AcceptInput) -> ToolResult:
@@ -341,6 +402,40 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=NoInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         handler=_screenshot,
+    ),
+    ToolRecord(
+        action="fill",
+        applies_to="tab",
+        title="Fill fields",
+        description="Set fields the window shows, by the labels of its fields blocks, as a person would type or "
+        "pick them (several in one call; every label and value is checked before any is set). Secret fields take "
+        "their value and never show it." + _PREFER_PAGE_TOOLS,
+        input_model=FillInput,
+        annotations={"destructiveHint": False, "idempotentHint": True, "openWorldHint": True},
+        guarded=_fill,
+        offered=lambda tab: tab.offers_action("fill"),
+    ),
+    ToolRecord(
+        action="press",
+        applies_to="tab",
+        title="Press a button or link",
+        description="Press a button or follow a link the window shows, by its text (or an icon's accessible name) "
+        "as the blocks show it; give blockId when several share it." + _PREFER_PAGE_TOOLS,
+        input_model=PressInput,
+        annotations={"destructiveHint": True, "openWorldHint": True},
+        guarded=_press,
+        offered=lambda tab: tab.offers_action("press"),
+    ),
+    ToolRecord(
+        action="submit",
+        applies_to="tab",
+        title="Submit a form",
+        description="Submit a form the window shows (with its submit button, else as Enter would): the form last "
+        "filled, or the one named by `form` (its name or heading)." + _PREFER_PAGE_TOOLS,
+        input_model=SubmitInput,
+        annotations={"destructiveHint": True, "openWorldHint": True},
+        guarded=_submit_form,
+        offered=lambda tab: tab.offers_action("submit"),
     ),
     ToolRecord(
         action="accept",

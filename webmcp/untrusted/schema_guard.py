@@ -77,6 +77,8 @@ BROWSER_ACTIONS = frozenset(
         "accept",
         "dismiss",
         "submit",
+        "fill",
+        "press",
         "cancel",
         "open_tab",
         "stop_dialogs",

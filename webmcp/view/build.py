@@ -26,6 +26,7 @@ from typing import Any
 from cdp_bridge.ax import FrameNodes
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import UNITS, cut_run
+from webmcp.view.targets import ActionTarget, with_block_ids
 from webmcp.view.walk import Heading, Keyed, walk_frames
 
 __all__ = ["BlockIds", "FrameNodes", "Heading", "Limits", "Modal", "View", "build_view", "run_part"]
@@ -119,6 +120,8 @@ class View:
     """Block id → key (frame key, backend node id, …) of each table or list read only in part."""
     outline: list[Heading] = field(default_factory=list)
     """The main document's headings outside modals, with their level and landmark."""
+    targets: list[ActionTarget] = field(default_factory=list)
+    """The fields, buttons and links the page shows (outside modals), with the id of the block showing each."""
 
 
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
@@ -245,6 +248,7 @@ def build_view(
         url=url,
         sources=sources,
         outline=walk.headings,
+        targets=with_block_ids(walk.targets, {k: b["id"] for (k, _), b in zip(keyed, full, strict=True)}),
     )
 
 

@@ -100,9 +100,13 @@ def edge_of(display: str | None) -> str | None:
 
 
 def shown_on_button(node: Node) -> str:
-    """The label of a button that a person reads as content ("" for a plain action like "Send")."""
+    """The label a button shows (its text, or the accessible name of an icon), "(unavailable)" when disabled.
+
+    Every button is shown, a plain action like "Send" too: what a window action can press is
+    what the blocks say (docs/protocols.md#window-actions).
+    """
     label = name_of(node)
-    if not READ_ON_BUTTON.search(label):
+    if not label:
         return ""
     return f"{label} (unavailable)" if prop(node, "disabled") else label
 

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from cdp_bridge.ax import UNREAD, FrameNodes
 
 from .masking import MASK
+from .targets import ActionTarget, TargetKind, target_of
 from .nodes import (
     LINE,
     READ_ON_BUTTON,
@@ -66,6 +67,7 @@ _FIELD_ROLES = frozenset(
     }
 )
 _COMPOSITE_FIELDS = frozenset({"Date", "DateTime", "InputTime"})
+_CHOICES = frozenset({"combobox", "listbox"})
 _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 _NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
 _SKIP_ROLES = frozenset(
@@ -164,6 +166,8 @@ class Walk:
     headings: list[Heading]
     failed_frames_key: tuple[Any, ...] | None = None
     """The key of the one notice about frames that failed to load, if one is shown."""
+    targets: list[ActionTarget] = field(default_factory=list)
+    """The page's fields, buttons and links as its blocks show them (outside modals), in reading order."""
 
 
 @dataclass
@@ -233,6 +237,11 @@ class _Walker:
         self.containers: list[tuple[str, int, str]] = []
         self.ordinals: dict[tuple[Any, ...], int] = {}
         self.error_targets: set[int] = set()
+        self.targets: list[ActionTarget] = []
+        self.collected: list[tuple[TargetKind, Node, str]] = []
+        """Buttons and links met while collecting a block's text, until that block is emitted."""
+        self.groups: list[str] = []
+        """Names of the radio groups and fieldsets the walk is in."""
         for f in frames:
             for n in f.nodes:
                 self.error_targets.update(related(n, "errormessage"))
@@ -275,6 +284,23 @@ class _Walker:
     def emit(self, key: tuple[Any, ...], block: dict[str, Any]) -> None:
         self.flush()
         self.sink.out.append((key, block))
+        collected, self.collected = self.collected, []
+        for kind, node, label in collected:
+            self.target(kind, node, label or self.quiet_text(node) or name_of(node), key)
+
+    def quiet_text(self, node: Node) -> str:
+        """`text_of(node)` without noting the buttons and links in it (they belong to another block)."""
+        outer, self.collected = self.collected, []
+        try:
+            return self.text_of(node)
+        finally:
+            self.collected = outer
+
+    def target(self, kind: TargetKind, node: Node, label: str, block_key: Any, **facts: Any) -> None:
+        """Note what a window action can act on (not inside a modal: that is its own window)."""
+        if self.sink is self.page_sink and label and "backendDOMNodeId" in node:
+            group = self.groups[-1] if self.groups else ""
+            self.targets.append(target_of(kind, node, label, self.frame.key, block_key, group, **facts))
 
     def add_text(self, text: str) -> None:
         s = self.sink
@@ -310,10 +336,14 @@ class _Walker:
         elif role == "LineBreak":
             self.add_text(LINE)
         elif role == "link":
+            outer, self.collected = self.collected, []
             self.add_text(self.link_text(node))
+            self.collected = outer
+            self.target("link", node, self.quiet_text(node) or name_of(node), self.sink.text_key)
         elif role == "button":
             if shown := shown_on_button(node):
                 self.add_text(f" {shown} ")
+                self.target("button", node, shown, self.sink.text_key)
         elif role in _SKIP_ROLES:
             return
         elif role == "LabelText":
@@ -422,13 +452,20 @@ class _Walker:
             return None
         if not any(READ_ON_BUTTON.search(name_of(c)) for c in items):
             return None
-        return [f"{name_of(c)} (unavailable)" if prop(c, "disabled") else name_of(c) for c in items if name_of(c)]
+        labels = [shown_on_button(c) for c in items if name_of(c)]
+        self.collected.extend(("button", c, shown_on_button(c)) for c in items if name_of(c))
+        return labels
 
     def container(self, node: Node, role: str) -> None:
         self.flush_text()
         self.containers.append((self.frame.key, node.get("backendDOMNodeId", 0), role))
+        grouping = role in ("radiogroup", "group")
+        if grouping:
+            self.groups.append(name_of(node))
         for child in self.children(node):
             self.walk(child)
+        if grouping:
+            self.groups.pop()
         self.flush_text()
         if role in _GROUP_ROLES:
             self.flush_fields()
@@ -450,6 +487,16 @@ class _Walker:
             # Keyed by its first field's label too: a run keeps its id when runs before it come and go.
             s.fields_key = self.owner_key("fields", groups_only=True, tag=str(item["label"]))
         s.fields.append(item)
+        found = self.descend(node, {"option"}) if role_of(node) in _CHOICES else []
+        self.target(
+            "field",
+            node,
+            str(item["label"]),
+            s.fields_key,
+            sensitive=bool(item.get("sensitive")),
+            options=tuple(name_of(o) for o in found),
+            disabled_options=tuple(name_of(o) for o in found if prop(o, "disabled")),
+        )
         if item.get("invalid"):
             messages = [self.text_by_backend(b) for b in related(node, "errormessage")]
             message = " ".join(m for m in messages if m) or str(node.get("description", {}).get("value", "") or "")
@@ -473,8 +520,10 @@ class _Walker:
                 value = prop(node, "valuetext")
             if value is None:
                 parts: list[str] = []
+                outer, self.collected = self.collected, []
                 for child in self.children(node):
                     self._collect_text(child, parts)
+                self.collected = outer
                 value = join_text(parts)
         item: dict[str, Any] = {
             "label": name_of(node) or str(prop(node, "placeholder") or "") or role,
@@ -618,6 +667,7 @@ class _Walker:
             return
         if role == "button":
             parts.append(f" {shown_on_button(node)} ")
+            self.collected.append(("button", node, shown_on_button(node)))
             return
         if role in ("InlineTextBox", "ListMarker") or node.get("backendDOMNodeId") in self.error_targets:
             return
@@ -626,6 +676,8 @@ class _Walker:
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
         before = after = ""
+        if role == "link":
+            self.collected.append(("link", node, ""))
         if role in ("generic", "none", "link"):
             edge = self.edge(node) or ""  # a span, a div or a link as the layout has it (<h1><span>…</span><span>…)
             before, after = self.spaces_around(node)
@@ -642,8 +694,10 @@ class _Walker:
         if node is None:
             return ""
         parts: list[str] = []
+        outer, self.collected = self.collected, []
         for child in self.children(node):  # The node itself is an error target, skipped by _collect_text.
             self._collect_text(child, parts)
+        self.collected = outer
         return join_text(parts)
 
     def backend_ids(self, node: Node) -> set[int]:
@@ -673,4 +727,4 @@ def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: boo
                 walker.walk_frame(index)
     walker.flush()
     failed = walker.failed_notice[0] if walker.failed_notice is not None else None
-    return Walk(walker.sink.out, walker.modals, walker.headings, failed)
+    return Walk(walker.sink.out, walker.modals, walker.headings, failed, walker.targets)

@@ -1,0 +1,316 @@
+"""What a window's window actions can act on, found by the walk, and how a label or value is read. Pure.
+
+The walk (walk.py) records an `ActionTarget` for every field, button and link it shows,
+with the label the blocks show for it and the key of the block that shows it; build.py
+turns that key into the block's id. A window action names a target by that label (and,
+when several share it, by the block id): `resolve` picks it or says why it cannot, and
+`coerce` turns the agent's value into what the field takes, or says why the field
+refuses it. Nothing here touches the page: the desktop sets what these functions decide
+(desktop/actions.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time
+from typing import Any, Literal
+
+from .nodes import Node, prop, role_of
+
+__all__ = [
+    "ActionTarget",
+    "target_of",
+    "Coerced",
+    "Refusal",
+    "Resolved",
+    "TargetKind",
+    "coerce",
+    "field_kind",
+    "resolve",
+    "with_block_ids",
+]
+
+TargetKind = Literal["field", "button", "link"]
+
+_TEXT_ROLES = frozenset({"textbox", "searchbox", "textfield", "combobox", "spinbutton"})
+_CHECK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
+_RADIO_ROLES = frozenset({"radio", "menuitemradio"})
+_TRUE = frozenset({"true", "yes", "on", "checked", "1"})
+_FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTarget:
+    """One field, button or link the window shows, as the blocks name it."""
+
+    kind: TargetKind
+    label: str
+    """As the blocks show it: a field's item label, a button's or link's text (or accessible name)."""
+    role: str
+    """Its accessibility role (textbox, combobox, checkbox, radio, Date, button, link, …)."""
+    frame_key: str
+    backend_id: int
+    block_key: Any = None
+    """The key of the block that shows it (the walk's); None when no block does."""
+    block_id: str | None = None
+    """The id of that block in the window (build.py fills it in)."""
+    disabled: bool = False
+    readonly: bool = False
+    sensitive: bool = False
+    """A secret field: its value is never shown."""
+    options: tuple[str, ...] = ()
+    """A select's or listbox's option texts, as shown."""
+    disabled_options: tuple[str, ...] = ()
+    group: str = ""
+    """A radio's group (its radiogroup's name), so `{label: group, value: option}` picks one."""
+    multiline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a label or value cannot be acted on: said to the agent as `validation_failed`."""
+
+    message: str
+    candidates: tuple[dict[str, Any], ...] = ()
+    shown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    target: ActionTarget
+    option: str | None = None
+    """For a radio picked by its group's label, the option to pick."""
+
+
+@dataclass(frozen=True, slots=True)
+class Coerced:
+    """What to set: `text` for text-like fields and selects, `checked` for checkboxes and radios."""
+
+    kind: str
+    text: str | None = None
+    checked: bool | None = None
+
+
+def target_of(
+    kind: TargetKind,
+    node: Node,
+    label: str,
+    frame_key: str,
+    block_key: Any,
+    group: str = "",
+    *,
+    sensitive: bool = False,
+    options: tuple[str, ...] = (),
+    disabled_options: tuple[str, ...] = (),
+) -> ActionTarget:
+    """The target for AX `node`, shown as `label` in the block keyed `block_key`."""
+    return ActionTarget(
+        kind=kind,
+        label=label,
+        role=role_of(node),
+        frame_key=frame_key,
+        backend_id=int(node["backendDOMNodeId"]),
+        block_key=block_key,
+        disabled=bool(prop(node, "disabled")),
+        readonly=bool(prop(node, "readonly")),
+        sensitive=sensitive,
+        options=options,
+        disabled_options=disabled_options,
+        group=group,
+        multiline=bool(prop(node, "multiline")),
+    )
+
+
+def with_block_ids(targets: Sequence[ActionTarget], ids: dict[Any, str]) -> list[ActionTarget]:
+    """`targets` with the id of the block that shows each (by its walk key)."""
+    return [replace(t, block_id=ids.get(t.block_key)) for t in targets]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _plain(label: str) -> str:
+    """A label as an agent may write it: "Pay (unavailable)" is the button "Pay"."""
+    return label.removesuffix(" (unavailable)")
+
+
+def resolve(
+    targets: Sequence[ActionTarget], label: str, block_id: str | None, kinds: frozenset[str], what: str
+) -> Resolved | Refusal:
+    """The one target of `kinds` the window shows as `label` (in block `block_id`, if given).
+
+    An exact match (spaces and case aside) wins over a label that only starts with the
+    words given. `what` names the kind in messages ("field", "button or link").
+    """
+    pool = [t for t in targets if t.kind in kinds]
+    if block_id is not None:
+        in_block = [t for t in pool if t.block_id == block_id]
+        if not in_block:
+            shown_blocks = sorted({t.block_id for t in pool if t.block_id})
+            return Refusal(
+                f"Block {block_id} shows no {what}; blocks with one: {', '.join(shown_blocks) or 'none'}.",
+                shown=tuple(_shown(pool)),
+            )
+        pool = in_block
+    wanted = _norm(label)
+    exact = [t for t in pool if _norm(_plain(t.label)) == wanted or _norm(t.label) == wanted]
+    found: list[Resolved] = [Resolved(t) for t in exact]
+    if not found and kinds & {"field"}:
+        # A radio group by its own name, the option given as the value.
+        groups = [t for t in pool if t.role in _RADIO_ROLES and t.group and _norm(t.group) == wanted]
+        if groups:
+            return Resolved(groups[0], option="")
+    if not found:
+        found = [Resolved(t) for t in pool if wanted and _norm(t.label).startswith(wanted)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        shown = _shown(pool)
+        listed = "; ".join(f"\u201c{s}\u201d" for s in shown[:40]) or "none"
+        where = f" in block {block_id}" if block_id else ""
+        return Refusal(
+            f"The window shows no {what} labelled \u201c{_cap(label)}\u201d{where}. {what.capitalize()}s shown: {listed}.",
+            shown=tuple(shown),
+        )
+    candidates = tuple({"label": r.target.label, "blockId": r.target.block_id} for r in found[:20])
+    places = ", ".join(f"{c['blockId'] or 'no block'}" for c in candidates)
+    return Refusal(
+        f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d (in blocks {places}); "
+        "give blockId to say which.",
+        candidates=candidates,
+    )
+
+
+def _shown(pool: Sequence[ActionTarget]) -> list[str]:
+    seen: list[str] = []
+    for t in pool:
+        if t.label not in seen:
+            seen.append(t.label)
+    return seen
+
+
+def _cap(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def field_kind(target: ActionTarget) -> str:
+    """How a field takes a value: text, select, checkbox, radio, date, time, datetime, number, or none."""
+    role = target.role
+    if role in _CHECK_ROLES:
+        return "checkbox"
+    if role in _RADIO_ROLES:
+        return "radio"
+    if role == "Date":
+        return "date"
+    if role == "InputTime":
+        return "time"
+    if role == "DateTime":
+        return "datetime"
+    if role == "spinbutton":
+        return "number"
+    if role in ("combobox", "listbox") and target.options:
+        return "select"
+    if role in _TEXT_ROLES:
+        return "text"
+    return "none"
+
+
+def coerce(targets: Sequence[ActionTarget], resolved: Resolved, value: Any) -> tuple[ActionTarget, Coerced] | Refusal:
+    """The field to set and what to set it to, from the agent's `value`, or why the field refuses it.
+
+    A radio group named by its label takes the option's label as `value` (the field is that
+    option). Never quotes the value of a secret field.
+    """
+    target = resolved.target
+    if resolved.option is not None:
+        group = [t for t in targets if t.group == target.group and t.role == target.role and t.kind == "field"]
+        picked = resolve(group, str(value), None, frozenset({"field"}), "option")
+        if isinstance(picked, Refusal):
+            listed = "; ".join(f"\u201c{t.label}\u201d" for t in group)
+            return Refusal(
+                f"The group \u201c{_cap(target.group)}\u201d has no one option \u201c{_cap(str(value))}\u201d; "
+                f"its options: {listed}.",
+                candidates=picked.candidates,
+                shown=tuple(t.label for t in group),
+            )
+        return _coerced(picked.target, True)
+    return _coerced(target, value)
+
+
+def _coerced(target: ActionTarget, value: Any) -> tuple[ActionTarget, Coerced] | Refusal:
+    found = _coerce_one(target, value)
+    return found if isinstance(found, Refusal) else (target, found)
+
+
+def _coerce_one(target: ActionTarget, value: Any) -> Coerced | Refusal:
+    name = f"\u201c{_cap(target.label)}\u201d"
+    if target.disabled:
+        return Refusal(f"The field {name} is disabled: the page does not take a value there now.")
+    if target.readonly:
+        return Refusal(f"The field {name} is read-only.")
+    kind = field_kind(target)
+    shown_value = "the value given" if target.sensitive else f"\u201c{_cap(str(value))}\u201d"
+    if kind in ("checkbox", "radio"):
+        checked = _truth(value)
+        if checked is None:
+            return Refusal(f"{name} is a {kind}: give true or false (not {shown_value}).")
+        if kind == "radio" and not checked:
+            return Refusal(f"{name} is a radio button: pick another option of its group to clear it.")
+        return Coerced(kind, checked=checked)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return Refusal(f"{name} takes text; give a string.")
+    text = str(value)
+    if kind == "select":
+        match = [o for o in target.options if _norm(o) == _norm(text)]
+        if not match:
+            listed = "; ".join(f"\u201c{o}\u201d" for o in target.options[:40])
+            return Refusal(f"{name} has no option {shown_value}; its options: {listed}.")
+        if match[0] in target.disabled_options:
+            return Refusal(f"The option \u201c{_cap(match[0])}\u201d of {name} is disabled: the page does not offer it now.")
+        return Coerced("select", text=match[0])
+    if kind == "number":
+        if not _NUMBER.match(text.strip()):
+            return Refusal(f"{name} takes a number, not {shown_value}.")
+        return Coerced("text", text=text.strip())
+    if kind in ("date", "time", "datetime"):
+        iso = _iso(kind, text.strip())
+        if iso is None:
+            example = {"date": "2026-12-03", "time": "20:45", "datetime": "2026-12-03T20:45"}[kind]
+            return Refusal(f"{name} takes an ISO {kind} such as {example}, not {shown_value}.")
+        return Coerced("text", text=iso)
+    if kind == "none":
+        return Refusal(f"{name} is a {target.role} the bridge cannot fill.")
+    return Coerced("text", text=text)
+
+
+def _truth(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().casefold()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+    return None
+
+
+def _iso(kind: str, text: str) -> str | None:
+    """The value an `<input type=date|time|datetime-local>` holds for ISO `text`, or None."""
+    try:
+        if kind == "date":
+            return date.fromisoformat(text).isoformat()
+        if kind == "time":
+            parsed = time.fromisoformat(text)
+            return parsed.isoformat(timespec="seconds" if parsed.second else "minutes")
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is not None:
+            return None  # datetime-local has no zone
+        return moment.isoformat(timespec="seconds" if moment.second else "minutes")
+    except ValueError:
+        return None
+
