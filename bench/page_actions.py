@@ -60,6 +60,7 @@ from sample_site.plain import CARD_NUMBER, PASSWORD  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 SECRETS = {"password": [PASSWORD], "card": [CARD_NUMBER, CARD_NUMBER.replace(" ", "")]}
 STEP_TIMEOUT = 30.0
+EXTRA_LOOKS = 3
 
 
 # --- the tasks -----------------------------------------------------------------------------
@@ -453,25 +454,41 @@ async def _task(subject: Subject, driver: Driver, site: str, task: Task) -> dict
     driver.tally, driver.last_look = Tally(), ""
     first_output, first_list_change = len(subject.outputs), subject.count("tools")
     started = time.perf_counter()
-    failed = ""
-    for step in task.steps:
-        try:
+    failed, seen_first, extra_looks = "", False, 0
+    try:
+        for step in task.steps:
+            failed = type(step).__name__
             await driver.play(step)
-        except (StepFailed, TimeoutError) as exc:
-            failed = f"{type(step).__name__}: {exc}"
-            break
+        failed, seen_first = "", task.shows in driver.last_look
+        # An agent that does not see the outcome yet looks again, as it would; each look counts.
+        while task.shows not in driver.last_look and extra_looks < EXTRA_LOOKS:
+            await anyio.sleep(0.5)
+            extra_looks += 1
+            driver.last_look = await driver.look()
+    except (StepFailed, TimeoutError) as exc:
+        failed = f"{failed}: {exc}"
     elapsed = time.perf_counter() - started
-    state = await anyio.to_thread.run_sync(_site_state, site)
     return {
         "calls": driver.tally.calls,
         "bytes": driver.tally.bytes,
         "seconds": round(elapsed, 3),
-        "done": task.done(state),
+        "done": await _done(site, task),
         "seen": task.shows in driver.last_look,
+        "seen_at_first_look": seen_first,
+        "extra_looks": extra_looks,
         "leaks": _leaks(subject.outputs[first_output:]),
         "tools_list_changed": subject.count("tools") - first_list_change,
         "failed": failed,
     }
+
+
+async def _done(site: str, task: Task) -> bool:
+    """Whether the site reaches the task's end state (a request still on its way gets 5 s)."""
+    with anyio.move_on_after(5):
+        while not task.done(await anyio.to_thread.run_sync(_site_state, site)):  # noqa: ASYNC110 (the site has no events)
+            await anyio.sleep(0.2)
+        return True
+    return False
 
 
 async def _session(kind: str, site: str, tasks: list[Task]) -> dict[str, Any]:
@@ -547,12 +564,17 @@ def markdown(raw: dict[str, Any], tasks: list[Task]) -> str:
     for kind in kinds:
         for run_no, run in enumerate(raw["runs"][kind], 1):
             for key, result in run["tasks"].items():
-                if result["failed"] or not result["seen"]:
-                    notes.append(
-                        f"- {_label(kind)}, round {run_no}, {key}: {result['failed'] or 'last look did not show it'}"
-                    )
+                if result["failed"] or not result["seen_at_first_look"]:
+                    looks = result["extra_looks"]
+                    later = f"it did after {looks} more look(s)" if result["seen"] else f"nor {looks} more looks"
+                    why = result["failed"] or f"the look after the last step did not show “{_shows(key)}”; {later}"
+                    notes.append(f"- {_label(kind)}, round {run_no}, {key}: {why}")
             notes += [f"- round {run_no}: {s[:300]}" for s in run["secret_sightings"]]
     return "\n".join(lines) + ("\n\nNotes:\n\n" + "\n".join(notes) if notes else "") + "\n"
+
+
+def _shows(key: str) -> str:
+    return next(t.shows for t in TASKS if t.key == key)
 
 
 def _label(kind: str) -> str:
