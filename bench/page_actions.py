@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Pages with no WebMCP tools, side by side: the bridge's window actions and Playwright MCP (issue 20).
 
-    python bench/page_actions.py [--rounds 3] [--only bridge,playwright] [--tasks signin,search,…]
+    python bench/page_actions.py [--rounds 3] [--only bridge,playwright,playwright-secrets] [--tasks signin,…]
 
 The tasks are those of the Harbor Outfitters pages (`/plain/`, sample_site/README.md): sign
 in, search and open a result, a three-page checkout with a confirm() before paying, follow
@@ -16,13 +16,16 @@ server's own tools, as an agent that reads the page before acting on it would:
   `browser_snapshot` to look (its navigate and click answers point at a snapshot file
   instead of carrying one), `browser_fill_form` / `browser_click` / `browser_type` on the
   `ref`s the last snapshot shows, `browser_handle_dialog`.
+* Playwright MCP with `--secrets` (`playwright-secrets`): the same, told the password and the
+  card beforehand in a dotenv file; the agent types their names and the server their values.
 
 Measured per task: MCP calls the agent makes (tool calls and resource reads), the bytes it
 reads (UTF-8 of every tool result and resource text), wall time, whether it is done (the
 site's own state, `GET /api/plain/state`, and never the server's word), whether the last
-look shows the outcome, and whether the password or the card number appears in anything the
-server put out during the task (results, resources, notifications, lists; at the end also
-its stderr and the files it wrote). The site is reset before each task; one server process
+look shows the outcome (if not, the agent looks again, up to 3 times, each look counted),
+and whether the password or the card number appears in anything the server put out during
+the task (results, resources, notifications, lists; at the end also its stderr and the
+files it wrote). The site is reset before each task; one server process
 per subject and round. Writes bench/results/page-actions-<stamp>.json and .md. Nothing is
 asserted anywhere.
 """
