@@ -55,7 +55,7 @@ from .js import call
 from .timeouts import Timeouts
 from .transport import PipeTransport
 
-__all__ = ["BrowserProcess", "LaunchOptions", "check_webmcp", "find_browser", "launch_browser"]
+__all__ = ["BrowserProcess", "LaunchOptions", "check_browser_arg", "check_webmcp", "find_browser", "launch_browser"]
 
 _log = logging.getLogger(__name__)
 
@@ -133,6 +133,35 @@ class LaunchOptions:
     """"pipe": only this process can reach DevTools; "port": a loopback port any local process can use."""
 
 
+_OWN_SWITCHES = {
+    "--remote-debugging-pipe": "the debugging pipe is how the bridge reaches the browser",
+    "--remote-debugging-port": "the bridge opens its own debugging channel (the pipe)",
+    "--remote-debugging-address": "the bridge opens its own debugging channel (the pipe)",
+    "--remote-debugging-io-pipes": "the bridge opens its own debugging channel (the pipe)",
+    "--user-data-dir": "give the profile with the bridge's own --user-data-dir DIR",
+}
+"""Switches a `--browser-arg` may not set: the bridge's own, which Chromium would let the last one win."""
+
+
+def check_browser_arg(arg: str) -> str:
+    """`arg` if it may be passed to the launched browser (`--browser-arg`), else ValueError with why.
+
+    `--enable-features` is merged with the bridge's own (WebMCP); a `--disable-features` that
+    names WebMCP, the debugging channel and the profile directory are the bridge's and refused.
+
+    Raises:
+        ValueError: one sentence naming the switch and what to do instead.
+    """
+    name, _, value = arg.partition("=")
+    if not arg.startswith("--") or len(name) < 3:
+        raise ValueError(f"{arg!r} is not a browser switch; give one as --name or --name=value")
+    if name in _OWN_SWITCHES:
+        raise ValueError(f"{name} is the bridge's own and cannot be passed: {_OWN_SWITCHES[name]}")
+    if name == "--disable-features" and "WebMCP" in value.split(","):
+        raise ValueError("--disable-features=WebMCP would switch off what the bridge serves")
+    return arg
+
+
 def _build_args(options: LaunchOptions, executable: str, profile: str) -> list[str]:
     headless = options.headless
     if headless is None:
@@ -140,6 +169,7 @@ def _build_args(options: LaunchOptions, executable: str, profile: str) -> list[s
     features = ["WebMCP"] if options.enable_webmcp else []
     extra: list[str] = []
     for arg in options.extra_args:  # Chromium keeps only the last --enable-features: merge them.
+        check_browser_arg(arg)
         if arg.startswith("--enable-features="):
             features += [f for f in arg.split("=", 1)[1].split(",") if f]
         else:

@@ -94,3 +94,23 @@ def test_python_dash_m_webmcp_reports_the_installed_version() -> None:
     )
     assert done.stdout.strip() == f"webmcp-bridge {package_version()}"
     assert package_version() != "0+unknown"
+
+
+def test_browser_arg_and_grant_are_repeatable_and_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    args = build_parser().parse_args(
+        ["--browser-arg=--lang=de", "--browser-arg=--window-size=800,600"]
+        + ["--grant", "geolocation", "--grant", "clipboard"]
+    )
+    assert args.browser_arg == ["--lang=de", "--window-size=800,600"]
+    assert args.grant == ["geolocation", "clipboard"]
+    for bad in (["--browser-arg=--remote-debugging-port=0"], ["--grant", "everything"]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(bad)
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_browser_arg_with_an_attached_browser_stops_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from webmcp.cli import main
+
+    assert main(["--cdp-url", "http://127.0.0.1:9", "--browser-arg=--lang=de"]) == 2
+    assert "applies to a browser the bridge launches" in capsys.readouterr().err

@@ -28,7 +28,8 @@ import anyio
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
-from cdp_bridge.launcher import LaunchOptions, check_webmcp, launch_browser
+from cdp_bridge.launcher import LaunchOptions, check_browser_arg, check_webmcp, launch_browser
+from cdp_bridge.permissions import PERMISSIONS
 from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
 from cdp_bridge.relay import ExtensionRelay, load_pairing_code
@@ -63,6 +64,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--user-data-dir",
         metavar="DIR",
         help="keep the browser profile here (default: a temporary profile removed on exit)",
+    )
+    parser.add_argument(
+        "--browser-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        type=browser_arg,
+        help="a switch for the browser the bridge launches, e.g. --browser-arg=--lang=de or "
+        "--browser-arg=--proxy-server=http://proxy:3128 (repeatable; --enable-features is merged with the "
+        "bridge's WebMCP; its debugging pipe and --user-data-dir cannot be set this way)",
+    )
+    parser.add_argument(
+        "--grant",
+        action="append",
+        default=[],
+        choices=sorted(PERMISSIONS),
+        metavar="PERMISSION",
+        help="grant a permission to every site: " + ", ".join(sorted(PERMISSIONS)) + " (repeatable); every "
+        "other one is denied, and each tab's window says what its page asked for",
     )
     parser.add_argument(
         "--http",
@@ -206,6 +226,18 @@ def cdp_url(value: str) -> str:
     )
 
 
+def browser_arg(value: str) -> str:
+    """A switch for the launched browser (`--browser-arg`).
+
+    Raises:
+        argparse.ArgumentTypeError: a value that is not a switch, or one of the bridge's own.
+    """
+    try:
+        return check_browser_arg(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def log_level(value: str) -> str:
     """A logging level name, any case.
 
@@ -314,6 +346,7 @@ async def _open_browser(
         browser=args.browser,
         headless=True if args.headless else None,
         user_data_dir=args.user_data_dir,
+        extra_args=list(args.browser_arg),
     )
     # Over --remote-debugging-pipe: no other local process can reach this browser.
     browser = await launch_browser(options, timeouts)
@@ -379,6 +412,10 @@ def main(argv: list[str] | None = None) -> int:
         _cdp_headers(args.cdp_header)
     except ValueError as exc:
         print(f"webmcp-bridge: {exc}", file=sys.stderr)
+        return 2
+    if args.browser_arg and (args.cdp_url or args.extension):
+        print("webmcp-bridge: --browser-arg applies to a browser the bridge launches, not to one it attaches to.",
+              file=sys.stderr)  # fmt: skip
         return 2
     if args.extension and (args.cdp_url or args.urls):
         print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",

@@ -19,8 +19,10 @@ import anyio
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
+from cdp_bridge.permissions import apply_permissions
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.errors import ToolError
@@ -48,6 +50,10 @@ async def serve(
         desktop.policy = OriginPolicy(
             allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
         )
+        # Before any page is followed: a start page's first request already meets the settings.
+        grants = frozenset(args.grant)
+        not_set = await apply_permissions(connection.browser, grants, timeouts.command)
+        desktop.permissions = PermissionPolicy(grants, not_set)
         await desktop.start()
         await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
         logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))

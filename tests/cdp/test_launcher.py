@@ -378,3 +378,54 @@ def test_sigkilled_bridge_leaves_no_orphan_browser() -> None:
             shutil.rmtree(Path(info["profile"]).parent, ignore_errors=True)
             for pid in _live_in_group(info["pid"]):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    ("arg", "words"),
+    [
+        ("--remote-debugging-port=9222", "bridge's own"),
+        ("--remote-debugging-pipe", "bridge's own"),
+        ("--user-data-dir=/tmp/x", "--user-data-dir DIR"),
+        ("--disable-features=Foo,WebMCP", "WebMCP"),
+        ("lang=de", "not a browser switch"),
+        ("http://example.org/", "not a browser switch"),
+    ],
+)
+def test_a_browser_arg_may_not_replace_what_the_bridge_depends_on(arg: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        launcher.check_browser_arg(arg)
+    with pytest.raises(ValueError):
+        launcher._build_args(LaunchOptions(extra_args=[arg]), "/bin/chromium", "/p")
+
+
+def test_browser_args_come_before_the_start_page_and_features_are_merged() -> None:
+    extra = ["--lang=de-DE", "--enable-features=Foo", "--disable-features=Bar", "--window-size=800,600"]
+    args = launcher._build_args(LaunchOptions(extra_args=extra, start_urls=["http://127.0.0.1:1/"]), "/c", "/p")
+    assert "--enable-features=WebMCP,Foo" in args and "--user-data-dir=/p" in args
+    assert args.index("--lang=de-DE") < args.index("http://127.0.0.1:1/") == len(args) - 1
+    assert "--disable-features=Bar" in args and "--window-size=800,600" in args
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_a_browser_arg_reaches_the_launched_browser_and_webmcp_stays_on() -> None:
+    extra = ["--window-size=812,611", "--enable-features=Foo"]
+    options = LaunchOptions(headless=True, debugging="port", extra_args=extra)
+    async with await launch_browser(options) as proc:
+        await check_webmcp(proc.ws_url)  # the merged --enable-features kept WebMCP
+        async with connect(proc.ws_url, max_size=None) as ws:
+            await ws.send(json.dumps({"id": 1, "method": "Target.createTarget", "params": {"url": "about:blank"}}))
+            target = json.loads(await ws.recv())["result"]["targetId"]
+            await ws.send(json.dumps({"id": 2, "method": "Target.attachToTarget",
+                                      "params": {"targetId": target, "flatten": True}}))  # fmt: skip
+            session = ""
+            while not session:
+                reply = json.loads(await ws.recv())
+                session = reply.get("result", {}).get("sessionId", "")
+            await ws.send(json.dumps({"id": 3, "sessionId": session, "method": "Runtime.evaluate",
+                                      "params": {"expression": "window.outerWidth"}}))  # fmt: skip
+            while True:
+                reply = json.loads(await ws.recv())
+                if reply.get("id") == 3:
+                    break
+    assert reply["result"]["result"]["value"] == 812

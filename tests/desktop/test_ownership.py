@@ -22,6 +22,7 @@ _WINDOW_CLASSES = {
     "desktop/tab.py": {"Tab"},
     "desktop/dialogs.py": {"JsDialog", "InPageModal"},
     "desktop/forms.py": {"PendingForm"},
+    "desktop/sign_in.py": {"SignInPrompt"},
 }
 _PARTS = {
     "desktop/tab.py": {"Tab"},

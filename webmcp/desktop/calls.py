@@ -411,8 +411,8 @@ async def end_navigated_calls(invocations: list[Invocation]) -> None:
 
 
 def _modal_ids(host: CallHost) -> list[str]:
-    """The ids of the tab's in-page modal windows, oldest first."""
-    return [m.window.id for m in host.modals.modals()]
+    """The ids of the tab's in-page modal windows and the browser prompts over it, oldest first."""
+    return [m.window.id for m in host.modals.modals()] + [p.window.id for p in host.modals.prompts()]
 
 
 def _left(deadline: float) -> float:

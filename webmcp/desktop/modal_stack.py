@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import anyio
 
@@ -25,12 +25,27 @@ from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.races import first_of
+from webmcp.desktop.windows import WindowState
 from webmcp.models import ToolResult
 from webmcp.view.build import Modal
 
-__all__ = ["ModalStack"]
+__all__ = ["ModalStack", "PagePrompt"]
 
 logger = logging.getLogger(__name__)
+
+
+class PagePrompt(Protocol):
+    """A prompt of the browser's own that the page waits on (a sign-in), published as a modal window."""
+
+    @property
+    def window(self) -> WindowState: ...
+    def is_open(self) -> bool: ...
+    def closed(self) -> None: ...
+    def waits_for(self) -> str:
+        """The clause for an answer that this prompt stopped ("… asks for …; answer it with …")."""
+
+
+P = TypeVar("P", bound=PagePrompt)
 
 
 class ModalStack:
@@ -44,6 +59,9 @@ class ModalStack:
         self._guard = DialogGuard()
         self._modals: dict[Any, InPageModal] = {}
         self._forms: list[PendingForm] = []
+        self._prompts: list[PagePrompt] = []
+        self._prompt_waiters: set[anyio.Event] = set()
+        """Waits that a prompt ends too (not a page-tool call's: its page may go on while a frame asks)."""
         self._form_answer: dict[str, Any] | None = None
         """The notice with the page's answer to a form the person submitted (nobody's call was waiting for it)."""
 
@@ -102,10 +120,13 @@ class ModalStack:
         return [*self._guard.notices(doc_seq), *answer]
 
     def dialog_answer(self, what: str) -> ToolResult | None:
-        """The answer for an operation that a JavaScript dialog stopped, if one is open."""
+        """The answer for an operation that a JavaScript dialog or a prompt stopped, if one is open."""
         dialog = self._dialog
         if dialog is None:
-            return None
+            prompts = self.prompts()
+            if not prompts:
+                return None
+            return ToolResult(message=f"{what}: {prompts[-1].waits_for()}.", opened_window_ids=[prompts[-1].window.id])
         return ToolResult(
             message=f"{what}: the page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; "
             "answer it with its accept or dismiss tool.",
@@ -129,12 +150,16 @@ class ModalStack:
         Raises:
             Exception: what `work` raised.
         """
-        if self._dialog is not None:
+        if self._dialog is not None or self.prompts():
             # One opened between two phases of an action (say, an alert as the new page loads).
             return False, None
         opened = anyio.Event()
-        with self._woken_by_a_dialog(opened):
-            first = await first_of(work, opened.wait, timeout=timeout)
+        self._prompt_waiters.add(opened)
+        try:
+            with self._woken_by_a_dialog(opened):
+                first = await first_of(work, opened.wait, timeout=timeout)
+        finally:
+            self._prompt_waiters.discard(opened)
         return first.index == 0, first.value
 
     async def until_answered(self, invocation: Invocation, timeout: float) -> None:
@@ -175,7 +200,7 @@ class ModalStack:
                 changed = True
         return changed
 
-    def _forget(self, window: InPageModal | PendingForm | JsDialog) -> None:
+    def _forget(self, window: InPageModal | PendingForm | JsDialog | PagePrompt) -> None:
         window.closed()
         self._desktop.forget(window.window.id)
 
@@ -211,6 +236,22 @@ class ModalStack:
             self._owner.mark_dirty()
             self._desktop.changed()
 
+    # --- the browser's prompts -----------------------------------------------------
+
+    def open_prompt(self, make: Callable[[WindowState], P]) -> P:
+        """Publish a prompt the page now waits on (made by `make`) as a modal window over the tab."""
+        prompt = self._desktop.publish_modal(self._owner.id, "", make)
+        self._prompts = [p for p in self._prompts if p.is_open()]
+        self._prompts.append(prompt)
+        for waiter in self._prompt_waiters:
+            waiter.set()
+        self._owner.mark_dirty()
+        return prompt
+
+    def prompts(self) -> list[PagePrompt]:
+        """The prompts open now, oldest first."""
+        return [p for p in self._prompts if p.is_open()]
+
     # --- the tab's end -------------------------------------------------------------
 
     def renderer_crashed(self) -> None:
@@ -219,6 +260,9 @@ class ModalStack:
         for modal in self._modals.values():
             self._forget(modal)
         self._modals.clear()
+        for prompt in self.prompts():
+            self._forget(prompt)
+        self._prompts.clear()
 
     def tab_closed(self) -> None:
         """The tab went away: every modal window of it goes."""

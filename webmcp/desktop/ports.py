@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.windows import VersionCheck, WindowState
 
 if TYPE_CHECKING:
@@ -52,6 +53,10 @@ class DesktopLink(Protocol):
     @property
     def page_actions(self) -> bool:
         """Whether tabs offer window actions (fill, press, submit); off with `--no-page-actions`."""
+
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """The browser's permission settings as the bridge made them (for the tabs' notices)."""
 
     def changed(self) -> None:
         """The published state changed (it is readable now): tell the listeners."""

@@ -24,8 +24,10 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.ports import OnFault, W
 from webmcp.desktop.secret_values import current_secrets
+from webmcp.desktop.sign_in import SignInPrompt
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.view.masking import mask_secrets
@@ -34,7 +36,7 @@ __all__ = ["Desktop", "Window"]
 
 logger = logging.getLogger(__name__)
 
-Window = Tab | JsDialog | InPageModal | PendingForm
+Window = Tab | JsDialog | InPageModal | PendingForm | SignInPrompt
 """Anything published as a window."""
 
 _OPENED_KEEP = 256
@@ -57,6 +59,8 @@ class Desktop:
         """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
         self.page_actions = True
         """When False, tabs offer no window actions (fill, press, submit): `--no-page-actions`."""
+        self.permissions = PermissionPolicy()
+        """The browser's permission settings as `serve` made them (`--grant`)."""
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self._opened_seq = 0

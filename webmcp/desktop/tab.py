@@ -37,8 +37,10 @@ from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.navigation import Navigator
 from webmcp.desktop.notices import tool_notices
+from webmcp.desktop.permissions import PermissionRequests
 from webmcp.desktop.ports import DesktopLink
 from webmcp.desktop.refresher import LiveView
+from webmcp.desktop.sign_in import SignInWatch
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
@@ -97,6 +99,8 @@ class Tab:
         )
         self._guard = WriteGuard(page, self._timeouts, self.until_ended)
         self._actions = WindowActions(self)
+        self._sign_in = SignInWatch(self, desktop, self._modals.open_prompt)
+        self._permissions = PermissionRequests(desktop.permissions)
         self._compose(None)  # a window is never without a summary, even before its first read
 
     # --- what others read ------------------------------------------------------------
@@ -223,6 +227,8 @@ class Tab:
         on("Page.windowOpen", self._window_opened)
         on("Page.javascriptDialogOpening", lambda p: self._modals.dialog_opened(session, p, self._doc_seq))
         on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
+        await self._sign_in.watch(session)
+        await self._permissions.watch(session, self.mark_dirty)
         await install_observer(session)
         self._mirror.frames_show(await frame_origins(session))
         if session is self._page.session and self._page.url in ("", "about:blank"):
@@ -284,6 +290,7 @@ class Tab:
         self._mirror.frames_show({frame_id: str(frame.get("securityOrigin", ""))})
         if session is self._page.session and not frame.get("parentId"):
             self._doc_seq += 1
+            self._permissions.document_changed(self._doc_seq)
             self._page.crashed = False  # a reload after a crash commits a new document
             if self._renderer_gone.is_set():
                 self._renderer_gone = anyio.Event()
@@ -404,6 +411,7 @@ class Tab:
         self._wake_on_end()
         self._view.close()
         self._modals.tab_closed()
+        self._sign_in.tab_closed()
         what = "crashed" if self._page.crashed else "closed"
         self._mirror.interrupt_all(
             f"The tab {what} while the tool was running; whether the call took effect is unknown."
@@ -422,6 +430,7 @@ class Tab:
         )
         self._mirror.drop_frames(lambda _t: False)
         self._modals.renderer_crashed()
+        self._sign_in.tab_closed()
         self._navigator.crashed()
         self._view.forget()
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
@@ -475,7 +484,7 @@ class Tab:
         return self._view.has_secret_fields()
 
     def secret_values(self) -> frozenset[str]:
-        return self._view.secret_values()
+        return self._view.secret_values() | self._sign_in.passwords()
 
     def mask(self, value: Any) -> Any:
         return self._view.mask(value)
@@ -523,7 +532,8 @@ class Tab:
                 else "Loading: nothing of this page has been read yet."
             )
             state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
-        blocks = [address, *state, *self._modals.notices(self._doc_seq), *tool_notices(self), *page_blocks]
+        notices = [*self._modals.notices(self._doc_seq), *self._permissions.notices(), *tool_notices(self)]
+        blocks = [address, *state, *notices, *page_blocks]
         if summary != self._window.summary or blocks != self._window.blocks:
             self._window.summary = summary
             self._window.blocks = blocks

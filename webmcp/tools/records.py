@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from webmcp.desktop import content
 from webmcp.desktop.actions import FieldValue
@@ -24,6 +24,7 @@ from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.navigation import check_url
 from webmcp.desktop.registry import Desktop
+from webmcp.desktop.sign_in import SignInPrompt
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
@@ -33,7 +34,7 @@ from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
 
-WindowKind = Literal["tab", "dialog", "modal", "form", "app"]
+WindowKind = Literal["tab", "dialog", "modal", "form", "sign_in", "app"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,20 @@ class SubmitInput(_Input):
 
 class AcceptInput(_Input):
     text: str | None = Field(default=None, description="The answer to a prompt.")
+
+
+class SignInInput(_Input):
+    username: str = Field(description="The user name for the server (or proxy) that asks.")
+    # A SecretStr: its repr is masked, and the schema says writeOnly, so no error ever quotes it.
+    password: SecretStr = Field(description="The password; it goes to the browser only, never into an answer.")
+
+
+async def _sign_in(prompt: SignInPrompt, params: SignInInput) -> ToolResult:
+    return await prompt.sign_in(params.username, params.password.get_secret_value())
+
+
+async def _cancel_sign_in(prompt: SignInPrompt, _: NoInput) -> ToolResult:
+    return await prompt.cancel()
 
 
 async def _focus(tab: Tab, _: NoInput) -> ToolResult:
@@ -506,6 +521,25 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=NoInput,
         annotations={"destructiveHint": False},
         handler=_cancel,
+    ),
+    ToolRecord(
+        action="sign_in",
+        applies_to="sign_in",
+        title="Sign in",
+        description="Send a user name and password to the server (or proxy) that asks; if it refuses them it asks "
+        "again, in a new window named in openedWindowIds.",
+        input_model=SignInInput,
+        annotations={"destructiveHint": False, "openWorldHint": True},
+        handler=_sign_in,
+    ),
+    ToolRecord(
+        action="cancel",
+        applies_to="sign_in",
+        title="Cancel sign-in",
+        description="Do not sign in: the page gets the server's refusal.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_cancel_sign_in,
     ),
     ToolRecord(
         action="open_tab",

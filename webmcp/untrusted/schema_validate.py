@@ -405,6 +405,8 @@ def problem_of(error: ValidationError) -> str:
     """One validation error in the words of JSON, not of Python (null, true, "text", not None, True, 'text')."""
     keyword, value, instance = error.validator, error.validator_value, error.instance
     shown = json_text(instance)
+    if isinstance(error.schema, dict) and error.schema.get("writeOnly") is True:
+        shown = "the value given"  # a password: never quoted back, not even when it is the wrong type
     if "propertyNames" in error.absolute_schema_path:
         shown = f"the parameter name {shown}"
     match keyword:
