@@ -1,7 +1,8 @@
 """The package as a user gets it: sdist and wheel built, the wheel installed alone, used from elsewhere.
 
 The module builds the sdist and, from it, the wheel (`python -m build`, in a builder venv of
-its own), installs the wheel into a fresh virtualenv under a temporary directory, and runs
+its own), installs the wheel into a fresh virtualenv under a temporary directory (no pip of
+its own, nothing but the wheel and its dependencies), and runs
 that virtualenv's `webmcp-bridge` with the current directory outside the checkout and no
 PYTHONPATH, so nothing can come from the repository: the in-page scripts, the schema and
 the sample site's pages must all be in the wheel. It needs PyPI (or the machine's package
@@ -29,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DATA = ("cdp_bridge/js/", "webmcp/js/", "webmcp/schema/", "sample_site/static/")
-INSTALL_TIMEOUT_S = 240.0  # two virtualenvs and two isolated builds; about 50 s on a quiet machine
+INSTALL_TIMEOUT_S = 240.0  # two virtualenvs, a build and an install from the index: ~40 s on a quiet machine
 STEP_TIMEOUT_S = 30.0
 
 # The first test also builds and installs (the module fixture), hence a longer limit than the default.
@@ -83,17 +84,23 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
         target = source / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((ROOT / name).read_bytes())
-    python = sys.executable
-    _sh([python, "-m", "venv", str(base / "builder")], base, env)
-    _sh([str(base / "builder/bin/python"), "-m", "pip", "install", "-q", "build"], base, env)
+    # Virtualenvs without their own pip (ensurepip costs seconds each): this interpreter's pip
+    # installs into them with --python. The builder gets the build backend once and builds
+    # without isolation, instead of two isolated environments.
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python"]
+    builder = base / "builder"
+    _sh([sys.executable, "-m", "venv", "--without-pip", str(builder)], base, env)
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    _sh([*pip, str(builder / "bin/python"), "install", "-q", "build", *backend], base, env)
     # No --sdist/--wheel: build makes the sdist, then the wheel from the unpacked sdist, so a file
     # missing from the sdist is missing from the wheel too.
-    _sh([str(base / "builder/bin/python"), "-m", "build", "--outdir", str(base / "dist"), str(source)], base, env)
+    build = [str(builder / "bin/python"), "-m", "build", "--no-isolation", "--outdir", str(base / "dist"), str(source)]
+    _sh(build, base, env)
     (wheel,) = (base / "dist").glob("*.whl")
     (sdist,) = (base / "dist").glob("*.tar.gz")
     venv = base / "venv"
-    _sh([python, "-m", "venv", str(venv)], base, env)
-    _sh([str(venv / "bin/python"), "-m", "pip", "install", "-q", str(wheel)], base, env)
+    _sh([sys.executable, "-m", "venv", "--without-pip", str(venv)], base, env)
+    _sh([*pip, str(venv / "bin/python"), "install", "-q", str(wheel)], base, env)
     workdir = base / "elsewhere"
     workdir.mkdir()
     yield Installed(venv=venv, wheel=wheel, sdist=sdist, workdir=workdir, env=env)
