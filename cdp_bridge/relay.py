@@ -44,7 +44,7 @@ from websockets.http11 import Request, Response
 from .errors import ConnectionClosed
 from .ledger import ChannelLedger
 
-__all__ = ["ExtensionRelay", "load_pairing_code", "normalize_code", "proof"]
+__all__ = ["ExtensionRelay", "load_pairing_code", "normalize_code", "pairing_code_path", "proof"]
 
 logger = logging.getLogger(__name__)
 
@@ -77,13 +77,18 @@ def _state_dir() -> Path:
     return Path(base) / "webmcp-bridge"
 
 
+def pairing_code_path() -> Path:
+    """The state file that keeps the pairing code: `$XDG_STATE_HOME/webmcp-bridge/extension-pairing-code`."""
+    return _state_dir() / "extension-pairing-code"
+
+
 def load_pairing_code(renew: bool = False) -> str:
     """The pairing code kept between runs (created on first use, readable by this user only).
 
     Kept so that the person types it into the extension once; `renew` replaces it, which
     un-pairs every extension that knew the old one. Blocking file I/O: call from a thread.
     """
-    path = _state_dir() / "extension-pairing-code"
+    path = pairing_code_path()
     if not renew:
         with contextlib.suppress(OSError):
             code = path.read_text().strip()

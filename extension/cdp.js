@@ -6,6 +6,7 @@
 // extension APIs (chrome.tabs, chrome.windows), because chrome.debugger only reaches tabs.
 
 const SHAREABLE = /^(https?|file):/;
+const PROBE_MS = 1000; // a page held by a JavaScript dialog answers no evaluate until it closes
 
 /** True for a page chrome.debugger may attach to (not chrome://, other extensions, the Web Store). */
 export function shareable(url) {
@@ -34,6 +35,21 @@ export class DebuggerRelay {
     this.seq = 0;
     this.onShared = () => {}; // the agent opened a tab: the service worker keeps it shared
     this.onUnshared = () => {}; // the person dismissed the debugging bar on a tab
+  }
+
+  /**
+   * Whether the shared tab's page has `document.modelContext` (WebMCP switched on, and allowed
+   * on this page): true or false, or null when it cannot be told now (not attached, or the page
+   * is busy, e.g. a JavaScript dialog holds it). Read-only: one Runtime.evaluate, bounded.
+   */
+  async modelContextIn(tabId) {
+    if (!this.attached.has(tabId)) return null;
+    const probe = chrome.debugger
+      .sendCommand({ tabId }, "Runtime.evaluate", { expression: "'modelContext' in document", returnByValue: true })
+      .then((answer) => (answer && answer.result && typeof answer.result.value === "boolean" ? answer.result.value : null))
+      .catch(() => null);
+    const giveUp = new Promise((resolve) => setTimeout(() => resolve(null), PROBE_MS));
+    return Promise.race([probe, giveUp]);
   }
 
   // --- sharing ------------------------------------------------------------------

@@ -14,6 +14,8 @@ function render(state) {
   if (document.activeElement !== $("port")) $("port").value = state.port;
   $("unpair").disabled = !state.paired;
   for (const radio of document.querySelectorAll("input[name=mode]")) radio.checked = radio.value === state.mode;
+  // Chrome's WebMCP origin trial has ended: pages get document.modelContext only with the feature on.
+  $("webmcp-missing").hidden = !state.tabs.some((tab) => tab.shared && tab.webmcp === false);
   const list = $("tabs");
   const key = JSON.stringify([state.mode, state.tabs]);
   if (list.dataset.key === key) return; // unchanged: keep the boxes the person is about to click
@@ -23,6 +25,7 @@ function render(state) {
     const item = document.createElement("li");
     item.className = tab.shareable ? "" : "unshareable";
     item.dataset.url = tab.url;
+    item.dataset.webmcp = tab.webmcp === true ? "yes" : tab.webmcp === false ? "no" : "";
     const label = document.createElement("label");
     const box = document.createElement("input");
     box.type = "checkbox";
@@ -36,6 +39,12 @@ function render(state) {
     url.className = "hint";
     url.textContent = tab.url;
     label.append(url);
+    if (tab.shared && tab.webmcp === false) {
+      const missing = document.createElement("span");
+      missing.className = "missing";
+      missing.textContent = " no WebMCP on this page (document.modelContext is missing)";
+      label.append(missing);
+    }
     item.append(label);
     list.append(item);
   }
@@ -64,6 +73,10 @@ $("pairing").addEventListener("submit", async (event) => {
   event.preventDefault();
   render(await ask({ type: "pair", port: $("port").value, code: $("code").value }));
   $("code").value = "";
+});
+$("open-flags").addEventListener("click", (event) => {
+  event.preventDefault();
+  chrome.tabs.create({ url: "chrome://flags/#enable-webmcp-testing" }); // a page may not link to chrome://
 });
 $("unpair").addEventListener("click", async () => render(await ask({ type: "unpair" })));
 for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", modeChanged);

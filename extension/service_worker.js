@@ -249,15 +249,33 @@ async function handlePopup(message) {
   return snapshot();
 }
 
+// tabId -> {url, value}: whether the page at url has document.modelContext (see modelContextIn).
+const webmcpSeen = new Map();
+
+/** true / false for a shared, attached tab's page; null when not known (yet). Cached per URL. */
+async function webmcpOf(tab) {
+  if (!relay.attached.has(tab.id)) return null;
+  const url = tab.url || tab.pendingUrl || "";
+  const seen = webmcpSeen.get(tab.id);
+  if (seen && seen.url === url && seen.value !== null) return seen.value;
+  const value = await relay.modelContextIn(tab.id);
+  webmcpSeen.set(tab.id, { url, value });
+  return value;
+}
+
 async function snapshot() {
   const shared = new Set(await sharedTabIds());
-  const tabs = (await chrome.tabs.query({})).map((t) => ({
+  const open = await chrome.tabs.query({});
+  for (const tabId of [...webmcpSeen.keys()]) if (!relay.attached.has(tabId)) webmcpSeen.delete(tabId);
+  const webmcp = await Promise.all(open.map(webmcpOf));
+  const tabs = open.map((t, i) => ({
     id: t.id,
     title: t.title || "",
     url: t.url || t.pendingUrl || "",
     shareable: shareable(t.url || t.pendingUrl),
     shared: shared.has(t.id),
     attached: relay.attached.has(t.id),
+    webmcp: webmcp[i],
   }));
   return {
     status,

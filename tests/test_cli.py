@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from webmcp.cli import build_parser
+from cdp_bridge.relay import load_pairing_code, normalize_code, pairing_code_path
+from webmcp.cli import build_parser, main
 from webmcp.server.app import package_version
 
 
@@ -110,7 +112,29 @@ def test_browser_arg_and_grant_are_repeatable_and_checked(capsys: pytest.Capture
 
 
 def test_browser_arg_with_an_attached_browser_stops_the_command(capsys: pytest.CaptureFixture[str]) -> None:
-    from webmcp.cli import main
-
     assert main(["--cdp-url", "http://127.0.0.1:9", "--browser-arg=--lang=de"]) == 2
     assert "applies to a browser the bridge launches" in capsys.readouterr().err
+
+
+def test_show_code_prints_the_pairing_code_the_extension_bridge_will_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert main(["--extension", "--show-code"]) == 0
+    out, err = capsys.readouterr()
+    code = out.strip()
+    # The code alone on stdout, the same one --extension serves (it reads the same state file).
+    assert code == load_pairing_code() and len(normalize_code(code)) == 12
+    assert str(pairing_code_path()) in err and pairing_code_path().is_relative_to(tmp_path)
+    assert main(["--extension", "--show-code"]) == 0
+    assert capsys.readouterr().out.strip() == code, "showing the code does not renew it"
+
+
+def test_show_code_without_extension_says_how_to_use_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert main(["--show-code"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "webmcp-bridge --extension --show-code" in captured.err
+    assert not pairing_code_path().exists(), "a refused command creates no code"

@@ -4,6 +4,8 @@
     webmcp-bridge --http 127.0.0.1:8765    serve Streamable HTTP at /mcp (bearer token)
     webmcp-bridge --cdp-url http://127.0.0.1:9222   attach to a running browser
     webmcp-bridge --extension              relay through the Chrome extension in extension/
+    webmcp-bridge --extension --show-code  print the extension's pairing code and exit
+    webmcp-bridge --demo                   the sample site, the bridge and a scripted agent session
 
 Logs go to stderr (stdout belongs to the MCP stdio transport). The browser this command
 starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
@@ -32,7 +34,7 @@ from cdp_bridge.launcher import LaunchOptions, check_browser_arg, check_webmcp, 
 from cdp_bridge.permissions import PERMISSIONS
 from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
-from cdp_bridge.relay import ExtensionRelay, load_pairing_code
+from cdp_bridge.relay import ExtensionRelay, load_pairing_code, pairing_code_path
 from cdp_bridge.timeouts import Timeouts
 from webmcp import package_version
 from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
@@ -123,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
         "for it and print the pairing code to enter once in its popup",
     )
     parser.add_argument(
+        "--show-code",
+        action="store_true",
+        help="with --extension: print the pairing code (kept in the state file) to stdout and exit, for hosts "
+        "that hide the bridge's stderr",
+    )
+    parser.add_argument(
         "--extension-port",
         type=int,
         default=DEFAULT_RELAY_PORT,
@@ -181,6 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("WEBMCP_BRIDGE_LOG", "WARNING"),
         type=log_level,
         help="DEBUG, INFO, WARNING (default) or ERROR; logs go to stderr (also $WEBMCP_BRIDGE_LOG)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="serve the packaged sample site on 127.0.0.1, start the bridge on it and play a scripted agent "
+        "session, printed (needs only this package and a Chromium with WebMCP; --browser picks it)",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     return parser
@@ -391,6 +405,19 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if args.show_code:
+        if not args.extension:
+            print("webmcp-bridge: --show-code goes with --extension: webmcp-bridge --extension --show-code",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        # The code alone on stdout (for a script); where it is kept on stderr, for a person.
+        print(load_pairing_code())
+        print(f"webmcp-bridge: the pairing code is kept in {pairing_code_path()}", file=sys.stderr)
+        return 0
+    if args.demo:
+        from webmcp.demo import play
+
+        return play(browser=args.browser)
     logging.basicConfig(
         level=args.log_level,
         stream=sys.stderr,

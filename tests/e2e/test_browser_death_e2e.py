@@ -2,7 +2,9 @@
 
 kill -9 of the browser the bridge launched, while a page tool runs: the call is answered
 `call_interrupted` (not a dropped stream), and the bridge exits with status 1 and one
-sentence on stderr, over stdio (even with stdin still open) and over Streamable HTTP.
+sentence on stderr, over stdio (even with stdin still open) and over Streamable HTTP. The
+same when a browser farm ends the DevTools session of a bridge attached without
+--cdp-reconnect.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ import anyio
 import anyio.abc
 import httpx2
 import pytest
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
+from cdp_bridge.launcher import BrowserProcess
 from tests.e2e.test_http_e2e import _free_port
 from tests.support.mcp_harness import open_http_client
 from tests.support.processes import browser_pids, wait_until
@@ -81,8 +87,8 @@ class _LineClient:
         return await self.answer(await self.send(method, params))
 
 
-async def _slow_report_running(client: _LineClient) -> int:
-    """Initialize, wait for tab-1's `slow_report` tool, call it, and wait until the page shows it running.
+async def _slow_report_running(client: _LineClient, window: str = "tab-1") -> int:
+    """Initialize, wait for `window`'s `slow_report` tool, call it, and wait until the page shows it running.
 
     Returns the call's request id. No listen stream on this bare client: it polls, bounded by the caller.
     """
@@ -91,9 +97,9 @@ async def _slow_report_running(client: _LineClient) -> int:
         {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
     )
     await client.send("notifications/initialized", notify=True)
-    while '"tab-1__slow_report"' not in json.dumps(await client.request("tools/list")):  # noqa: ASYNC110
+    while f'"{window}__slow_report"' not in json.dumps(await client.request("tools/list")):  # noqa: ASYNC110
         await anyio.sleep(0.1)
-    call = await client.send("tools/call", {"name": "tab-1__slow_report", "arguments": {"seconds": 60}})
+    call = await client.send("tools/call", {"name": f"{window}__slow_report", "arguments": {"seconds": 60}})
     while "Building report" not in await _windows_text(client):  # noqa: ASYNC110
         await anyio.sleep(0.05)
     return call
@@ -193,3 +199,73 @@ async def test_over_http_a_dead_browser_ends_the_pending_call_with_a_structured_
             process.kill()
             await process.wait()
     await wait_until(lambda: not browser_pids(profile))
+
+
+class _FarmEnd:
+    """A websocket hop between the bridge and a browser that can end the session, as a farm does.
+
+    The browser stays up; only the bridge's DevTools connection is closed (docs/deploy.md).
+    """
+
+    def __init__(self, upstream: str) -> None:
+        self._upstream = upstream
+        self._open: set[ServerConnection] = set()
+
+    async def _hop(self, downstream: ServerConnection) -> None:
+        self._open.add(downstream)
+        try:
+            async with connect(self._upstream, max_size=None) as upstream:
+
+                async def pipe(source: Any, sink: Any) -> None:
+                    async for frame in source:
+                        await sink.send(frame)
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(pipe, upstream, downstream)
+                    await pipe(downstream, upstream)
+                    tg.cancel_scope.cancel()
+        except ConnectionClosed:
+            pass
+        finally:
+            self._open.discard(downstream)
+
+    async def end_sessions(self) -> None:
+        for downstream in list(self._open):
+            await downstream.close(1001, "session ended by the farm")
+
+
+async def test_attached_without_cdp_reconnect_a_dropped_session_ends_the_pending_call_and_the_bridge(
+    site: str, browser: BrowserProcess
+) -> None:
+    farm = _FarmEnd(browser.ws_url)
+    async with serve(farm._hop, "127.0.0.1", 0, max_size=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        process = await anyio.open_process(
+            [*BRIDGE, "--cdp-url", f"ws://127.0.0.1:{port}/devtools/browser/farm", site + "/"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        client = _LineClient(process)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.pump)
+                with anyio.fail_after(60):
+                    # Attached, the bridge leaves the browser's blank tab-1 and opens the site in tab-2.
+                    call = await _slow_report_running(client, "tab-2")
+                    await farm.end_sessions()
+                    answer = await client.answer(call)
+                    code = await process.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    result = answer["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == "call_interrupted"
+    assert code == 1, "docs/deploy.md: without --cdp-reconnect the bridge exits with status 1"
+    assert process.stderr is not None
+    stderr = (await process.stderr.receive()).decode()
+    last = [line for line in stderr.splitlines() if line.startswith("webmcp-bridge:")]
+    assert len(last) == 1 and "the browser went away" in last[0]

@@ -138,6 +138,9 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             table = next(b for w in doc["windows"] if w["id"] == win for b in w["blocks"] if b["type"] == "table")
             assert table["columns"] == ["ID", "Subject", "Status", "Priority"]
             assert "Ticket queue" in home["title"]
+            # This Chromium runs with WebMCP: the popup found document.modelContext and warns of nothing.
+            await popup.wait_for_selector(f'#tabs li[data-url="{site}/"][data-webmcp="yes"]', timeout=WAIT * 1000)
+            assert await popup.locator("#webmcp-missing").is_hidden()
             await stage.wait_tools(lambda names: f"{win}__list_tickets" in names)
             listed = await stage.call(f"{win}__list_tickets", {})
             assert not listed.is_error, listed.structured_content
@@ -228,3 +231,29 @@ async def test_shared_tabs_come_back_by_themselves_when_the_bridge_restarts(site
             await stage.tab_for("/ticket.html?id=104")
             await popup.wait_for_selector('#status[data-status="connected"]', timeout=WAIT * 1000)
         await person.close()
+
+
+async def test_popup_says_when_a_shared_tab_has_no_webmcp(site: str, tmp_path: Path) -> None:
+    # A Chrome without the WebMCP feature, as every Chrome is since the origin trial ended.
+    options = LaunchOptions(
+        headless=True, debugging="port", load_extension=str(EXTENSION), start_urls=[site + "/"], enable_webmcp=False
+    )
+    async with await launch_browser(options) as browser, _bridge(tmp_path) as (url, token, relay_port, code):
+        extension_id = await _extension_id(browser)
+        async with async_playwright() as pw, open_http_client(url, token, "auto") as mcp:
+            person = await pw.chromium.connect_over_cdp(browser.ws_url)
+            popup = await _pair(person, extension_id, relay_port, code)
+            assert await popup.locator("#webmcp-missing").is_hidden(), "nothing shared yet, nothing to warn of"
+            await popup.check("#mode-picked")
+            await _share_only(popup, site + "/", True)
+            row = await popup.wait_for_selector(f'#tabs li[data-url="{site}/"][data-webmcp="no"]', timeout=WAIT * 1000)
+            assert row is not None and "no WebMCP on this page" in await row.inner_text()
+            warning = popup.locator("#webmcp-missing")
+            await warning.wait_for(state="visible", timeout=WAIT * 1000)
+            text = await warning.inner_text()
+            assert "chrome://flags/#enable-webmcp-testing" in text and "--enable-features=WebMCP" in text
+            # What the popup says is so: the agent gets the window, without the page's tools.
+            stage = Stage(site, browser, mcp, person)
+            home = await stage.tab_for("/")
+            assert not any(name.startswith(f"{home['id']}__list_tickets") for name in await stage.tool_names())
+            await person.close()

@@ -236,6 +236,16 @@ async def test_http_rejects_missing_or_wrong_token(http_server: _Http, authoriza
     async with httpx2.AsyncClient(timeout=10) as http:
         response = await http.post(http_server.url, headers=headers, json=body)
     assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer ")
+    answer = response.json()
+    assert answer["error"] == "unauthorized"
+    message = answer["message"]
+    # What was wrong, then how to pass the token, and the way for a client without headers.
+    expected = {None: "needs the bridge's bearer token", "Bearer wrong": "not this bridge's"}
+    assert expected.get(authorization, "must use the Bearer scheme") in message
+    assert "Authorization: Bearer <token>" in message and "$WEBMCP_BRIDGE_TOKEN" in message
+    assert "--cli webmcp-bridge" in message, "the stdio way for the MCP Inspector CLI"
+    assert TOKEN not in message and "wrong" not in message, "the answer never echoes a token"
 
 
 @pytest.mark.anyio

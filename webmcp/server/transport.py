@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 import socket
 import sys
@@ -222,8 +223,19 @@ async def serve_stdio(
         broadcaster.close_listeners()
 
 
+_HOW_TO_AUTHENTICATE = (
+    "Send the header `Authorization: Bearer <token>` with every request; the token is the bridge's --token, "
+    "else $WEBMCP_BRIDGE_TOKEN, else the one it printed on stderr at start. A client that cannot send headers "
+    "(the MCP Inspector CLI, for one) can start the bridge over stdio instead: "
+    "npx @modelcontextprotocol/inspector --cli webmcp-bridge --method tools/list"
+)
+
+
 class _BearerGate:
-    """ASGI wrapper answering 401 to any HTTP request without `Authorization: Bearer <token>`."""
+    """ASGI wrapper answering 401 to any HTTP request without `Authorization: Bearer <token>`.
+
+    The answer says what was wrong and how to pass the token (never echoing what was sent).
+    """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         if not token:
@@ -232,22 +244,33 @@ class _BearerGate:
         self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._authorized(scope):
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-                }
-            )
-            await send({"type": "http.response.body", "body": b'{"error":"unauthorized"}'})
-            return
+        if scope["type"] == "http":
+            refusal = self._refusal(scope)
+            if refusal is not None:
+                problem, challenge = refusal
+                body = json.dumps({"error": "unauthorized", "message": f"{problem} {_HOW_TO_AUTHENTICATE}"})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", challenge)],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body.encode()})
+                return
         await self._app(scope, receive, send)
 
-    def _authorized(self, scope: Scope) -> bool:
+    def _refusal(self, scope: Scope) -> tuple[str, bytes] | None:
+        """Why the request is refused and its WWW-Authenticate challenge (RFC 6750), or None to let it in."""
         header = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
         scheme, _, credentials = header.partition(b" ")
-        return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token)
+        if not header:
+            return "This MCP endpoint needs the bridge's bearer token.", b'Bearer realm="webmcp-bridge"'
+        if scheme.lower() != b"bearer":
+            return "Authorization must use the Bearer scheme.", b'Bearer realm="webmcp-bridge"'
+        if not hmac.compare_digest(credentials.strip(), self._token):
+            return "That bearer token is not this bridge's.", b'Bearer realm="webmcp-bridge", error="invalid_token"'
+        return None
 
 
 class _EmbeddedUvicorn(uvicorn.Server):

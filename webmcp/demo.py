@@ -1,12 +1,13 @@
-#!/usr/bin/env python
 """A scripted agent session against webmcp-bridge, printed for a human.
 
-    python scripts/demo.py                 # handshake-era MCP session (default)
-    python scripts/demo.py --mode auto     # let the client pick (2026-07-28 listen streams)
+    webmcp-bridge --demo                   # handshake-era MCP session (default)
+    python -m webmcp.demo --mode auto      # let the client pick (2026-07-28 listen streams)
 
-What happens: the "Harbor Help Desk" sample site is served on 127.0.0.1 (a free port);
-`webmcp-bridge --headless <site>/` is started as an MCP stdio server through the official
-`mcp` Client; the script then plays a short agent session:
+It needs only the installed package (the sample site's pages are package data) and a
+Chromium with WebMCP. What happens: the "Harbor Help Desk" sample site is served on
+127.0.0.1 (a free port); `webmcp-bridge --headless <site>/`, from this same environment, is
+started as an MCP stdio server through the official `mcp` Client; the script then plays a
+short agent session:
 
   1. read app://windows: every window (id, title, summary, a few blocks) and operableWindowIds
   2. list the tab's tools
@@ -28,29 +29,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import textwrap
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
+import mcp_types as types
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.subscriptions import ResourceUpdated, ServerEvent, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `python scripts/demo.py` from a checkout
-    sys.path.insert(0, str(ROOT))
-
-import mcp_types as types  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
-from mcp.client.subscriptions import ResourceUpdated, ServerEvent, ToolsListChanged  # noqa: E402
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # noqa: E402
-
-from sample_site import start_site  # noqa: E402
+from sample_site import start_site
 
 WINDOWS_URI = "app://windows"
 STEP_TIMEOUT = 15.0  # any one step (a call, a wait for the page) gives up after this
@@ -114,7 +108,7 @@ def print_window(window: dict[str, Any], max_blocks: int = 6) -> None:
     blocks = window.get("blocks", [])
     # A few blocks that show the range: the first of each kind, in reading order.
     seen: set[str] = set()
-    shown = []
+    shown: list[dict[str, Any]] = []
     for block in blocks:
         kind = block.get("type", "?")
         if kind not in seen and len(shown) < max_blocks:
@@ -129,7 +123,8 @@ def print_window(window: dict[str, Any], max_blocks: int = 6) -> None:
 def print_result(result: types.CallToolResult, indent: int = 4) -> None:
     data = result.structured_content or {}
     status = "ERROR" if result.is_error else "ok"
-    say(f"-> {status}: {result.content[0].text if result.content else ''}", indent)
+    first = result.content[0] if result.content else None
+    say(f"-> {status}: {first.text if isinstance(first, types.TextContent) else ''}", indent)
     for key, value in data.items():
         if key == "message":
             continue
@@ -180,7 +175,11 @@ class Agent:
 
     async def windows(self) -> dict[str, Any]:
         result = await self.client.read_resource(WINDOWS_URI)
-        return json.loads(result.contents[0].text)
+        content = result.contents[0]
+        if not isinstance(content, types.TextResourceContents):
+            raise DemoFailure(f"{WINDOWS_URI} answered something other than text")
+        doc: dict[str, Any] = json.loads(content.text)
+        return doc
 
     async def tools(self) -> list[types.Tool]:
         return list((await self.client.list_tools()).tools)
@@ -230,15 +229,13 @@ async def subscribe(stack: AsyncExitStack, client: Client, notes: Notifications)
         await client.session.send_request(request, types.EmptyResult, request_read_timeout_seconds=STEP_TIMEOUT)
 
 
-def bridge_command(site: str) -> list[str]:
-    """`webmcp-bridge --headless <site>/`, from this interpreter's environment when possible."""
-    script = Path(sys.executable).with_name("webmcp-bridge")
-    if script.exists():
-        exe = str(script)
-    else:
-        exe = shutil.which("webmcp-bridge") or ""
-    base = [exe] if exe else [sys.executable, "-m", "webmcp"]
-    return [*base, "--headless", site + "/"]
+def bridge_command(site: str, browser: str | None = None) -> list[str]:
+    """`webmcp-bridge --headless <site>/` run by this interpreter, so from the same installation.
+
+    (pipx and uv put only the interpreter's own environment on its path; `-m webmcp` finds
+    the package there whatever PATH holds.)
+    """
+    return [sys.executable, "-m", "webmcp", "--headless", *(["--browser", browser] if browser else []), site + "/"]
 
 
 def expect(condition: Any, what: str) -> None:
@@ -263,7 +260,9 @@ def address(window: dict[str, Any]) -> str:
 
 async def session(agent: Agent, site: str) -> None:
     client = agent.client
-    print(f"Connected: {client.server_info.name} {client.server_info.version}, MCP protocol {client.protocol_version}")
+    info = client.server_info
+    server = f"{info.name} {info.version}" if info else "a server that gave no name"
+    print(f"Connected: {server}, MCP protocol {client.protocol_version}")
 
     # 1 -----------------------------------------------------------------------------------------
     header(1, "Read app://windows")
@@ -358,7 +357,8 @@ async def session(agent: Agent, site: str) -> None:
     result = await agent.call(f"{dialog}__accept")
     expect(not result.is_error, f"accept failed: {result.structured_content}")
     original = (result.structured_content.get("result") or {}).get("originalCall")
-    expect(original is not None, "the accept answer carries no originalCall")
+    if original is None:
+        raise DemoFailure("the accept answer carries no originalCall")
     outcome = original.get("result", original.get("error"))
     say(f"=> the original {original.get('tool')} call finished with: {json.dumps(outcome)}", 4)
     names = await agent.until(f"{tab}'s tools to return", agent.tools, lambda ts: any(t.name == purge for t in ts))
@@ -399,15 +399,16 @@ async def session(agent: Agent, site: str) -> None:
     expect(agent.notes.counts["tools_list_changed"] > 0, "no tools/list_changed notification arrived")
 
 
-async def run(mode: str) -> None:
+async def run(mode: str, browser: str | None = None) -> None:
+    """Serve the sample site, start the bridge on it and play the session; raises DemoFailure."""
     started = time.monotonic()
     runner, site = await start_site("127.0.0.1", 0)
     try:
-        command = bridge_command(site)
+        command = bridge_command(site, browser)
         print(f"Sample site: {site}/")
         print(f"Bridge:      {' '.join(command)}")
         notes = Notifications()
-        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
         with anyio.fail_after(TOTAL_TIMEOUT):
             async with AsyncExitStack() as stack:
                 # cache=None: a cached read could hide the state a notification announced.
@@ -429,16 +430,23 @@ async def run(mode: str) -> None:
             await runner.cleanup()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    """`python -m webmcp.demo [--mode MODE] [--browser PATH]`; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m webmcp.demo", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
         "--mode",
         default="legacy",
         help='MCP connect mode: "legacy" (handshake, default), "auto", or a protocol version',
     )
-    args = parser.parse_args()
+    parser.add_argument("--browser", metavar="PATH", help="the browser the bridge launches")
+    args = parser.parse_args(argv)
+    return play(args.mode, args.browser)
+
+
+def play(mode: str = "legacy", browser: str | None = None) -> int:
+    """Run the demo (`webmcp-bridge --demo`); 0 when every step did what it should, else 1."""
     try:
-        anyio.run(run, args.mode, backend="asyncio")
+        anyio.run(run, mode, browser, backend="asyncio")
     except KeyboardInterrupt:
         return 130
     except DemoFailure as exc:
