@@ -3,7 +3,7 @@
 // fires. Each returns {ok: true, ...} or {error: "why"}, and a promise that settles one task
 // later, so that what the action scheduled (a form's submission) has been requested by then.
 // Called as `fn.call(element, op, ...args)`; `op` is "fill", "press" or "submit".
-function (op, a, b, c) {
+function windowAction(op, a, b, c) {
   const el = this;
   const later = (value) => new Promise((resolve) => setTimeout(() => resolve(value), 0));
   const norm = (s) => String(s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
