@@ -34,6 +34,7 @@ from typing import Any
 
 from aiohttp import web
 
+from sample_site.files import add_file_routes
 from sample_site.kitchen import SITE_KEY, add_kitchen_routes, reset_kitchen
 from sample_site.slow import add_slow_routes
 
@@ -319,6 +320,7 @@ def make_app() -> web.Application:
     app.router.add_post("/api/reset", reset)
     add_kitchen_routes(app)
     add_slow_routes(app)
+    add_file_routes(app)
     app.router.add_static("/", STATIC_DIR, show_index=False)
     return app
 

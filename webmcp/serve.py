@@ -23,6 +23,7 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
+from webmcp.desktop.uploads import UploadFolder
 from webmcp.errors import ToolError
 
 __all__ = ["BrowserGone", "serve"]
@@ -44,6 +45,7 @@ async def serve(
     async with anyio.create_task_group() as tg:
         desktop = Desktop(connection, tg, timeouts)
         desktop.human_submit = args.human_submit
+        desktop.uploads = UploadFolder.at(getattr(args, "upload_dir", None))
         desktop.policy = OriginPolicy(
             allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
         )

@@ -28,7 +28,11 @@ def test_record_input_schemas_refuse_unknown_arguments_and_accept_expected_versi
         jsonschema.Draft202012Validator.check_schema(schema)
         validator = jsonschema.Draft202012Validator(schema)
         assert not validator.is_valid({"no_such_argument": 1}), record.action
-        required = dict.fromkeys(schema.get("required", ()), "x")
+        properties = schema.get("properties", {})
+        required = {
+            name: ["x"] if properties.get(name, {}).get("type") == "array" else "x"
+            for name in schema.get("required", ())
+        }
         assert validator.is_valid({**required, "expectedVersion": 2}), record.action
 
 

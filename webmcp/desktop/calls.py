@@ -98,6 +98,9 @@ class CallHost(Protocol):
     async def navigation_settled(self, budget: float) -> None: ...
     def mask(self, value: Any) -> Any: ...
     def opened_mark(self) -> int: ...
+    def prompt_ids(self) -> list[str]:
+        """The window ids of the browser prompts open over the tab (file choosers)."""
+
     async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]: ...
 
 
@@ -411,8 +414,8 @@ async def end_navigated_calls(invocations: list[Invocation]) -> None:
 
 
 def _modal_ids(host: CallHost) -> list[str]:
-    """The ids of the tab's in-page modal windows, oldest first."""
-    return [m.window.id for m in host.modals.modals()]
+    """The ids of the tab's in-page modal windows and browser prompts, oldest first."""
+    return [*(m.window.id for m in host.modals.modals()), *host.prompt_ids()]
 
 
 def _left(deadline: float) -> float:
@@ -462,6 +465,7 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
 
     async def start() -> None:
         try:
+            await _act_for_the_user(tool, timeouts.command)
             box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
         except CDPError as exc:
             box["error"] = exc
@@ -497,6 +501,22 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
         raise from_cdp_error(box["error"], f"the call to {tool.name!r}", timeouts.command) from box["error"]
     invocation: Invocation = box["invocation"]
     return invocation
+
+
+async def _act_for_the_user(tool: PageTool, timeout: float) -> None:
+    """Give the tool's document the transient user activation a person's click would (issue 21).
+
+    The agent calls a tool for the person, as a click would; without activation Chromium
+    refuses what a page may do only for a person (`showPicker()` and a file input's
+    `click()` open no chooser, `NotAllowedError`). Only a main frame's tools get it: the
+    activation of a document does not reach its iframes.
+    """
+    if tool.frame_id != tool.session.target_id:
+        return
+    try:
+        await tool.session.send("Runtime.evaluate", {"expression": "0", "userGesture": True}, timeout=timeout)
+    except CDPError:
+        return  # invokeTool, on the same session next, says what is wrong
 
 
 def _masked(host: CallHost, value: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import VersionCheck, WindowState
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ class DesktopLink(Protocol):
     def policy(self) -> OriginPolicy: ...
     @property
     def human_submit(self) -> bool: ...
+    @property
+    def uploads(self) -> UploadFolder:
+        """The folder agents may hand files from to a page's file chooser (`--upload-dir`)."""
 
     def changed(self) -> None:
         """The published state changed (it is readable now): tell the listeners."""

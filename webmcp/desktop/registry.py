@@ -22,11 +22,13 @@ from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.file_chooser import FileChooser
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.ports import OnFault, W
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.tab import Tab
+from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.view.masking import mask_secrets
 
@@ -34,7 +36,7 @@ __all__ = ["Desktop", "Window"]
 
 logger = logging.getLogger(__name__)
 
-Window = Tab | JsDialog | InPageModal | PendingForm
+Window = Tab | JsDialog | InPageModal | PendingForm | FileChooser
 """Anything published as a window."""
 
 _OPENED_KEEP = 256
@@ -55,6 +57,8 @@ class Desktop:
         """Which URLs the agent may open and which pages are shown with content (docs/security.md)."""
         self.human_submit = False
         """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
+        self.uploads = UploadFolder()
+        """The only folder agents may hand files from to a file chooser (`--upload-dir`; none by default)."""
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self._opened_seq = 0

@@ -30,6 +30,7 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import calls
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.file_chooser import FileChoosers
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.live_view import BINDING, PageRead, frame_origins, install_observer
 from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror
@@ -91,6 +92,7 @@ class Tab:
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
         self._view = LiveView(page, self._timeouts, self)
         self._modals = ModalStack(self, desktop)
+        self._choosers = FileChoosers(self, desktop)
         self._navigator = Navigator(
             window_id, page, self._timeouts, desktop.policy, self._modals, self._view, lambda: self._window.version
         )
@@ -210,7 +212,9 @@ class Tab:
         on("Page.windowOpen", self._window_opened)
         on("Page.javascriptDialogOpening", lambda p: self._modals.dialog_opened(session, p, self._doc_seq))
         on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
+        on("Page.frameDetached", lambda p: self._choosers.frame_gone(str(p.get("frameId", ""))))
         await install_observer(session)
+        await self._choosers.watch(session)
         self._mirror.frames_show(await frame_origins(session))
         if session is self._page.session and self._page.url in ("", "about:blank"):
             self._navigator.attached(True)  # a blank tab is not loading anything
@@ -277,6 +281,7 @@ class Tab:
             restored = params.get("type") == "BackForwardCacheRestore"
             self._doc_url = str(frame.get("url", ""))
             self._navigator.committed(frame_id, restored)
+            self._choosers.frame_gone(None)  # a chooser ends with its document
             # From the commit on, the window shows the new document, as far as it has rendered.
             self._view.new_document()
             self._compose(None)
@@ -290,6 +295,7 @@ class Tab:
                 only=lambda inv: inv.tool.frame_id == frame_id,
             )
             self._mirror.drop_frames(lambda t: t.frame_id != frame_id)
+            self._choosers.frame_gone(frame_id)
         self.mark_dirty()
 
     def _give_navigated_calls_a_grace(self) -> None:
@@ -391,6 +397,7 @@ class Tab:
         self._wake_on_end()
         self._view.close()
         self._modals.tab_closed()
+        self._choosers.frame_gone(None)
         what = "crashed" if self._page.crashed else "closed"
         self._mirror.interrupt_all(
             f"The tab {what} while the tool was running; whether the call took effect is unknown."
@@ -409,6 +416,7 @@ class Tab:
         )
         self._mirror.drop_frames(lambda _t: False)
         self._modals.renderer_crashed()
+        self._choosers.frame_gone(None)
         self._navigator.crashed()
         self._view.forget()
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
@@ -560,6 +568,10 @@ class Tab:
 
     def opened_mark(self) -> int:
         return self._desktop.opened_mark()
+
+    def prompt_ids(self) -> list[str]:
+        """The window ids of the browser prompts open over the tab now (file choosers), oldest first."""
+        return self._choosers.ids()
 
     async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]:
         return await self._desktop.opened_since(self._page.target_id, mark, expected, timeout)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from webmcp.desktop import content
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.file_chooser import FileChooser
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.navigation import check_url
@@ -31,7 +32,7 @@ from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
 
-WindowKind = Literal["tab", "dialog", "modal", "form", "app"]
+WindowKind = Literal["tab", "dialog", "modal", "form", "chooser", "app"]
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,14 @@ class CallPageToolInput(_Input):
 
 class AcceptInput(_Input):
     text: str | None = Field(default=None, description="The answer to a prompt.")
+
+
+class ChooseInput(_Input):
+    paths: list[str] = Field(
+        min_length=1,
+        max_length=100,
+        description="Files inside the upload folder (--upload-dir), relative to it or absolute; the window lists them.",
+    )
 
 
 async def _focus(tab: Tab, _: NoInput) -> ToolResult:
@@ -227,6 +236,14 @@ async def _submit(form: PendingForm, _: NoInput) -> ToolResult:
 
 async def _cancel(form: PendingForm, _: NoInput) -> ToolResult:
     return await form.cancel()
+
+
+async def _choose(chooser: FileChooser, params: ChooseInput) -> ToolResult:
+    return await chooser.choose(params.paths)
+
+
+async def _cancel_chooser(chooser: FileChooser, _: NoInput) -> ToolResult:
+    return await chooser.cancel()
 
 
 async def _open_tab(desktop: Desktop, params: OpenTabInput) -> ToolResult:
@@ -409,6 +426,25 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=NoInput,
         annotations={"destructiveHint": False},
         handler=_cancel,
+    ),
+    ToolRecord(
+        action="choose",
+        applies_to="chooser",
+        title="Choose files",
+        description="Give the page's file field these files from the upload folder (only files inside it; one "
+        "unless the field takes several); the page gets them as if the person had chosen them.",
+        input_model=ChooseInput,
+        annotations={"destructiveHint": False},
+        handler=_choose,
+    ),
+    ToolRecord(
+        action="cancel",
+        applies_to="chooser",
+        title="Cancel",
+        description="Close the file chooser without choosing anything; the field keeps what it had.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_cancel_chooser,
     ),
     ToolRecord(
         action="open_tab",
