@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -203,4 +202,5 @@ async def test_two_clients_racing_to_answer_one_chooser_exactly_one_wins(
         losers = [r for r in results if r.is_error]
         assert len(winners) == 1 and len(losers) == 1, [r.structured_content for r in results]
         assert losers[0].structured_content["code"] in ("window_not_found", "stale_state")
-        assert os.path.isdir(upload_dir)
+        doc = json.loads((await second.client.read_resource("app://windows")).contents[0].text)
+        assert all(w["id"] != chooser_id for w in doc["windows"]) and tab in doc["operableWindowIds"]
