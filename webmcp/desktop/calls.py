@@ -24,6 +24,7 @@ import anyio
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.downloads import Download, started_note
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
@@ -100,6 +101,9 @@ class CallHost(Protocol):
     def opened_mark(self) -> int: ...
     def prompt_ids(self) -> list[str]:
         """The window ids of the browser prompts open over the tab (file choosers)."""
+
+    def download_mark(self) -> int: ...
+    def downloads_since(self, mark: int) -> list[Download]: ...
 
     async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]: ...
 
@@ -237,6 +241,7 @@ async def call_page_tool(
     opened_mark = (host.opened_mark(), host.window_opens)
     modals_before = _modal_ids(host)
     doc_before = host.doc_seq
+    downloads_mark = host.download_mark()
     waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
     async with PageCall(host, tool, arguments, deadline, check) as call:
         invocation = await call.start()
@@ -269,6 +274,8 @@ async def call_page_tool(
             opened = [m for m in _modal_ids(host) if m not in modals_before]
             if opened:
                 answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
+            if started := host.downloads_since(downloads_mark):
+                answer.message = f"{answer.message} {started_note(host.id, started)}"
             return answer
         dialog = host.modals.dialog
         if waits_for_person and dialog is None:

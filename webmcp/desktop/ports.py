@@ -22,6 +22,7 @@ from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import VersionCheck, WindowState
 
 if TYPE_CHECKING:
+    from webmcp.desktop.downloads import DownloadStore
     from webmcp.desktop.mirror import Invocation, PageTool
     from webmcp.models import ToolResult
 
@@ -53,6 +54,10 @@ class DesktopLink(Protocol):
     @property
     def uploads(self) -> UploadFolder:
         """The folder agents may hand files from to a page's file chooser (`--upload-dir`)."""
+
+    @property
+    def downloads(self) -> DownloadStore | None:
+        """The pages' downloads (None when the bridge does not follow them)."""
 
     def changed(self) -> None:
         """The published state changed (it is readable now): tell the listeners."""

@@ -22,6 +22,7 @@ from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.downloads import DownloadStore
 from webmcp.desktop.file_chooser import FileChooser
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.origin_policy import OriginPolicy
@@ -59,6 +60,8 @@ class Desktop:
         """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
         self.uploads = UploadFolder()
         """The only folder agents may hand files from to a file chooser (`--upload-dir`; none by default)."""
+        self.downloads: DownloadStore | None = None
+        """Where the pages' downloads go, and their caps (`follow_downloads`); None: not followed."""
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self._opened_seq = 0
@@ -149,6 +152,23 @@ class Desktop:
     def tab_for_target(self, target_id: str) -> Tab | None:
         """The tab of a page target id."""
         return self._tab_by_target.get(target_id)
+
+    async def follow_downloads(self, store: DownloadStore) -> None:
+        """Save the browser's downloads in `store`'s folder and list each on the tab whose page began it."""
+        self.downloads = store
+        await store.start(self.browser, self._tab_of_frame, self._downloads_changed, self.spawn)
+
+    def _tab_of_frame(self, frame_id: str) -> str | None:
+        # A page's main frame has its target's id; an iframe's is known to its tab's mirror.
+        tab = self._tab_by_target.get(frame_id) or next(
+            (t for t in self._tab_by_target.values() if frame_id in t.mirror.frame_origins), None
+        )
+        return tab.id if tab is not None else None
+
+    def _downloads_changed(self, tab_id: str | None) -> None:
+        tab = self._windows.get(tab_id or "")
+        if isinstance(tab, Tab):
+            tab.downloads_changed()
 
     # --- what windows may ask (ports.DesktopLink) --------------------------------------
 

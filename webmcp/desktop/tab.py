@@ -30,6 +30,7 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import calls
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.downloads import Download, download_blocks, read_download
 from webmcp.desktop.file_chooser import FileChoosers
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.live_view import BINDING, PageRead, frame_origins, install_observer
@@ -518,7 +519,9 @@ class Tab:
                 else "Loading: nothing of this page has been read yet."
             )
             state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
-        blocks = [address, *state, *self._modals.notices(self._doc_seq), *tool_notices(self), *page_blocks]
+        downloads = self._desktop.downloads
+        listed = download_blocks(downloads.of_tab(self.id)) if downloads is not None else []
+        blocks = [address, *state, *self._modals.notices(self._doc_seq), *tool_notices(self), *listed, *page_blocks]
         if summary != self._window.summary or blocks != self._window.blocks:
             self._window.summary = summary
             self._window.blocks = blocks
@@ -568,6 +571,27 @@ class Tab:
 
     def opened_mark(self) -> int:
         return self._desktop.opened_mark()
+
+    def download_mark(self) -> int:
+        """A mark to pass to `downloads_since`."""
+        return self._desktop.downloads.mark() if self._desktop.downloads is not None else 0
+
+    def downloads_since(self, mark: int) -> list[Download]:
+        """The downloads this tab's page began after `mark`."""
+        return self._desktop.downloads.since(mark, self.id) if self._desktop.downloads is not None else []
+
+    def has_downloads(self) -> bool:
+        """The tab's page began at least one download."""
+        return self._desktop.downloads is not None and bool(self._desktop.downloads.of_tab(self.id))
+
+    def downloads_changed(self) -> None:
+        """A download of this tab began, moved on or ended: the window lists it as it is now."""
+        self._compose(self._view.view)
+
+    async def read_download(self, name: str, max_bytes: int) -> ToolResult:
+        """The text of the finished download `name` of this tab, or its type and size."""
+        store = self._desktop.downloads
+        return await read_download(self.id, store.named(self.id, name) if store is not None else None, name, max_bytes)
 
     def prompt_ids(self) -> list[str]:
         """The window ids of the browser prompts open over the tab now (file choosers), oldest first."""

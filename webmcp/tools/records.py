@@ -28,6 +28,7 @@ from webmcp.desktop.tab import Tab
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult, input_schema_of
 from webmcp.tools.listing import page_tool_listing
+from webmcp.untrusted.page_limits import MAX_RESULT_BYTES
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
@@ -126,6 +127,10 @@ class CallPageToolInput(_Input):
 
 class AcceptInput(_Input):
     text: str | None = Field(default=None, description="The answer to a prompt.")
+
+
+class ReadDownloadInput(_Input):
+    name: str = Field(description="A finished download of this tab, by its name as the window lists it.")
 
 
 class ChooseInput(_Input):
@@ -236,6 +241,10 @@ async def _submit(form: PendingForm, _: NoInput) -> ToolResult:
 
 async def _cancel(form: PendingForm, _: NoInput) -> ToolResult:
     return await form.cancel()
+
+
+async def _read_download(tab: Tab, params: ReadDownloadInput) -> ToolResult:
+    return await tab.read_download(params.name, MAX_RESULT_BYTES - 4096)
 
 
 async def _choose(chooser: FileChooser, params: ChooseInput) -> ToolResult:
@@ -358,6 +367,17 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=NoInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         handler=_screenshot,
+    ),
+    ToolRecord(
+        action="read_download",
+        applies_to="tab",
+        title="Read a download",
+        description="Read the text of a finished download of this tab (text, JSON, CSV; cut at the result cap), "
+        "or learn its type and size; the window lists its downloads by name.",
+        input_model=ReadDownloadInput,
+        annotations={"readOnlyHint": True, "idempotentHint": True},
+        handler=_read_download,
+        offered=lambda tab: tab.has_downloads(),
     ),
     ToolRecord(
         action="accept",
