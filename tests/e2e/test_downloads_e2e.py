@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.processes import wait_until
 from tests.support.stage import Stage, open_stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -26,6 +26,10 @@ async def stage(site: str, browser: BrowserProcess, download_dir: Path) -> Async
     args = ("--download-dir", str(download_dir), "--download-limit", "1.5", "--download-total-limit", "2")
     async with open_stage(site, browser, "auto", *args, start_path="/files/downloads.html") as s:
         yield s
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
 
 
 def _rows(window: dict[str, Any]) -> dict[str, tuple[int, str]]:
@@ -85,7 +89,7 @@ async def test_a_persons_downloads_are_listed_with_safe_names_inside_the_folder(
     notes = next(name for name in rows if "notes" in name)
     assert "/" not in notes and "\\" not in notes and ".." not in notes and not notes.startswith(".")
     assert (download_dir / notes).read_text().startswith("Shift notes")
-    assert sorted(p.name for p in download_dir.iterdir()) == sorted([notes, "pixel.png", "report.csv"])
+    assert _names(download_dir) == sorted([notes, "pixel.png", "report.csv"])
     assert not (tmp_path / "etc").exists()
 
     png = await stage.call(f"{tab}__read_download", {"name": "pixel.png"})
@@ -115,8 +119,7 @@ async def test_downloads_past_the_caps_are_cancelled_with_a_notice(stage: Stage,
     assert any("--download-total-limit" in n for n in notices), notices
     read = await stage.call(f"{tab}__read_download", {"name": "huge (4).txt"})
     assert read.is_error and "--download-total-limit" in read.structured_content["message"]
-    kept = sorted(p.name for p in download_dir.iterdir())
-    assert kept == ["huge (3).txt"], kept
+    assert _names(download_dir) == ["huge (3).txt"]
 
 
 async def test_without_download_dir_a_temporary_folder_holds_them_until_the_bridge_exits(
@@ -128,10 +131,8 @@ async def test_without_download_dir_a_temporary_folder_holds_them_until_the_brid
         await _until_row(stage, tab, "tickets-export.json", "completed")
         read = await stage.call(f"{tab}__read_download", {"name": "tickets-export.json"})
         saved = Path(read.structured_content["result"]["path"])
-        assert saved.is_file() and saved.parent.name.startswith("webmcp-downloads-")
-    with anyio.fail_after(10):
-        while saved.parent.exists():  # the bridge process removes it as it exits
-            await anyio.sleep(0.05)
+        assert saved.name in _names(saved.parent) and saved.parent.name.startswith("webmcp-downloads-")
+    await wait_until(lambda: not saved.parent.exists(), timeout=10)  # the bridge removes it as it exits
 
 
 async def test_a_tool_that_clicks_a_download_link_answers_with_the_download(stage: Stage) -> None:
