@@ -257,13 +257,12 @@ class DownloadStore:
             return target, target.stat().st_size
 
         try:
-            download.path, download.received = await anyio.to_thread.run_sync(rename)
-            download.name = download.path.name
-            download.state = "completed"
+            saved_as, download.received = await anyio.to_thread.run_sync(rename)
+            download.path, download.name, download.state = saved_as, saved_as.name, "completed"
             over = self._over_cap(download)
             if over is not None:
                 # The last progress report came after the bytes were written: a cap passed at the end still holds.
-                await anyio.to_thread.run_sync(download.path.unlink)
+                await anyio.to_thread.run_sync(saved_as.unlink)
                 download.path = None
                 download.state, download.notice = "cancelled", over
         except OSError as exc:
