@@ -143,3 +143,13 @@ async def test_a_tool_that_clicks_a_download_link_answers_with_the_download(stag
     assert "report.csv" in message and "now shows" not in message and "moved to" not in message, message
     window = await _until_row(stage, tab, "report.csv", "completed")
     assert "Downloads" in window["title"]
+
+
+async def test_navigating_to_a_download_says_so_and_the_tab_stays(stage: Stage) -> None:
+    tab = await _tab(stage)
+    answer = await stage.call(f"{tab}__navigate", {"url": stage.site + "/files/data.json"})
+    assert not answer.is_error, answer.structured_content
+    message = answer.structured_content["message"]
+    assert "is a download, not a page" in message and "data.json" in message, message
+    assert "/files/downloads.html" in message
+    await _until_row(stage, tab, "data.json", "completed")

@@ -101,7 +101,7 @@ class DownloadStore:
         self._locate: Callable[[str], str | None] = lambda _f: None
         self._changed: Callable[[str | None], None] = lambda _t: None
         self._spawn: Callable[..., None] = lambda *_a: None
-        self._renamed = anyio.Event()
+        self._began_event = anyio.Event()
 
     @classmethod
     @asynccontextmanager
@@ -162,6 +162,13 @@ class DownloadStore:
         """The downloads `tab_id`'s page began after `mark`, oldest first."""
         return [d for d in self._by_guid.values() if d.seq > mark and d.tab_id == tab_id]
 
+    async def began_since(self, mark: int, tab_id: str, timeout: float) -> list[Download]:
+        """`since(mark, tab_id)`, waiting (at most `timeout`) for one to begin if none has."""
+        with anyio.move_on_after(timeout):
+            while not self.since(mark, tab_id):
+                await self._began_event.wait()
+        return self.since(mark, tab_id)
+
     def of_tab(self, tab_id: str) -> list[Download]:
         """`tab_id`'s downloads, oldest first (the newest `_KEEP`)."""
         return [d for d in self._by_guid.values() if d.tab_id == tab_id][-_KEEP:]
@@ -186,6 +193,8 @@ class DownloadStore:
         name = unique_name(sanitise_name(str(params.get("suggestedFilename", ""))), taken)
         url = cap_text(str(params.get("url", "")), 300)
         self._by_guid[guid] = Download(guid, tab_id, url, name, self._seq)
+        began, self._began_event = self._began_event, anyio.Event()
+        began.set()
         self._changed(tab_id)
 
     def _progress(self, params: dict[str, Any]) -> None:

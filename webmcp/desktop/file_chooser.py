@@ -206,6 +206,8 @@ class FileChoosers:
         return [c.window.id for c in self._open]
 
     def _opened(self, session: CDPSession, params: dict[str, Any]) -> None:
+        if self._owner.blocked() is not None:
+            return  # a page agents may not see gets no files from them (its input stays as it was)
         # Published at once, so the call that opened it finds it; what the input says of itself follows.
         folder = self._desktop.uploads
         chooser = self._desktop.publish_modal(

@@ -30,7 +30,7 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import calls
 from webmcp.desktop.dialogs import JsDialog
-from webmcp.desktop.downloads import Download, download_blocks, read_download
+from webmcp.desktop.downloads import Download, download_blocks, read_download, started_note
 from webmcp.desktop.file_chooser import FileChoosers
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.live_view import BINDING, PageRead, frame_origins, install_observer
@@ -55,6 +55,8 @@ logger = logging.getLogger(__name__)
 TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
+_DOWNLOAD_WAIT = 1.0
+"""After a navigation Chromium aborted, how long to wait for the download it may have become."""
 CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 
 
@@ -625,8 +627,21 @@ class Tab:
         return ToolResult(message=f"{self.id} is in front.")
 
     async def navigate(self, url: str) -> ToolResult:
-        """Load `url` and return once it has loaded (or a dialog stops it)."""
-        return await self._navigator.navigate(url)
+        """Load `url` and return once it has loaded (or a dialog stops it, or it is a download)."""
+        store, mark = self._desktop.downloads, self.download_mark()
+        try:
+            return await self._navigator.navigate(url)
+        except ToolError as exc:
+            # Chromium aborts the navigation to a file it downloads instead (net::ERR_ABORTED).
+            if exc.code != "browser_error" or store is None:
+                raise
+            started = await store.began_since(mark, self.id, _DOWNLOAD_WAIT)
+            if not started:
+                raise
+            return ToolResult(
+                message=f"{cap_text(url, 300)} is a download, not a page: {self.id} still shows {self.address}. "
+                f"{started_note(self.id, started)}"
+            )
 
     async def history(self, step: int) -> ToolResult:
         """Go `step` entries back (-1) or forward (+1) in the tab's history."""
