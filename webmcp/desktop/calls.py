@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import anyio
+import anyio.lowlevel
 
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
@@ -472,8 +473,11 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
 
     async def start() -> None:
         try:
-            await _act_for_the_user(tool, timeouts.command)
-            box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
+            async with anyio.create_task_group() as tg:
+                # Pipelined: written first, it runs in the page first, with no round trip of its own.
+                tg.start_soon(_act_for_the_user, tool, timeouts.command)
+                await anyio.lowlevel.checkpoint()
+                box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
         except CDPError as exc:
             box["error"] = exc
         finally:
@@ -516,7 +520,8 @@ async def _act_for_the_user(tool: PageTool, timeout: float) -> None:
     The agent calls a tool for the person, as a click would; without activation Chromium
     refuses what a page may do only for a person (`showPicker()` and a file input's
     `click()` open no chooser, `NotAllowedError`). Only a main frame's tools get it: the
-    activation of a document does not reach its iframes.
+    activation of a document does not reach its iframes. Sent just before `invokeTool` on
+    the same session, which the page then handles after it.
     """
     if tool.frame_id != tool.session.target_id:
         return
