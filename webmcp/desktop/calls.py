@@ -477,9 +477,10 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
                 # Pipelined: written first, it runs in the page first, with no round trip of its own.
                 tg.start_soon(_act_for_the_user, tool, timeouts.command)
                 await anyio.lowlevel.checkpoint()
-                box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
-        except CDPError as exc:
-            box["error"] = exc
+                try:  # caught inside the group, which would wrap it in an ExceptionGroup
+                    box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
+                except CDPError as exc:
+                    box["error"] = exc
         finally:
             taken.set()
             wake.set()
