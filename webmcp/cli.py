@@ -177,6 +177,31 @@ def build_parser() -> argparse.ArgumentParser:
         "tools pages declare and the browser actions",
     )
     parser.add_argument(
+        "--upload-dir",
+        metavar="DIR",
+        help="agents may give a page's file chooser files from this folder only (default: none, so agents "
+        "cannot upload; paths outside it, and symlinks that leave it, are refused)",
+    )
+    parser.add_argument(
+        "--download-dir",
+        metavar="DIR",
+        help="save the pages' downloads here (default: a temporary folder the bridge creates and removes at exit)",
+    )
+    parser.add_argument(
+        "--download-limit",
+        type=_megabytes,
+        default=DEFAULT_DOWNLOAD_LIMIT_MB,
+        metavar="MB",
+        help="cancel a download larger than this (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--download-total-limit",
+        type=_megabytes,
+        default=DEFAULT_DOWNLOAD_TOTAL_MB,
+        metavar="MB",
+        help="cancel downloads once all of them together pass this (default: %(default)s)",
+    )
+    parser.add_argument(
         "--snapshot-timeout",
         type=float,
         default=Timeouts().snapshot,
@@ -250,6 +275,25 @@ def browser_arg(value: str) -> str:
         return check_browser_arg(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+DEFAULT_DOWNLOAD_LIMIT_MB = 100.0
+DEFAULT_DOWNLOAD_TOTAL_MB = 500.0
+
+
+def _megabytes(value: str) -> float:
+    """A size in MB (decimal), above zero.
+
+    Raises:
+        argparse.ArgumentTypeError: for anything else.
+    """
+    try:
+        size = float(value)
+    except ValueError:
+        size = 0.0
+    if not size > 0 or size != size or size == float("inf"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a size in MB; give a number above 0, e.g. 100")
+    return size
 
 
 def log_level(value: str) -> str:
@@ -435,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if warning is not None:
             print(f"webmcp-bridge: {warning}", file=sys.stderr)
+    if args.upload_dir is not None and not os.path.isdir(args.upload_dir):
+        print(f"webmcp-bridge: --upload-dir {args.upload_dir!r} is not a directory", file=sys.stderr)
+        return 2
     try:
         _cdp_headers(args.cdp_header)
     except ValueError as exc:

@@ -21,10 +21,12 @@ from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
 from cdp_bridge.permissions import apply_permissions
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.downloads import MB, DownloadLimits, DownloadStore
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
+from webmcp.desktop.uploads import UploadFolder
 from webmcp.errors import ToolError
 
 __all__ = ["BrowserGone", "serve"]
@@ -43,10 +45,13 @@ async def serve(
     Raises:
         BrowserGone: the browser went away while it was served.
     """
-    async with anyio.create_task_group() as tg:
+    # The downloads' folder outlives the desktop's tasks: a temporary one is removed once they end.
+    store = DownloadStore.opened(getattr(args, "download_dir", None), download_limits(args))
+    async with store as downloads, anyio.create_task_group() as tg:
         desktop = Desktop(connection, tg, timeouts)
         desktop.human_submit = args.human_submit
         desktop.page_actions = not args.no_page_actions
+        desktop.uploads = UploadFolder.at(getattr(args, "upload_dir", None))
         desktop.policy = OriginPolicy(
             allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
         )
@@ -54,6 +59,7 @@ async def serve(
         grants = frozenset(args.grant)
         not_set = await apply_permissions(connection.browser, grants, timeouts.command)
         desktop.permissions = PermissionPolicy(grants, not_set)
+        await desktop.follow_downloads(downloads)
         await desktop.start()
         await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
         logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
@@ -91,6 +97,16 @@ async def serve(
         tg.cancel_scope.cancel()
     if connection.closed.is_set() and not connection.close_reason.startswith("the bridge closed"):
         raise BrowserGone(connection.close_reason)
+
+
+def download_limits(args: argparse.Namespace) -> DownloadLimits:
+    """The caps `--download-limit` and `--download-total-limit` set (in MB), else the defaults."""
+    default = DownloadLimits()
+    each = getattr(args, "download_limit", None)
+    total = getattr(args, "download_total_limit", None)
+    return DownloadLimits(
+        each=int(each * MB) if each else default.each, total=int(total * MB) if total else default.total
+    )
 
 
 START_BUDGET = 3.0

@@ -2,7 +2,7 @@
 
 Read from the source, so that it holds for code nobody has run yet:
 - a window's published state (the `WindowState` fields) is assigned only in the methods of
-  the window classes (`Tab`, `JsDialog`, `InPageModal`, `PendingForm`);
+  the window classes (`Tab`, `JsDialog`, `InPageModal`, `PendingForm`, `FileChooser`);
 - a tab and the parts it is made of keep their state private: their only public instance
   attribute is `op_lock`, and a modal window changes after construction only what is private;
 - no module assigns another object's private attribute, nor a public attribute of a window.
@@ -23,6 +23,7 @@ _WINDOW_CLASSES = {
     "desktop/dialogs.py": {"JsDialog", "InPageModal"},
     "desktop/forms.py": {"PendingForm"},
     "desktop/sign_in.py": {"SignInPrompt"},
+    "desktop/file_chooser.py": {"FileChooser"},
 }
 _PARTS = {
     "desktop/tab.py": {"Tab"},

@@ -61,6 +61,9 @@ class FakeTab:
     def every_page_tool(self) -> list[PageTool]:
         return self.page_tools()
 
+    def has_downloads(self) -> bool:
+        return False
+
     async def check_version(self) -> VersionCheck:
         return VersionCheck(self.window.version)
 

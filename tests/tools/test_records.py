@@ -30,9 +30,13 @@ def test_record_input_schemas_refuse_unknown_arguments_and_accept_expected_versi
         jsonschema.Draft202012Validator.check_schema(schema)
         validator = jsonschema.Draft202012Validator(schema)
         assert not validator.is_valid({"no_such_argument": 1}), record.action
-        # A string will do for every required argument but fill's list of fields.
+        # A sample will do for every required argument: fill's list of fields, a list for other arrays.
         samples: dict[str, object] = {"fields": [{"label": "Email", "value": "a@example.com"}]}
-        required = {name: samples.get(name, "x") for name in schema.get("required", ())}
+        properties = schema.get("properties", {})
+        required = {
+            name: samples.get(name, ["x"] if properties.get(name, {}).get("type") == "array" else "x")
+            for name in schema.get("required", ())
+        }
         assert validator.is_valid({**required, "expectedVersion": 2}), record.action
 
 

@@ -20,10 +20,12 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import anyio
+import anyio.lowlevel
 
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.downloads import Download, started_note
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
@@ -98,6 +100,12 @@ class CallHost(Protocol):
     async def navigation_settled(self, budget: float) -> None: ...
     def mask(self, value: Any) -> Any: ...
     def opened_mark(self) -> int: ...
+    def prompt_ids(self) -> list[str]:
+        """The window ids of the browser prompts open over the tab (file choosers)."""
+
+    def download_mark(self) -> int: ...
+    def downloads_since(self, mark: int) -> list[Download]: ...
+
     async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]: ...
 
 
@@ -234,6 +242,7 @@ async def call_page_tool(
     opened_mark = (host.opened_mark(), host.window_opens)
     modals_before = _modal_ids(host)
     doc_before = host.doc_seq
+    downloads_mark = host.download_mark()
     waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
     async with PageCall(host, tool, arguments, deadline, check) as call:
         invocation = await call.start()
@@ -266,6 +275,8 @@ async def call_page_tool(
             opened = [m for m in _modal_ids(host) if m not in modals_before]
             if opened:
                 answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
+            if started := host.downloads_since(downloads_mark):
+                answer.message = f"{answer.message} {started_note(host.id, started)}"
             return answer
         dialog = host.modals.dialog
         if waits_for_person and dialog is None:
@@ -411,8 +422,8 @@ async def end_navigated_calls(invocations: list[Invocation]) -> None:
 
 
 def _modal_ids(host: CallHost) -> list[str]:
-    """The ids of the tab's in-page modal windows and the browser prompts over it, oldest first."""
-    return [m.window.id for m in host.modals.modals()] + [p.window.id for p in host.modals.prompts()]
+    """The ids of the tab's in-page modal windows and browser prompts, oldest first."""
+    return [*(m.window.id for m in host.modals.modals()), *host.prompt_ids()]
 
 
 def _left(deadline: float) -> float:
@@ -462,9 +473,14 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
 
     async def start() -> None:
         try:
-            box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
-        except CDPError as exc:
-            box["error"] = exc
+            async with anyio.create_task_group() as tg:
+                # Pipelined: written first, it runs in the page first, with no round trip of its own.
+                tg.start_soon(_act_for_the_user, tool, timeouts.command)
+                await anyio.lowlevel.checkpoint()
+                try:  # caught inside the group, which would wrap it in an ExceptionGroup
+                    box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
+                except CDPError as exc:
+                    box["error"] = exc
         finally:
             taken.set()
             wake.set()
@@ -497,6 +513,23 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
         raise from_cdp_error(box["error"], f"the call to {tool.name!r}", timeouts.command) from box["error"]
     invocation: Invocation = box["invocation"]
     return invocation
+
+
+async def _act_for_the_user(tool: PageTool, timeout: float) -> None:
+    """Give the tool's document the transient user activation a person's click would (issue 21).
+
+    The agent calls a tool for the person, as a click would; without activation Chromium
+    refuses what a page may do only for a person (`showPicker()` and a file input's
+    `click()` open no chooser, `NotAllowedError`). Only a main frame's tools get it: the
+    activation of a document does not reach its iframes. Sent just before `invokeTool` on
+    the same session, which the page then handles after it.
+    """
+    if tool.frame_id != tool.session.target_id:
+        return
+    try:
+        await tool.session.send("Runtime.evaluate", {"expression": "0", "userGesture": True}, timeout=timeout)
+    except CDPError:
+        return  # invokeTool, on the same session next, says what is wrong
 
 
 def _masked(host: CallHost, value: Any) -> Any:

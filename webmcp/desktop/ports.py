@@ -19,9 +19,11 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
+from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import VersionCheck, WindowState
 
 if TYPE_CHECKING:
+    from webmcp.desktop.downloads import DownloadStore
     from webmcp.desktop.mirror import Invocation, PageTool
     from webmcp.models import ToolResult
 
@@ -57,6 +59,14 @@ class DesktopLink(Protocol):
     @property
     def permissions(self) -> PermissionPolicy:
         """The browser's permission settings as the bridge made them (for the tabs' notices)."""
+
+    @property
+    def uploads(self) -> UploadFolder:
+        """The folder agents may hand files from to a page's file chooser (`--upload-dir`)."""
+
+    @property
+    def downloads(self) -> DownloadStore | None:
+        """The pages' downloads (None when the bridge does not follow them)."""
 
     def changed(self) -> None:
         """The published state changed (it is readable now): tell the listeners."""
@@ -96,6 +106,9 @@ class ModalOwner(Protocol):
         """The page's own session: where a modal's commands (answer, close, submit) go."""
 
     def mark_dirty(self) -> None: ...
+    def blocked(self) -> str | None:
+        """Why the page may not be shown to agents (the origin policy), or None."""
+
     async def refresh(self) -> bool: ...
     def page_tools(self) -> list[PageTool]: ...
     async def check_version(self) -> VersionCheck: ...

@@ -22,6 +22,8 @@ from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import BrowserTargets, PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.downloads import DownloadStore
+from webmcp.desktop.file_chooser import FileChooser
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
@@ -29,6 +31,7 @@ from webmcp.desktop.ports import OnFault, W
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInPrompt
 from webmcp.desktop.tab import Tab
+from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.view.masking import mask_secrets
 
@@ -36,7 +39,7 @@ __all__ = ["Desktop", "Window"]
 
 logger = logging.getLogger(__name__)
 
-Window = Tab | JsDialog | InPageModal | PendingForm | SignInPrompt
+Window = Tab | JsDialog | InPageModal | PendingForm | SignInPrompt | FileChooser
 """Anything published as a window."""
 
 _OPENED_KEEP = 256
@@ -61,6 +64,10 @@ class Desktop:
         """When False, tabs offer no window actions (fill, press, submit): `--no-page-actions`."""
         self.permissions = PermissionPolicy()
         """The browser's permission settings as `serve` made them (`--grant`)."""
+        self.uploads = UploadFolder()
+        """The only folder agents may hand files from to a file chooser (`--upload-dir`; none by default)."""
+        self.downloads: DownloadStore | None = None
+        """Where the pages' downloads go, and their caps (`follow_downloads`); None: not followed."""
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self._opened_seq = 0
@@ -151,6 +158,23 @@ class Desktop:
     def tab_for_target(self, target_id: str) -> Tab | None:
         """The tab of a page target id."""
         return self._tab_by_target.get(target_id)
+
+    async def follow_downloads(self, store: DownloadStore) -> None:
+        """Save the browser's downloads in `store`'s folder and list each on the tab whose page began it."""
+        self.downloads = store
+        await store.start(self.browser, self._tab_of_frame, self._downloads_changed, self.spawn)
+
+    def _tab_of_frame(self, frame_id: str) -> str | None:
+        # A page's main frame has its target's id; an iframe's is known to its tab's mirror.
+        tab = self._tab_by_target.get(frame_id) or next(
+            (t for t in self._tab_by_target.values() if frame_id in t.mirror.frame_origins), None
+        )
+        return tab.id if tab is not None else None
+
+    def _downloads_changed(self, tab_id: str | None) -> None:
+        tab = self._windows.get(tab_id or "")
+        if isinstance(tab, Tab):
+            tab.downloads_changed()
 
     # --- what windows may ask (ports.DesktopLink) --------------------------------------
 

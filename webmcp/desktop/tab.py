@@ -31,6 +31,8 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import calls
 from webmcp.desktop.actions import FieldValue, WindowActions
 from webmcp.desktop.dialogs import JsDialog
+from webmcp.desktop.downloads import Download, download_blocks, read_download, started_note
+from webmcp.desktop.file_chooser import FileChoosers
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.live_view import BINDING, PageRead, frame_origins, install_observer
 from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror
@@ -56,6 +58,8 @@ logger = logging.getLogger(__name__)
 TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
+_DOWNLOAD_WAIT = 1.0
+"""After a navigation Chromium aborted, how long to wait for the download it may have become."""
 CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 
 
@@ -94,6 +98,7 @@ class Tab:
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
         self._view = LiveView(page, self._timeouts, self)
         self._modals = ModalStack(self, desktop)
+        self._choosers = FileChoosers(self, desktop)
         self._navigator = Navigator(
             window_id, page, self._timeouts, desktop.policy, self._modals, self._view, lambda: self._window.version
         )
@@ -229,7 +234,9 @@ class Tab:
         on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
         await self._sign_in.watch(session)
         await self._permissions.watch(session, self.mark_dirty)
+        on("Page.frameDetached", lambda p: self._choosers.frame_gone(str(p.get("frameId", ""))))
         await install_observer(session)
+        await self._choosers.watch(session)
         self._mirror.frames_show(await frame_origins(session))
         if session is self._page.session and self._page.url in ("", "about:blank"):
             self._navigator.attached(True)  # a blank tab is not loading anything
@@ -297,6 +304,7 @@ class Tab:
             restored = params.get("type") == "BackForwardCacheRestore"
             self._doc_url = str(frame.get("url", ""))
             self._navigator.committed(frame_id, restored)
+            self._choosers.frame_gone(None)  # a chooser ends with its document
             # From the commit on, the window shows the new document, as far as it has rendered.
             self._view.new_document()
             self._compose(None)
@@ -310,6 +318,7 @@ class Tab:
                 only=lambda inv: inv.tool.frame_id == frame_id,
             )
             self._mirror.drop_frames(lambda t: t.frame_id != frame_id)
+            self._choosers.frame_gone(frame_id)
         self.mark_dirty()
 
     def _give_navigated_calls_a_grace(self) -> None:
@@ -412,6 +421,7 @@ class Tab:
         self._view.close()
         self._modals.tab_closed()
         self._sign_in.tab_closed()
+        self._choosers.frame_gone(None)
         what = "crashed" if self._page.crashed else "closed"
         self._mirror.interrupt_all(
             f"The tab {what} while the tool was running; whether the call took effect is unknown."
@@ -431,6 +441,7 @@ class Tab:
         self._mirror.drop_frames(lambda _t: False)
         self._modals.renderer_crashed()
         self._sign_in.tab_closed()
+        self._choosers.frame_gone(None)
         self._navigator.crashed()
         self._view.forget()
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
@@ -533,7 +544,9 @@ class Tab:
             )
             state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
         notices = [*self._modals.notices(self._doc_seq), *self._permissions.notices(), *tool_notices(self)]
-        blocks = [address, *state, *notices, *page_blocks]
+        downloads = self._desktop.downloads
+        listed = download_blocks(downloads.of_tab(self.id)) if downloads is not None else []
+        blocks = [address, *state, *notices, *listed, *page_blocks]
         if summary != self._window.summary or blocks != self._window.blocks:
             self._window.summary = summary
             self._window.blocks = blocks
@@ -584,6 +597,32 @@ class Tab:
     def opened_mark(self) -> int:
         return self._desktop.opened_mark()
 
+    def download_mark(self) -> int:
+        """A mark to pass to `downloads_since`."""
+        return self._desktop.downloads.mark() if self._desktop.downloads is not None else 0
+
+    def downloads_since(self, mark: int) -> list[Download]:
+        """The downloads this tab's page began after `mark`."""
+        return self._desktop.downloads.since(mark, self.id) if self._desktop.downloads is not None else []
+
+    def has_downloads(self) -> bool:
+        """The tab's page began at least one download."""
+        return self._desktop.downloads is not None and bool(self._desktop.downloads.of_tab(self.id))
+
+    def downloads_changed(self) -> None:
+        """A download of this tab began, moved on or ended: the window lists it as it is now."""
+        self._compose(self._view.view)
+
+    async def read_download(self, name: str, max_bytes: int) -> ToolResult:
+        """The text of the finished download `name` of this tab, or its type and size."""
+        store = self._desktop.downloads
+        return await read_download(self.id, store.named(self.id, name) if store is not None else None, name, max_bytes)
+
+    def prompt_ids(self) -> list[str]:
+        """The window ids of the browser prompts open over the tab now (sign-in prompts, then file
+        choosers), oldest first within each."""
+        return [p.window.id for p in self._modals.prompts()] + self._choosers.ids()
+
     async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]:
         return await self._desktop.opened_since(self._page.target_id, mark, expected, timeout)
 
@@ -624,8 +663,21 @@ class Tab:
         return ToolResult(message=f"{self.id} is in front.")
 
     async def navigate(self, url: str) -> ToolResult:
-        """Load `url` and return once it has loaded (or a dialog stops it)."""
-        return await self._navigator.navigate(url)
+        """Load `url` and return once it has loaded (or a dialog stops it, or it is a download)."""
+        store, mark = self._desktop.downloads, self.download_mark()
+        try:
+            return await self._navigator.navigate(url)
+        except ToolError as exc:
+            # Chromium aborts the navigation to a file it downloads instead (net::ERR_ABORTED).
+            if exc.code != "browser_error" or store is None:
+                raise
+            started = await store.began_since(mark, self.id, _DOWNLOAD_WAIT)
+            if not started:
+                raise
+            return ToolResult(
+                message=f"{cap_text(url, 300)} is a download, not a page: {self.id} still shows {self.address}. "
+                f"{started_note(self.id, started)}"
+            )
 
     async def history(self, step: int) -> ToolResult:
         """Go `step` entries back (-1) or forward (+1) in the tab's history."""

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from webmcp.desktop import content
 from webmcp.desktop.actions import FieldValue
 from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.file_chooser import FileChooser
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.navigation import check_url
@@ -30,11 +31,12 @@ from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult, input_schema_of
 from webmcp.tools.listing import page_tool_listing
+from webmcp.untrusted.page_limits import MAX_RESULT_BYTES
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["RECORDS", "Answer", "ToolRecord", "WindowKind", "record_for", "records_for"]
 
-WindowKind = Literal["tab", "dialog", "modal", "form", "sign_in", "app"]
+WindowKind = Literal["tab", "dialog", "modal", "form", "sign_in", "chooser", "app"]
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,18 @@ async def _cancel_sign_in(prompt: SignInPrompt, _: NoInput) -> ToolResult:
     return await prompt.cancel()
 
 
+class ReadDownloadInput(_Input):
+    name: str = Field(description="A finished download of this tab, by its name as the window lists it.")
+
+
+class ChooseInput(_Input):
+    paths: list[str] = Field(
+        min_length=1,
+        max_length=100,
+        description="Files inside the upload folder (--upload-dir), relative to it or absolute; the window lists them.",
+    )
+
+
 async def _focus(tab: Tab, _: NoInput) -> ToolResult:
     return await tab.focus()
 
@@ -305,6 +319,18 @@ async def _submit(form: PendingForm, _: NoInput) -> ToolResult:
 
 async def _cancel(form: PendingForm, _: NoInput) -> ToolResult:
     return await form.cancel()
+
+
+async def _read_download(tab: Tab, params: ReadDownloadInput) -> ToolResult:
+    return await tab.read_download(params.name, MAX_RESULT_BYTES - 4096)
+
+
+async def _choose(chooser: FileChooser, params: ChooseInput) -> ToolResult:
+    return await chooser.choose(params.paths)
+
+
+async def _cancel_chooser(chooser: FileChooser, _: NoInput) -> ToolResult:
+    return await chooser.cancel()
 
 
 async def _open_tab(desktop: Desktop, params: OpenTabInput) -> ToolResult:
@@ -455,6 +481,17 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         offered=lambda tab: tab.offers_action("submit"),
     ),
     ToolRecord(
+        action="read_download",
+        applies_to="tab",
+        title="Read a download",
+        description="Read the text of a finished download of this tab (text, JSON, CSV; cut at the result cap), "
+        "or learn its type and size; the window lists its downloads by name.",
+        input_model=ReadDownloadInput,
+        annotations={"readOnlyHint": True, "idempotentHint": True},
+        handler=_read_download,
+        offered=lambda tab: tab.has_downloads(),
+    ),
+    ToolRecord(
         action="accept",
         applies_to="dialog",
         title="Accept",
@@ -540,6 +577,25 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=NoInput,
         annotations={"destructiveHint": False},
         handler=_cancel_sign_in,
+    ),
+    ToolRecord(
+        action="choose",
+        applies_to="chooser",
+        title="Choose files",
+        description="Give the page's file field these files from the upload folder (only files inside it; one "
+        "unless the field takes several); the page gets them as if the person had chosen them.",
+        input_model=ChooseInput,
+        annotations={"destructiveHint": False},
+        handler=_choose,
+    ),
+    ToolRecord(
+        action="cancel",
+        applies_to="chooser",
+        title="Cancel",
+        description="Close the file chooser without choosing anything; the field keeps what it had.",
+        input_model=NoInput,
+        annotations={"destructiveHint": False},
+        handler=_cancel_chooser,
     ),
     ToolRecord(
         action="open_tab",

@@ -84,6 +84,8 @@ BROWSER_ACTIONS = frozenset(
         "stop_dialogs",
         "close_tab",
         "list_page_tools",
+        "choose",
+        "read_download",
         "call_page_tool",
     }
 )

@@ -1,0 +1,261 @@
+"""File choosers as modal windows: a page's `<input type=file>` asks for files.
+
+With `Page.setInterceptFileChooserDialog` on, Chromium shows no chooser of its own; it
+reports `Page.fileChooserOpened` (the input's backendNodeId and whether it takes several
+files) and waits for nobody. The bridge publishes a modal window over the tab, "Choose a
+file for ‘Résumé’", whether an agent's page tool or the person's click opened it. `choose`
+hands files from the upload folder to the input (`DOM.setFileInputFiles`, which fires the
+page's `input` and `change` events); `cancel` closes the window and leaves the input as it
+was. The window closes by itself when its document goes (navigation, crash, tab closed).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from cdp_bridge.connection import CDPSession
+from cdp_bridge.errors import CDPError
+from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.ports import DesktopLink, ModalOwner
+from webmcp.desktop.uploads import UploadFolder
+from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.errors import ToolError, from_cdp_error
+from webmcp.js import load
+from webmcp.models import ToolResult
+from webmcp.untrusted.schema_guard import cap_text
+
+__all__ = ["FileChooser", "FileChoosers"]
+
+logger = logging.getLogger(__name__)
+
+_FILE_INPUT_JS = load("file_input.js")
+_LABEL_BYTES = 200
+
+
+@dataclass(frozen=True)
+class _Input:
+    """What the page's input asks for (its label and accept are the page's text, capped)."""
+
+    label: str
+    accept: str
+    multiple: bool
+
+
+@dataclass(eq=False)
+class FileChooser:
+    """An open file chooser of a tab's page, as a modal window owned by its tab."""
+
+    window: WindowState
+    owner: ModalOwner
+    session: CDPSession
+    frame_id: str
+    backend_node_id: int
+    folder: UploadFolder
+    _asks: _Input
+    _close: Callable[[FileChooser], None]
+    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    _open: bool = True
+
+    window_kind = "chooser"
+
+    @classmethod
+    def opened(
+        cls,
+        window: WindowState,
+        *,
+        owner: ModalOwner,
+        session: CDPSession,
+        params: dict[str, Any],
+        folder: UploadFolder,
+        close: Callable[[FileChooser], None],
+    ) -> FileChooser:
+        """The window for a `Page.fileChooserOpened` event (`described` adds what the input says of itself)."""
+        asks = _Input("", "", params.get("mode") == "selectMultiple")
+        frame_id, backend = str(params.get("frameId", "")), int(params.get("backendNodeId", 0))
+        chooser = cls(window, owner, session, frame_id, backend, folder, asks, close)
+        chooser._show()
+        return chooser
+
+    def described(self, asks: _Input) -> None:
+        """The input's label and accept, read from the page: the window shows them."""
+        self._asks = _Input(asks.label, asks.accept, asks.multiple or self._asks.multiple)
+        self._show()
+        self.window.version += 1
+
+    def _show(self) -> None:
+        asks, folder, window = self.asks, self.folder, self.window
+        label = asks.label or "a file field"
+        what = "files" if asks.multiple else "a file"
+        window.title = f"Choose {what} for \u2018{label}\u2019"
+        items = [
+            {"label": "Field", "value": label},
+            {"label": "Accepts", "value": asks.accept or "any file"},
+            {"label": "Several files", "value": "yes" if asks.multiple else "no, one"},
+        ]
+        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "chooser", "items": items}]
+        if folder.root is None:
+            text = (
+                "No upload folder: the bridge was started without --upload-dir, so agents cannot choose files. "
+                "Cancel, or let the person choose in the browser."
+            )
+            blocks.append({"type": "notice", "id": "no-upload-dir", "severity": "warn", "text": text})
+            window.summary = f"The page of {self.owner.id} asks for {what} for \u2018{label}\u2019; uploads are off."
+        else:
+            files, more = folder.listing()
+            items.append({"label": "Upload folder", "value": str(folder.root)})
+            listed: list[Any] = list(files)
+            if more:
+                listed.append("(more files are in the folder: name any of them relative to it)")
+            heading = "Files you may choose:" if files else "The upload folder is empty."
+            blocks.append({"type": "text", "id": "files-heading", "text": heading})
+            if listed:
+                blocks.append({"type": "list", "id": "files", "items": listed})
+            window.summary = (
+                f"The page of {self.owner.id} asks for {what} for \u2018{label}\u2019 ({asks.accept or 'any file'}): "
+                f"choose paths inside {folder.root}, or cancel."
+            )
+        window.blocks = blocks
+
+    @property
+    def asks(self) -> _Input:
+        """What the input asks for: its label, what it accepts, whether it takes several files."""
+        return self._asks
+
+    @property
+    def tab_id(self) -> str:
+        return self.owner.id
+
+    def is_open(self) -> bool:
+        return self._open
+
+    def closed(self) -> None:
+        """The window is no longer published (answered, or its page went)."""
+        self._open = False
+
+    def page_tools(self) -> list[PageTool]:
+        return []
+
+    async def check_version(self) -> VersionCheck:
+        return VersionCheck(self.window.version)  # nothing of a chooser changes while it is open
+
+    async def choose(self, paths: list[str]) -> ToolResult:
+        """Hand `paths` (inside the upload folder) to the input; the window closes.
+
+        Raises:
+            ToolError: a path is refused (nothing is handed over), or the input is gone.
+        """
+        if not self.asks.multiple and len(paths) > 1:
+            raise ToolError(
+                "validation_failed",
+                f"\u2018{self.asks.label}\u2019 takes one file; {len(paths)} were given. Nothing was chosen.",
+                fields=[{"field": "paths", "error": "This input takes one file"}],
+            )
+        files = self.folder.resolve(paths)
+        try:
+            await self.session.send(
+                "DOM.setFileInputFiles",
+                {"files": [path for path, _size in files], "backendNodeId": self.backend_node_id},
+                timeout=self.owner.timeouts.command,
+            )
+        except CDPError as exc:
+            self._close(self)
+            gone = ToolError("window_not_found", f"The file field of {self.window.id} is gone (the page changed).")
+            raise from_cdp_error(exc, f"choosing files for {self.window.id}", gone=gone) from exc
+        self._close(self)
+        self.owner.mark_dirty()
+        await self.owner.refresh()
+        chosen = [{"name": Path(path).name, "size": size} for path, size in files]
+        named = ", ".join(f"{c['name']} ({c['size']} bytes)" for c in chosen)
+        return ToolResult(
+            message=f"Chose {len(files)} file(s) for \u2018{self.asks.label}\u2019: {named}. The page has them now.",
+            result={"files": chosen},
+        )
+
+    async def cancel(self) -> ToolResult:
+        """Close the chooser without choosing; the input keeps what it had."""
+        self._close(self)
+        self.owner.mark_dirty()
+        return ToolResult(message=f"Cancelled the file chooser for \u2018{self.asks.label}\u2019; nothing was chosen.")
+
+
+class FileChoosers:
+    """A tab's open file choosers: intercepted on every session, each published as a window."""
+
+    def __init__(self, owner: ModalOwner, desktop: DesktopLink) -> None:
+        self._owner = owner
+        self._desktop = desktop
+        self._open: list[FileChooser] = []
+
+    async def watch(self, session: CDPSession) -> None:
+        """Intercept `session`'s file choosers (its page's or an OOPIF's).
+
+        Raises:
+            CDPError: the session went away.
+        """
+        session.on("Page.fileChooserOpened", lambda p: self._opened(session, p))
+        await session.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+
+    def ids(self) -> list[str]:
+        """The window ids of the choosers open now, oldest first."""
+        return [c.window.id for c in self._open]
+
+    def _opened(self, session: CDPSession, params: dict[str, Any]) -> None:
+        if self._owner.blocked() is not None:
+            return  # a page agents may not see gets no files from them (its input stays as it was)
+        # Published at once, so the call that opened it finds it; what the input says of itself follows.
+        folder = self._desktop.uploads
+        chooser = self._desktop.publish_modal(
+            self._owner.id,
+            "Choose a file",
+            lambda window: FileChooser.opened(
+                window, owner=self._owner, session=session, params=params, folder=folder, close=self.forget
+            ),
+        )
+        self._open.append(chooser)
+        self._owner.mark_dirty()
+        self._desktop.spawn(self._describe, chooser)
+
+    async def _describe(self, chooser: FileChooser) -> None:
+        asks = await _read_input(chooser.session, chooser.backend_node_id, self._owner.timeouts.command)
+        if asks is not None and chooser.is_open():
+            chooser.described(asks)
+            self._desktop.changed()
+
+    def forget(self, chooser: FileChooser) -> None:
+        """`chooser` was answered or its page went: its window goes."""
+        if chooser not in self._open:
+            return
+        self._open.remove(chooser)
+        chooser.closed()
+        self._desktop.forget(chooser.window.id)
+        self._desktop.changed()
+
+    def frame_gone(self, frame_id: str | None) -> None:
+        """The document of `frame_id` (None: every frame) went: its choosers close."""
+        for chooser in [c for c in self._open if frame_id is None or c.frame_id == frame_id]:
+            self.forget(chooser)
+
+
+async def _read_input(session: CDPSession, backend_node_id: int, timeout: float) -> _Input | None:
+    try:
+        resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id}, timeout=timeout)
+        reply = await session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": resolved["object"]["objectId"], "functionDeclaration": _FILE_INPUT_JS, "returnByValue": True},
+            timeout=timeout,
+        )
+    except CDPError as exc:
+        logger.debug("could not read the file input: %s", exc)
+        return None
+    value = reply.get("result", {}).get("value") or {}
+    return _Input(
+        cap_text(str(value.get("label", "")), _LABEL_BYTES),
+        cap_text(str(value.get("accept", "")), _LABEL_BYTES),
+        bool(value.get("multiple")),
+    )
