@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TextIO
 
 import anyio
 import anyio.abc
@@ -21,7 +21,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import IncomingMessage
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated, ServerEvent, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -144,16 +144,19 @@ async def open_stdio_client(
     *,
     subscribe: Sequence[str] = (WINDOWS_URI,),
     cwd: str | None = None,
+    errlog: TextIO | None = None,
 ) -> AsyncIterator[McpTestClient]:
     """Launch `command` as an MCP stdio server and connect to it in `mode` ("legacy", "auto", or a version).
 
-    The child inherits this process's environment plus `env`.
+    The child inherits this process's environment plus `env`. Its stderr goes to this process's
+    unless `errlog` (a real file: the child writes to its descriptor) collects it.
     """
     recorder = Notifications()
     params = StdioServerParameters(command=command[0], args=command[1:], env={**os.environ, **(env or {})}, cwd=cwd)
+    server: object = params if errlog is None else stdio_client(params, errlog=errlog)
     async with AsyncExitStack() as stack:
         # Bounded by read_timeout_seconds; a fail_after here would wrap the client's task group.
-        client = await stack.enter_async_context(_client(params, mode, recorder))
+        client = await stack.enter_async_context(_client(server, mode, recorder))
         handle = McpTestClient(client, recorder)
         await _subscribe(stack, handle, subscribe)
         yield handle

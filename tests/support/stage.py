@@ -7,7 +7,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 from playwright.async_api import Browser, Page, async_playwright
@@ -134,9 +134,9 @@ def _find_tab(doc: dict[str, Any], url_prefix: str) -> Any:
 
 @asynccontextmanager
 async def open_stage(
-    site: str, browser: BrowserProcess, mode: str, *extra_args: str, start_path: str = "/"
+    site: str, browser: BrowserProcess, mode: str, *extra_args: str, start_path: str = "/", errlog: TextIO | None = None
 ) -> AsyncIterator[Stage]:
-    """Attach the bridge (as a stdio subprocess) and Playwright to `browser`."""
+    """Attach the bridge (as a stdio subprocess) and Playwright to `browser`; `errlog` collects the bridge's stderr."""
     command = [
         sys.executable,
         "-m",
@@ -152,7 +152,7 @@ async def open_stage(
         for context in user.contexts:
             context.on("dialog", lambda _d: None)
         try:
-            async with open_stdio_client(command, mode=mode) as mcp:
+            async with open_stdio_client(command, mode=mode, errlog=errlog) as mcp:
                 yield Stage(site, browser, mcp, user)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
