@@ -27,7 +27,7 @@ from websockets.asyncio.client import connect
 from cdp_bridge import Connection
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
 from cdp_bridge.relay import proof
-from tests.support.mcp_harness import open_http_client
+from tests.support.mcp_harness import open_http_client, wait_listening
 from tests.support.stage import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -78,7 +78,11 @@ async def _bridge(tmp_path: Path, relay_port: int = 0) -> AsyncIterator[tuple[st
         )
     try:
         found = await _printed(log, r"ws://127\.0\.0\.1:(\d+)/\s+pairing code: (\S+)")
-        yield f"http://127.0.0.1:{http_port}/mcp", token, int(found.group(1)), found.group(2)
+        url = f"http://127.0.0.1:{http_port}/mcp"
+        # The pairing code is printed before the MCP endpoint listens: a client that connects at
+        # once (the restarted bridge) met "connection refused" in CI.
+        await wait_listening(url, process)
+        yield url, token, int(found.group(1)), found.group(2)
     finally:
         process.terminate()
         with anyio.move_on_after(10):

@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from cdp_bridge.launcher import BrowserProcess
-from tests.support.mcp_harness import open_http_client
+from tests.support.mcp_harness import open_http_client, wait_listening
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -48,19 +48,6 @@ async def _running(command: list[str], stderr: Path) -> AsyncIterator[anyio.abc.
                 await bridge.wait()
 
 
-async def _wait_listening(url: str, bridge: anyio.abc.Process) -> int:
-    """Poll until the endpoint answers (the CLI prints nothing when given a token); its status."""
-    with anyio.fail_after(30):
-        while True:
-            if bridge.returncode is not None:
-                raise AssertionError(f"the bridge exited with {bridge.returncode}")
-            try:
-                async with httpx2.AsyncClient() as http:
-                    return (await http.post(url, json={})).status_code
-            except httpx2.TransportError:
-                await anyio.sleep(0.1)
-
-
 async def test_a_non_loopback_bind_without_the_switch_is_refused(
     site: str, browser: BrowserProcess, tmp_path: Path
 ) -> None:
@@ -75,7 +62,7 @@ async def test_a_non_loopback_bind_without_the_switch_is_refused(
 async def test_the_cli_serves_on_ipv6_loopback(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
     port = _free_port("::1")
     async with _running(_bridge_command(browser, site + "/", f"[::1]:{port}"), tmp_path / "stderr.log") as bridge:
-        assert await _wait_listening(f"http://[::1]:{port}/mcp", bridge) == 401
+        assert await wait_listening(f"http://[::1]:{port}/mcp", bridge) == 401
 
 
 async def test_debug_logs_carry_no_response_body(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
@@ -84,7 +71,7 @@ async def test_debug_logs_carry_no_response_body(site: str, browser: BrowserProc
     url = f"http://127.0.0.1:{port}/mcp"
     command = _bridge_command(browser, site + "/", f"127.0.0.1:{port}", "--log-level", "DEBUG")
     async with _running(command, stderr) as bridge:
-        assert await _wait_listening(url, bridge) == 401
+        assert await wait_listening(url, bridge) == 401
         async with open_http_client(url, TOKEN, "legacy") as mcp:
             with anyio.fail_after(30):
                 while True:
@@ -103,7 +90,7 @@ async def test_foreign_host_and_origin_headers_are_refused_even_with_the_token(
     port = _free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     async with _running(_bridge_command(browser, site + "/", f"127.0.0.1:{port}"), tmp_path / "stderr.log") as bridge:
-        assert await _wait_listening(url, bridge) == 401
+        assert await wait_listening(url, bridge) == 401
         auth = {"authorization": f"Bearer {TOKEN}", "accept": "application/json, text/event-stream"}
         hello = {
             "jsonrpc": "2.0",

@@ -196,3 +196,19 @@ async def open_http_client(
             with anyio.fail_after(CONNECT_TIMEOUT_S):
                 await standalone_open.wait()
         yield handle
+
+
+async def wait_listening(url: str, bridge: anyio.abc.Process) -> int:
+    """Poll until the bridge's HTTP endpoint answers (the CLI prints nothing when given a token); its status.
+
+    A bridge that exits first fails the wait at once.
+    """
+    with anyio.fail_after(30):
+        while True:
+            if bridge.returncode is not None:
+                raise AssertionError(f"the bridge exited with {bridge.returncode}")
+            try:
+                async with httpx2.AsyncClient() as http:
+                    return (await http.post(url, json={})).status_code
+            except httpx2.TransportError:
+                await anyio.sleep(0.1)
