@@ -196,6 +196,26 @@ class _Frame:
         return None
 
 
+def _editors_as_textboxes(by_id: dict[str, Node]) -> dict[str, Node]:
+    """`by_id` with the root of each rich-text editor that has no role read as a `textbox`.
+
+    Chromium gives a plain `<div contenteditable>` the role `generic`; only its `editable`
+    property (set on the root and everything inside it) and `focusable` (the root alone) tell
+    what it is. A person sees a box to type in, so the window shows it as a field, as it does
+    one with `role=textbox`. The root is the focusable editable node whose parent is not
+    editable; a textarea's inner editable nodes are not focusable and stay as they are.
+    """
+    changed: dict[str, Node] = {}
+    for node_id, node in by_id.items():
+        if role_of(node) in _FIELD_ROLES or not prop(node, "editable") or not prop(node, "focusable"):
+            continue
+        parent = by_id.get(str(node.get("parentId", "")))
+        if parent is not None and prop(parent, "editable"):
+            continue
+        changed[node_id] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
+    return {**by_id, **changed} if changed else by_id
+
+
 @dataclass
 class _Sink:
     out: list[Keyed] = field(default_factory=list)
@@ -212,7 +232,7 @@ class _Walker:
         self.frames = [
             _Frame(
                 f.key,
-                {n["nodeId"]: n for n in f.nodes},
+                _editors_as_textboxes({n["nodeId"]: n for n in f.nodes}),
                 next((n for n in f.nodes if not n.get("parentId")), None),
                 f.secret_ids,
                 f.required_ids,
