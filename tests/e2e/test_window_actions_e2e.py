@@ -9,19 +9,16 @@ over stdio and over Streamable HTTP, and checked against the site's own state
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
 import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
-import httpx2
 import pytest
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.bridge_http import http_bridge
 from tests.support.mcp_harness import open_http_client, open_stdio_client
 from tests.support.stage import Stage
 
@@ -29,13 +26,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 PASSWORD = "Tide-Lantern-4417"
 CARD = "4242 4242 4242 4242"
-_TOKEN = "window-actions-token"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @asynccontextmanager
@@ -46,29 +36,8 @@ async def _bridge(site: str, browser: BrowserProcess, transport: str, path: str,
         async with open_stdio_client([*command, site + path], mode="auto") as mcp:
             yield Stage(site, browser, mcp, None)  # type: ignore[arg-type]  # no Playwright user here
         return
-    port = _free_port()
-    process = await anyio.open_process(
-        [*command, "--http", f"127.0.0.1:{port}", "--token", _TOKEN, site + path],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        with anyio.fail_after(20):
-            while True:
-                try:
-                    async with httpx2.AsyncClient() as http:
-                        await http.post(url, json={})
-                    break
-                except httpx2.TransportError:
-                    await anyio.sleep(0.1)
-        async with open_http_client(url, _TOKEN, "auto") as mcp:
-            yield Stage(site, browser, mcp, None)  # type: ignore[arg-type]
-    finally:
-        process.terminate()
-        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-            await process.wait()
+    async with http_bridge(browser, *extra, site + path) as (url, token), open_http_client(url, token, "auto") as mcp:
+        yield Stage(site, browser, mcp, None)  # type: ignore[arg-type]
 
 
 @pytest.fixture(params=["stdio", "http"])

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-import httpx2
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.mcp_harness import wait_listening
 
 __all__ = ["http_bridge"]
 
@@ -37,14 +37,7 @@ async def http_bridge(browser: BrowserProcess, *args: str) -> AsyncIterator[tupl
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        with anyio.fail_after(30):
-            while True:
-                try:
-                    async with httpx2.AsyncClient() as http:
-                        await http.post(url, json={})
-                    break
-                except httpx2.TransportError:
-                    await anyio.sleep(0.1)
+        await wait_listening(url, bridge)
         yield url, TOKEN
     finally:
         bridge.terminate()
