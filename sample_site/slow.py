@@ -3,7 +3,7 @@
 Real pages keep their load event waiting on an ad, a font or a tracker whose host is slow or
 filtered; these routes play that part, so that tests meet what the field does:
 
-* ``GET /slow/late?ms=N&type=image|font|script|css`` answers after N ms (at most 10 minutes).
+* ``GET /slow/late?ms=N&type=image|font|script|css|json`` answers after N ms (at most 10 minutes).
 * ``GET /slow/never?type=...`` sends its headers and then nothing, until the client gives up
   or the site stops: a resource that never finishes.
 
@@ -24,6 +24,7 @@ _TYPES = {
     "font": ("font/woff2", b""),
     "script": ("text/javascript", b"/* late */"),
     "css": ("text/css", b"/* late */"),
+    "json": ("application/json", b'{"berth": 14, "holder": "Maria Lopez", "until": "Friday"}'),
 }
 
 

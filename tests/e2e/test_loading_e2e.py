@@ -52,6 +52,28 @@ async def test_navigate_answers_when_a_page_whose_load_never_comes_has_rendered(
     assert window["summary"]
 
 
+async def test_navigate_waits_for_the_data_a_page_fetches_from_its_own_site_after_load(stage: Stage) -> None:
+    win = await _open(stage, "/kitchen/order.html")
+    # Its load event fires at once; its data (two requests, one after the other) comes later,
+    # and a request to another site (a tracker) is never answered and not waited for.
+    page = "/slow/berth.html?ms=400&chain=1&tracker=1"
+    answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+    assert not answer.is_error, answer.structured_content
+    assert "still loading" not in answer.structured_content["message"]
+    text = _text(_tab(await stage.windows(), win))  # read at once, as an agent does
+    assert "Berth 14 is held by Maria Lopez." in text, text
+    assert "Held until Friday." in text, "the second request, started by the first one's answer"
+    assert "Loading the berth" not in text
+
+
+async def test_navigate_does_not_wait_past_its_bound_for_data_that_never_comes(stage: Stage) -> None:
+    win = await _open(stage, "/kitchen/order.html")
+    answer = await stage.call(f"{win}__navigate", {"url": stage.site + "/slow/berth.html?ms=600000"})
+    assert not answer.is_error, answer.structured_content
+    text = _text(_tab(await stage.windows(), win))
+    assert "Loading the berth" in text, "the page as it is: its data has not come"
+
+
 async def test_a_loading_window_follows_the_page_until_its_load_event(stage: Stage) -> None:
     win = await _open(stage, "/kitchen/order.html")
     # Two images: one arrives after 2.5 s; then the page loads and the notice goes.

@@ -6,8 +6,10 @@ the tab. A navigation answers when the new document has committed, parsed
 `SETTLE_QUIET`), or at its load event, whichever comes first; the settling is bounded
 by `SETTLE_LIMIT`, and everything after the commit by `AFTER_COMMIT_LIMIT`, so a page whose
 load event a hanging subresource holds (an ad, a font, a tracker) answers within a few
-seconds, saying it is still loading. Its window keeps following it as it renders (the
-refresher is not held). A navigation may make the page ask first (beforeunload), and a
+seconds, saying it is still loading. Then it waits, at most `SETTLE_LIMIT` more, for the data
+requests the document sent to its own site to be answered and rendered (`page_requests`): a
+page that fetches its data fires its load event before the data is there. Its window keeps
+following it as it renders (the refresher is not held). A navigation may make the page ask first (beforeunload), and a
 page may alert while it loads: then the navigation returns the dialog in
 `openedWindowIds` instead of waiting on it, because the page now waits for the agent.
 Every wait is bounded by `navigation`.
@@ -24,6 +26,7 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.origin_policy import OriginPolicy
+from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.races import first_of
 from webmcp.desktop.refresher import LiveView
 from webmcp.errors import ToolError
@@ -42,6 +45,10 @@ STILL_LOADING = (
 )
 """What an answer adds when the page it leaves the tab on has not loaded yet."""
 AFTER_COMMIT_LIMIT = 5.0
+_DATA_RENDER = 0.1
+"""After the page's data requests are answered: how long its rendering of them is waited for."""
+_DATA_FOLD = 0.02
+"""...and how quiet it must then be (the observer folds changes of 15 ms into one report)."""
 """The longest a navigation waits after its commit for the page to parse and settle (s): a parser held
 by a script that never arrives answers with what has rendered, still loading."""
 
@@ -73,6 +80,7 @@ class Navigator:
         modals: ModalStack,
         view: LiveView,
         version: Callable[[], int],
+        requests: DataRequests | None = None,
     ) -> None:
         self._tab_id = tab_id
         self._page = page
@@ -81,6 +89,7 @@ class Navigator:
         self._modals = modals
         self._view = view
         self._version = version
+        self._requests = requests or DataRequests()
         self._main_frame = ""
         self._loading = True
         self._navigating = False
@@ -173,6 +182,7 @@ class Navigator:
                 await self._progress.wait()
             if self._navigating:
                 await self._render_settled(self._until_loaded)
+            await self._data_rendered()
 
     async def _until_loaded(self) -> None:
         while self._navigating:
@@ -265,6 +275,16 @@ class Navigator:
             await watch.until(loader_id, _PARSED)
             if not watch.reached(loader_id, _LOADED):
                 await self._render_settled(lambda: watch.until(loader_id, _LOADED))
+            await self._data_rendered()
+
+    async def _data_rendered(self) -> None:
+        """Until the page's own data requests are answered and what they brought is rendered,
+        at most `SETTLE_LIMIT` (a request that is never answered does not hold the answer longer)."""
+        with anyio.move_on_after(SETTLE_LIMIT):
+            while (answered := await self._requests.answered()) is not None:
+                with anyio.move_on_after(_DATA_RENDER):
+                    await self._view.changed_since(answered)
+                await self._view.quiet(_DATA_FOLD)
 
 
 _COMMITTED, _PARSED, _LOADED = 1, 2, 3

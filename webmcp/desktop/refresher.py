@@ -122,6 +122,11 @@ class LiveView:
             if waited.cancelled_caught:
                 return
 
+    async def changed_since(self, moment: float) -> None:
+        """Until the page reports a change after `moment` (`anyio.current_time()`); the caller bounds it."""
+        while self._last_report <= moment:
+            await self._report.wait()
+
     # --- reading ----------------------------------------------------------------------
 
     async def run(self) -> None:

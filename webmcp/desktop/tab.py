@@ -39,6 +39,7 @@ from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.navigation import Navigator
 from webmcp.desktop.notices import tool_notices
+from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.permissions import PermissionRequests
 from webmcp.desktop.ports import DesktopLink
 from webmcp.desktop.refresher import LiveView
@@ -99,8 +100,16 @@ class Tab:
         self._view = LiveView(page, self._timeouts, self)
         self._modals = ModalStack(self, desktop)
         self._choosers = FileChoosers(self, desktop)
+        self._requests = DataRequests()
         self._navigator = Navigator(
-            window_id, page, self._timeouts, desktop.policy, self._modals, self._view, lambda: self._window.version
+            window_id,
+            page,
+            self._timeouts,
+            desktop.policy,
+            self._modals,
+            self._view,
+            lambda: self._window.version,
+            self._requests,
         )
         self._guard = WriteGuard(page, self._timeouts, self.until_ended)
         self._actions = WindowActions(self)
@@ -236,6 +245,8 @@ class Tab:
         await self._permissions.watch(session, self.mark_dirty)
         on("Page.frameDetached", lambda p: self._choosers.frame_gone(str(p.get("frameId", ""))))
         await install_observer(session)
+        if session is self._page.session:
+            await self._watch_data_requests(session)
         await self._choosers.watch(session)
         self._mirror.frames_show(await frame_origins(session))
         if session is self._page.session and self._page.url in ("", "about:blank"):
@@ -245,6 +256,17 @@ class Tab:
             await self._mirror.recover_child_frames(session)
             # Its load event is past: ask once (after Page.enable, so a load still to come is heard).
             self._navigator.attached(await document_loaded(session, self._timeouts.command))
+
+    async def _watch_data_requests(self, session: CDPSession) -> None:
+        """Follow the page's fetch and XHR requests, so a navigation waits for its data (page_requests.py)."""
+        session.on("Network.requestWillBeSent", self._requests.sent)
+        session.on("Network.loadingFinished", self._requests.ended)
+        session.on("Network.loadingFailed", self._requests.ended)
+        try:
+            # No response body is kept for the bridge: it never reads one.
+            await session.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
+        except CDPError as exc:
+            logger.info("a navigation will not wait for the page's data requests: %s", exc)
 
     def _window_opened(self, params: dict[str, Any]) -> None:
         self._window_opens += 1
@@ -303,6 +325,7 @@ class Tab:
                 self._renderer_gone = anyio.Event()
             restored = params.get("type") == "BackForwardCacheRestore"
             self._doc_url = str(frame.get("url", ""))
+            self._requests.document(self._doc_url)
             self._navigator.committed(frame_id, restored)
             self._choosers.frame_gone(None)  # a chooser ends with its document
             # From the commit on, the window shows the new document, as far as it has rendered.
