@@ -235,16 +235,25 @@ def make_app() -> web.Application:
     app.router.add_route("*", "/api/highlights", highlights)
     app.router.add_post("/api/reset", reset)
     app.router.add_get("/assets/env.js", env_js)
-    app.router.add_get("/img/hold/{name}", never)
+    app.router.add_get("/img/hold/{name}", _hold)
     app.router.add_get("/img/{name}.svg", picture)
     app.router.add_get("/tag/loader.js", _never_script)
     app.router.add_static("/", STATIC_DIR, show_index=False)
     return app
 
 
+async def _hold(request: web.Request) -> web.StreamResponse:
+    """``GET {cdn}/img/hold/{name}``: headers, then nothing (sample_site.slow's `never`); a browser
+    that gave up before the headers went is no error of the site's."""
+    try:
+        return await never(request)
+    except ConnectionResetError:
+        return web.Response(status=499)
+
+
 async def _never_script(request: web.Request) -> web.StreamResponse:
     """``GET {cdn}/tag/loader.js``: a third-party tag whose server never finishes the answer."""
-    return await never(request.clone(rel_url=request.rel_url.update_query(type="script")))
+    return await _hold(request.clone(rel_url=request.rel_url.update_query(type="script")))
 
 
 async def start_site(host: str = "127.0.0.1", port: int = 0) -> tuple[web.AppRunner, str]:

@@ -26,9 +26,13 @@
     var button = h("button", {
       class: "btn" + (inCart ? " is-in-cart" : ""), type: "button", "data-sku": p.sku,
       "aria-label": inCart ? p.name + " is in your cart" : "Add " + p.name + " to cart",
-      text: p.inStock ? (inCart ? "In cart" : "Add to cart") : "Sold out",
+      text: inCart ? "In cart" : "Add to cart",
     });
-    if (!p.inStock) button.disabled = true;
+    if (!p.inStock) {
+      button.textContent = "Sold out";
+      button.removeAttribute("aria-label");
+      button.disabled = true;
+    }
     button.addEventListener("click", function () { add(p.sku, 1).catch(function (e) { mrd.toast(e.message); }); });
     var img = h("img", { loading: "lazy", width: "320", height: "200", alt: p.name, src: mrd.cdn + "/img/" + p.sku + ".svg" });
     return h("article", { class: "card", "data-sku": p.sku, "aria-labelledby": "name-" + p.sku }, [
