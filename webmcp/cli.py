@@ -21,7 +21,6 @@ import os
 import signal
 import sys
 import urllib.parse
-import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -221,8 +220,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the packaged sample site on 127.0.0.1, start the bridge on it and play a scripted agent "
         "session, printed (needs only this package and a Chromium with WebMCP; --browser picks it)",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: the installed version, looked up only when asked for (importlib.metadata is slow)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit", **kwargs)  # fmt: skip
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {package_version()}")  # to stdout, as argparse's own version action does
+        parser.exit()
 
 
 def host_port(value: str) -> tuple[str, int]:
@@ -322,6 +333,8 @@ def _cdp_headers(values: list[str]) -> dict[str, str]:
 def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = None) -> str:
     if cdp_url.startswith(("ws://", "wss://")):
         return cdp_url  # a farm's endpoint: used as given, query string (token, launch options) included
+    import urllib.request  # only for --cdp-url http://…
+
     parts = urllib.parse.urlsplit(cdp_url)
     version_url = parts._replace(path=parts.path.rstrip("/") + "/json/version").geturl()
     request = urllib.request.Request(version_url, headers=headers or {})
@@ -379,9 +392,11 @@ class _BackgroundImports:
         sys.setswitchinterval(min(interval, 0.0005))
         try:
             await anyio.to_thread.run_sync(importlib.import_module, self._DESKTOP)
+            logger.info("desktop imported")
             self.desktop.set()
             for name in self._SERVER:
                 await anyio.to_thread.run_sync(importlib.import_module, name)
+            logger.info("MCP server imported")
             self.server.set()
         finally:
             sys.setswitchinterval(interval)
@@ -495,6 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",
               file=sys.stderr)  # fmt: skip
         return 2
+    logger.info("command line read")
     try:
         anyio.run(run, args)
     except KeyboardInterrupt:

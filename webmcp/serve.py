@@ -61,6 +61,7 @@ async def serve(
         desktop.permissions = PermissionPolicy(grants, not_set)
         await desktop.follow_downloads(downloads)
         await desktop.start()
+        logger.info("following the browser's tabs")
         await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
         logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
         if server_loaded is not None:
@@ -123,6 +124,7 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
     """
     timeouts = desktop.timeouts
     await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
+    logger.info("the browser's tabs are windows")
     pending = list(urls)
     targets: list[tuple[Tab, str]] = []
     if reuse_blank and pending:
