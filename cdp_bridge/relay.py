@@ -35,7 +35,6 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import anyio

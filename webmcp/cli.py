@@ -29,7 +29,7 @@ import anyio
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
-from cdp_bridge.launcher import LaunchOptions, check_browser_arg, check_webmcp, launch_browser
+from cdp_bridge.launcher import LaunchOptions, can_tell_webmcp, check_browser_arg, check_webmcp, launch_browser
 from cdp_bridge.permissions import PERMISSIONS
 from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
@@ -362,12 +362,12 @@ async def _serve(args: argparse.Namespace) -> None:
             if args.extension:
                 # Clients connect as soon as the pairing code is printed: have the server loaded by then.
                 await imports.server.wait()
-            channel = await _open_browser(args, timeouts, stack)
+            channel, checked = await _open_browser(args, timeouts, stack)
             connection = await stack.enter_async_context(channel)
             await imports.desktop.wait()
             from webmcp.serve import serve
 
-            await serve(connection, args, timeouts, server_loaded=imports.server)
+            await serve(connection, args, timeouts, server_loaded=imports.server, webmcp_checked=checked)
 
 
 class _BackgroundImports:
@@ -404,17 +404,18 @@ class _BackgroundImports:
 
 async def _open_browser(
     args: argparse.Namespace, timeouts: Timeouts, stack: AsyncExitStack
-) -> AbstractAsyncContextManager[Connection]:
-    """The browser the command line names, checked for WebMCP; its connection, not yet open."""
+) -> tuple[AbstractAsyncContextManager[Connection], bool]:
+    """The browser the command line names and its connection, not yet open; and whether
+    WebMCP is checked already (False: `serve` checks it on the first start page)."""
     if args.extension:
-        return _extension_channel(args.extension_port, timeouts)
+        return _extension_channel(args.extension_port, timeouts), True
     if args.cdp_url:
         headers = _cdp_headers(args.cdp_header)
         ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
         await check_webmcp(ws_url, timeouts, headers=headers)
         if args.cdp_reconnect:
-            return _reconnecting_channel(ws_url, headers, timeouts)
-        return Connection.connect(ws_url, timeouts, headers=headers)
+            return _reconnecting_channel(ws_url, headers, timeouts), True
+        return Connection.connect(ws_url, timeouts, headers=headers), True
     options = LaunchOptions(
         browser=args.browser,
         headless=True if args.headless else None,
@@ -425,9 +426,13 @@ async def _open_browser(
     browser = await launch_browser(options, timeouts)
     stack.push_async_callback(browser.close)
     logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
+    if args.urls and can_tell_webmcp(args.urls[0]):
+        # The first start page is a secure context: it shows whether WebMCP is on, so the
+        # browser does not load a probe page (a renderer of its own) before it (serve.py).
+        return browser.connect(timeouts), False
     await check_webmcp(browser, timeouts)
     logger.info("WebMCP is on in the browser")
-    return browser.connect(timeouts)
+    return browser.connect(timeouts), True
 
 
 @asynccontextmanager
