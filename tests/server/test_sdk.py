@@ -55,6 +55,17 @@ def test_the_whole_sdk_still_loads_on_the_first_name_the_packages_lack() -> None
     assert out.splitlines() == ["True True MCPServer Tool", missing]
 
 
+def test_a_star_import_of_the_deferred_package_gets_its_names() -> None:
+    out = _run(
+        """
+        import webmcp.server.app
+        from mcp import *
+        print(Client.__name__, ClientSession.__name__)
+        """
+    )
+    assert out.strip() == "Client ClientSession"
+
+
 def test_an_sdk_imported_first_is_left_as_it_is() -> None:
     out = _run(
         """

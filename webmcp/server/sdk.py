@@ -28,7 +28,7 @@ class _DeferredPackage(types.ModuleType):
     """A package whose `__init__` has not run: it runs on the first name the package lacks."""
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") and name != "__all__":  # `from mcp import *` reads __all__
             raise AttributeError(name)
         with _lock:
             if self.__dict__.get("_init_ran"):
