@@ -7,7 +7,8 @@
 
 Each round spawns the console script the way a user (and bench/peers) does, drives it with
 `mcp.Client` over stdio in handshake mode, and records: start → `initialize` answered, start →
-first `tools/list` answered, whether that list holds the page's `list_tickets`, and start → the
+first `tools/list` answered, whether that list holds the page's tool (`list_tickets` on the
+sample site's queue, `search_products` on bench.site's shop, …), and start → the
 page's state (`app://windows` read after that list). The bridge runs the checkout's code given by
 --code (PYTHONPATH is set to it: the MCP SDK passes only a few variables on). With --phases the
 bridge logs at INFO and the times of its start-up lines are shown too. --peers adds, in the same
@@ -43,6 +44,8 @@ from bench.site import serve_in_thread as serve_bench_site  # noqa: E402
 from sample_site import serve_in_thread  # noqa: E402
 
 PEERS = {"playwright": PlaywrightMcp, "devtools": ChromeDevtoolsMcp}
+PAGE_TOOLS = {"/shop/": "search_products", "/news/story.html": "get_article", "/app/tasks.html": "list_tasks"}
+"""A read-only tool each bench.site page registers (the sample site's queue: list_tickets)."""
 
 CHROMIUM = os.environ.get("WEBMCP_BRIDGE_BROWSER", "/usr/bin/chromium")
 START_TIMEOUT = 60.0
@@ -71,7 +74,8 @@ async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, 
                 with anyio.fail_after(START_TIMEOUT):
                     await client.read_resource("app://windows")
                 state = time.perf_counter() - started
-        holds = any(t.name.endswith("__list_tickets") for t in listed.tools)
+        tool = next((name for path, name in PAGE_TOOLS.items() if site.endswith(path)), "list_tickets")
+        holds = any(t.name.endswith("__" + tool) for t in listed.tools)
         lines: list[tuple[float, str]] = []
         for line in log_path.read_text(errors="replace").splitlines():
             if match := _LOG_LINE.match(line):
