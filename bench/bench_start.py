@@ -3,12 +3,18 @@
 
     python bench/bench_start.py                 # 7 starts, headless, the sample site's queue page
     python bench/bench_start.py -n 15 --phases  # also the bridge's own phase times from its log
+    python bench/bench_start.py --code /work/main --code . --peers playwright,devtools --path /shop/
 
 Each round spawns the console script the way a user (and bench/peers) does, drives it with
 `mcp.Client` over stdio in handshake mode, and records: start → `initialize` answered, start →
-first `tools/list` answered, whether that list holds the page's `list_tickets`. The bridge runs
-this checkout's code (PYTHONPATH is set to it: the MCP SDK passes only a few variables on).
-With --phases the bridge logs at INFO and the times of its start-up lines are shown too.
+first `tools/list` answered, whether that list holds the page's tool (`list_tickets` on the
+sample site's queue, `search_products` on bench.site's shop, …), and start → the
+page's state (`app://windows` read after that list). The bridge runs the checkout's code given by
+--code (PYTHONPATH is set to it: the MCP SDK passes only a few variables on). With --phases the
+bridge logs at INFO and the times of its start-up lines are shown too. --peers adds, in the same
+rounds, Playwright MCP and chrome-devtools-mcp started the way bench/peers starts them: spawn →
+`initialize` → navigate to the page → its tools seen → one snapshot (their "page state").
+--path picks the page (default `/`, the sample site's queue; any page works for the state times).
 Prints medians, min and max, with the load average before and after.
 """
 
@@ -33,17 +39,23 @@ if str(ROOT) not in sys.path:  # `python bench/bench_start.py` from a checkout
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
+from bench.peers.subjects import ChromeDevtoolsMcp, PlaywrightMcp  # noqa: E402
+from bench.site import serve_in_thread as serve_bench_site  # noqa: E402
 from sample_site import serve_in_thread  # noqa: E402
+
+PEERS = {"playwright": PlaywrightMcp, "devtools": ChromeDevtoolsMcp}
+PAGE_TOOLS = {"/shop/": "search_products", "/news/story.html": "get_article", "/app/tasks.html": "list_tasks"}
+"""A read-only tool each bench.site page registers (the sample site's queue: list_tickets)."""
 
 CHROMIUM = os.environ.get("WEBMCP_BRIDGE_BROWSER", "/usr/bin/chromium")
 START_TIMEOUT = 60.0
 _LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: (.*)$")
 
 
-async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, bool, list[tuple[float, str]]]:
-    """(start → initialize, start → first tools/list, that list holds the page tools, log lines)."""
+async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, float, bool, list[tuple[float, str]]]:
+    """(start → initialize, → first tools/list, → page state, that list holds the page tools, log lines)."""
     bridge = str(Path(sys.executable).parent / "webmcp-bridge")
-    args = ["--headless", "--browser", CHROMIUM, site + "/"]
+    args = ["--headless", "--browser", CHROMIUM, site]
     if phases:
         args += ["--log-level", "INFO"]
     with tempfile.TemporaryDirectory(prefix="bench-start-") as workdir:
@@ -59,17 +71,45 @@ async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, 
                 with anyio.fail_after(START_TIMEOUT):
                     listed = await client.list_tools()
                 first = time.perf_counter() - started
-        holds = any(t.name.endswith("__list_tickets") for t in listed.tools)
+                with anyio.fail_after(START_TIMEOUT):
+                    await client.read_resource("app://windows")
+                state = time.perf_counter() - started
+        tool = next((name for path, name in PAGE_TOOLS.items() if site.endswith(path)), "list_tickets")
+        holds = any(t.name.endswith("__" + tool) for t in listed.tools)
         lines: list[tuple[float, str]] = []
         for line in log_path.read_text(errors="replace").splitlines():
             if match := _LOG_LINE.match(line):
                 stamp = datetime.datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f").timestamp()
                 lines.append((stamp - wall_start, match[2][:90]))
-    return initialized, first, holds, lines
+    return initialized, first, state, holds, lines
+
+
+async def one_peer(kind: str, root: str, path: str, queue: bool) -> float:
+    """A peer, started as bench/peers starts it: spawn → its state of `root + path` (on the
+    sample site's queue page, `queue`, once that page's tools are seen)."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-start-{kind}-") as workdir:
+        subject = PEERS[kind](Path(workdir), root)
+        started = time.perf_counter()
+        await subject.open(timeout=START_TIMEOUT)
+        try:
+            with anyio.fail_after(START_TIMEOUT):
+                if queue:
+                    await subject.start(root, started)
+                else:
+                    await subject.navigate(root + path)
+                await subject.state()
+            return time.perf_counter() - started
+        finally:
+            await subject.close()
 
 
 def _load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _summary(name: str, samples: list[float]) -> str:
+    return (f"{name}: median {statistics.median(samples) * 1000:.0f} ms "
+            f"(min {min(samples) * 1000:.0f}, max {max(samples) * 1000:.0f}), n={len(samples)}")  # fmt: skip
 
 
 async def main() -> None:
@@ -78,29 +118,42 @@ async def main() -> None:
     parser.add_argument("--phases", action="store_true", help="show the bridge's INFO log lines of each start")
     parser.add_argument("--code", action="append", type=Path, metavar="DIR",
                         help="run the bridge from this checkout (repeatable: starts alternate)")  # fmt: skip
+    parser.add_argument("--peers", default="", help="also start these peers each round: playwright,devtools")
+    parser.add_argument("--path", default="/", help="the page to start on (default /)")
+    parser.add_argument("--site", choices=("sample", "bench"), default="sample",
+                        help="sample (default) or bench (bench.site, e.g. with --path /shop/)")  # fmt: skip
     opts = parser.parse_args()
     codes: list[Path] = opts.code or [ROOT]
-    inits: dict[Path, list[float]] = {c: [] for c in codes}
-    firsts: dict[Path, list[float]] = {c: [] for c in codes}
+    peers = [p for p in opts.peers.split(",") if p]
+    times: dict[str, dict[str, list[float]]] = {str(c): {"initialize": [], "tools": [], "state": []} for c in codes}
+    times.update({p: {"state": []} for p in peers})
     held = dict.fromkeys(codes, 0)
     print(f"load before: {_load()}")
-    with serve_in_thread() as site:
+    with serve_in_thread() if opts.site == "sample" else serve_bench_site() as root:
         for i in range(opts.n):
             for code in codes:
-                initialized, first, holds, lines = await one_start(site, opts.phases, code)
-                inits[code].append(initialized)
-                firsts[code].append(first)
+                initialized, first, state, holds, lines = await one_start(root + opts.path, opts.phases, code)
+                for key, value in (("initialize", initialized), ("tools", first), ("state", state)):
+                    times[str(code)][key].append(value)
                 held[code] += holds
                 print(f"start {i + 1} ({code}): initialize {initialized * 1000:.0f} ms, "
-                      f"first tools/list {first * 1000:.0f} ms, page tools {'yes' if holds else 'NO'}")  # fmt: skip
+                      f"first tools/list {first * 1000:.0f} ms, page state {state * 1000:.0f} ms, "
+                      f"page tools {'yes' if holds else 'NO'}")  # fmt: skip
                 for at, text in lines:
                     print(f"    {at * 1000:6.0f} ms  {text}")
+            for peer in peers:
+                state = await one_peer(peer, root, opts.path, opts.site == "sample" and opts.path == "/")
+                times[peer]["state"].append(state)
+                print(f"start {i + 1} ({peer}): page state {state * 1000:.0f} ms")
     print(f"load after: {_load()}")
     for code in codes:
-        for name, samples in (("start → initialize", inits[code]), ("start → first tools/list", firsts[code])):
-            print(f"{code}: {name}: median {statistics.median(samples) * 1000:.0f} ms "
-                  f"(min {min(samples) * 1000:.0f}, max {max(samples) * 1000:.0f}), n={len(samples)}")  # fmt: skip
+        series = times[str(code)]
+        print(_summary(f"{code}: start → initialize", series["initialize"]))
+        print(_summary(f"{code}: start → first tools/list", series["tools"]))
+        print(_summary(f"{code}: start → page state", series["state"]))
         print(f"{code}: first list held the page's tools: {held[code]}/{opts.n}")
+    for peer in peers:
+        print(_summary(f"{peer}: start → page state", times[peer]["state"]))
 
 
 if __name__ == "__main__":

@@ -35,14 +35,14 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import anyio
 
-from .connection import Connection
+from .connection import CDPSession, Connection
 from .errors import (
     BrowserLaunchError,
     BrowserNotFound,
@@ -55,7 +55,16 @@ from .js import call
 from .timeouts import Timeouts
 from .transport import PipeTransport
 
-__all__ = ["BrowserProcess", "LaunchOptions", "check_browser_arg", "check_webmcp", "find_browser", "launch_browser"]
+__all__ = [
+    "BrowserProcess",
+    "LaunchOptions",
+    "can_tell_webmcp",
+    "check_browser_arg",
+    "check_webmcp",
+    "find_browser",
+    "launch_browser",
+    "webmcp_on_page",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -79,6 +88,8 @@ _BASE_FLAGS = (
 # for a remote one chrome://version/ is secure too (both checked with the feature on and off).
 _PROBE = "(url) => location.href === url ? ('modelContext' in document) : null"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# Asked in an isolated world, so a page's own `document.modelContext` (a polyfill) is not mistaken for it.
+_PAGE_CHECK = "isSecureContext ? ('modelContext' in document) : null"
 _WEBMCP_MISSING_ATTACHED = (
     "This browser runs without WebMCP (document.modelContext is missing): start it, or have the browser "
     "farm launch it, with --enable-features=WebMCP (Chromium 146 or newer)."
@@ -454,6 +465,35 @@ async def _launch_failure(browser: BrowserProcess, options: LaunchOptions, timeo
     return f"{browser.executable} {why}; its log ends:\n{tail}"
 
 
+def can_tell_webmcp(url: str) -> bool:
+    """True when a page loaded from `url` is a secure context, so it shows whether WebMCP is on.
+
+    https:, and http: on a loopback host (`ModelContext` is [SecureContext]); the page may still
+    not be (a failed load shows an error page): `webmcp_on_page` then answers None.
+    """
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    loopback = host in _LOOPBACK or host.startswith("127.") or host.endswith(".localhost")
+    return parts.scheme == "https" or (parts.scheme == "http" and loopback)
+
+
+async def webmcp_on_page(session: CDPSession, frame_id: str, world: str, timeout: float) -> bool | None:
+    """Whether the document in `frame_id` has `document.modelContext`, asked in the isolated `world`.
+
+    None when the document is not a secure context (it cannot tell: about:blank, an error
+    page, plain http elsewhere). True means WebMCP is on in this browser; False may also be
+    the page's own doing (a policy that withholds the API), so `check_webmcp` has the last word.
+
+    Raises:
+        CDPError: the frame is gone or navigating.
+    """
+    world_reply = await session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": world},
+                                     timeout=timeout)  # fmt: skip
+    params = {"expression": _PAGE_CHECK, "contextId": world_reply["executionContextId"], "returnByValue": True}
+    value = (await session.send("Runtime.evaluate", params, timeout=timeout)).get("result", {}).get("value")
+    return value if isinstance(value, bool) else None
+
+
 def _probe_url(ws_url: str) -> str:
     """A secure-context page to test for WebMCP, ideally an ordinary http one."""
     where = urlsplit(ws_url)
@@ -462,25 +502,38 @@ def _probe_url(ws_url: str) -> str:
 
 
 async def check_webmcp(
-    browser: str | BrowserProcess,
+    browser: str | BrowserProcess | Connection,
     timeouts: Timeouts = Timeouts(),  # noqa: B008
     *,
     headers: Mapping[str, str] | None = None,
+    launched: bool = True,
+    claim: Callable[[str], None] | None = None,
 ) -> None:
     """Raise WebMCPUnavailable unless a secure page in this browser has `document.modelContext`.
 
-    `browser` is a DevTools websocket URL (opened with `headers`), or a browser this module
-    launched (pipe or port).
+    `browser` is a DevTools websocket URL (opened with `headers`), a browser this module
+    launched (pipe or port), or an open connection to a browser the bridge already follows:
+    there the probe page is a hidden target, which auto-attach does not report as a page, so
+    it never becomes a tab; `claim(target_id)` is called before the probe attaches to it, so
+    whoever follows the browser leaves that session alone (`launched` picks the message).
     """
-    if isinstance(browser, BrowserProcess):
+    hidden = isinstance(browser, Connection)
+    channel: AbstractAsyncContextManager[Connection]
+    if isinstance(browser, Connection):
+        probe_url, channel = "chrome://version/", contextlib.nullcontext(browser)
+    elif isinstance(browser, BrowserProcess):
         probe_url = _probe_url(browser.ws_url) if browser.ws_url else "chrome://version/"
         channel = browser.connect(timeouts)
     else:
         probe_url, channel = _probe_url(browser), Connection.connect(browser, timeouts, headers)
+        launched = False
     found: bool | None = None
     async with channel as connection:
         browser_session = connection.browser
-        target = (await browser_session.send("Target.createTarget", {"url": probe_url, "background": True}))["targetId"]
+        create = {"url": probe_url, "background": True, **({"hidden": True} if hidden else {})}
+        target = (await browser_session.send("Target.createTarget", create))["targetId"]
+        if claim is not None:
+            claim(target)
         try:
             attached = await browser_session.send("Target.attachToTarget", {"targetId": target, "flatten": True})
             session = connection.session(attached["sessionId"], target)
@@ -504,4 +557,4 @@ async def check_webmcp(
     if found is None:
         raise BrowserLaunchError(f"The WebMCP probe {probe_url} did not load in {timeouts.navigation:g} s.")
     if not found:
-        raise WebMCPUnavailable(_WEBMCP_MISSING if isinstance(browser, BrowserProcess) else _WEBMCP_MISSING_ATTACHED)
+        raise WebMCPUnavailable(_WEBMCP_MISSING if launched else _WEBMCP_MISSING_ATTACHED)

@@ -35,14 +35,16 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import websockets
-from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.http11 import Request, Response
 
 from .errors import ConnectionClosed
 from .ledger import ChannelLedger
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import Server, ServerConnection
+    from websockets.http11 import Request, Response
 
 __all__ = ["ExtensionRelay", "load_pairing_code", "normalize_code", "pairing_code_path", "proof"]
 
@@ -106,6 +108,11 @@ class ExtensionRelay:
     """The relay server and, for the `Connection`, the transport to whichever extension is paired."""
 
     def __init__(self, code: str) -> None:
+        # websockets is imported here, not with the module: `webmcp-bridge` imports this module
+        # for the pairing code's helpers, and only --extension needs the library.
+        from websockets.exceptions import ConnectionClosed as WebSocketClosed
+
+        self._ws_closed = WebSocketClosed
         self._code = code
         self._server: Server | None = None
         self._current: ServerConnection | None = None
@@ -122,6 +129,8 @@ class ExtensionRelay:
         Raises:
             OSError: the port is taken.
         """
+        from websockets.asyncio.server import serve  # only with --extension (the command line stays light)
+
         relay = cls(code)
         async with serve(
             relay._handle,
@@ -174,7 +183,7 @@ class ExtensionRelay:
         self._ledger.sent(message_id, session_id)
         try:
             await ws.send(text)
-        except websockets.ConnectionClosed:
+        except self._ws_closed:
             pass  # the handler reports the loss and answers what was in flight
 
     async def receive(self) -> str:
@@ -195,10 +204,10 @@ class ExtensionRelay:
         try:
             with anyio.fail_after(_HANDSHAKE_TIMEOUT):
                 paired = await self._pair(ws)
-        except (TimeoutError, websockets.ConnectionClosed, ValueError, KeyError, TypeError):
+        except (TimeoutError, self._ws_closed, ValueError, KeyError, TypeError):
             paired = False
         if not paired:
-            with contextlib.suppress(websockets.ConnectionClosed):
+            with contextlib.suppress(self._ws_closed):
                 await ws.close(_REFUSED, "pairing refused")
             return
         previous, self._current = self._current, ws
@@ -214,7 +223,7 @@ class ExtensionRelay:
                 if self._current is not ws:
                     break  # replaced by a newer connection: its frames no longer count
                 self._from_extension(message if isinstance(message, str) else message.decode())
-        except websockets.ConnectionClosed:
+        except self._ws_closed:
             pass
         finally:
             if self._current is ws:

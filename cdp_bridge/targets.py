@@ -92,6 +92,7 @@ class BrowserTargets:
         self._attach_waiters: dict[str, anyio.Event] = {}
         self._closed_targets: set[str] = set()
         self._latest_info: dict[str, dict[str, Any]] = {}
+        self._probes: set[str] = set()
 
     async def start(self) -> None:
         """Subscribe to target events, then auto-attach to every page, present and future."""
@@ -139,10 +140,19 @@ class BrowserTargets:
         """Start loading `url` in `page` (does not wait for the load)."""
         return await page.session.send("Page.navigate", {"url": url}, timeout=timeout)
 
+    def leave_alone(self, target_id: str) -> None:
+        """Sessions someone else attaches to `target_id` (a probe page's) are theirs: not served, not detached.
+
+        Auto-attach's own session of it is still resumed and let go (the target waits for that).
+        """
+        self._probes.add(target_id)
+
     def _on_attached(self, parent: CDPSession, params: AttachedToTarget) -> None:
         info = params["targetInfo"]
         session = self._conn.session(params["sessionId"], info["targetId"])
         paused = params.get("waitingForDebugger", False)
+        if info["targetId"] in self._probes and not paused:
+            return
         if info["type"] not in _SERVED_TYPES or (info["type"] == "page" and parent is not self._conn.browser):
             self._tg.start_soon(self._let_go, parent, session, paused)
             return
@@ -240,6 +250,7 @@ class BrowserTargets:
     def _on_destroyed(self, params: dict[str, Any]) -> None:
         target_id = params["targetId"]
         self._closed_targets.add(target_id)
+        self._probes.discard(target_id)
         self._latest_info.pop(target_id, None)
         page = self.pages.pop(target_id, None)
         if page is not None and not page.closed:

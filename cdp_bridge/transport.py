@@ -16,14 +16,15 @@ import contextlib
 import errno
 import os
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 import anyio
-import websockets
-from websockets.asyncio.client import ClientConnection
 
 from .errors import ConnectionClosed
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 __all__ = ["PipeTransport", "Transport", "WebSocketTransport"]
 
@@ -47,14 +48,23 @@ class Transport(Protocol):
 
 
 class WebSocketTransport:
-    """A DevTools websocket (the `websockets` library), one CDP message per text frame."""
+    """A DevTools websocket (the `websockets` library), one CDP message per text frame.
+
+    `websockets` is imported by the first `open`: a launched browser is reached over its pipe,
+    and the ~30 ms the library costs would otherwise come before the launch.
+    """
 
     def __init__(self, ws: ClientConnection) -> None:
+        import websockets
+
+        self._closed_errors = (websockets.ConnectionClosed,)
         self._ws = ws
 
     @classmethod
     async def open(cls, url: str, headers: Mapping[str, str] | None = None) -> WebSocketTransport:
         """Connect to `url`. Raises ConnectionClosed (with the reason) if it cannot be reached."""
+        import websockets
+
         try:
             # Chromium's frames can be tens of MB (a full AX tree, a screenshot): no size cap,
             # and no keepalive pings that a busy browser might fail to answer in time.
@@ -74,13 +84,13 @@ class WebSocketTransport:
     async def send(self, text: str) -> None:
         try:
             await self._ws.send(text)
-        except websockets.ConnectionClosed as exc:
+        except self._closed_errors as exc:
             raise ConnectionClosed("the browser closed the DevTools connection") from exc
 
     async def receive(self) -> str:
         try:
             message = await self._ws.recv()
-        except websockets.ConnectionClosed as exc:
+        except self._closed_errors as exc:
             raise ConnectionClosed("the browser closed the DevTools connection") from exc
         return message if isinstance(message, str) else message.decode()
 

@@ -19,7 +19,6 @@ the `mcp` SDK and the pydantic models (see webmcp.cli).
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,6 +41,8 @@ _LAZY = {
 
 def package_version() -> str:
     """The installed distribution's version (what `serverInfo.version` and --version report)."""
+    import importlib.metadata  # ~20 ms: not before the browser is started
+
     try:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:  # running from a checkout that was never installed

@@ -21,7 +21,6 @@ import os
 import signal
 import sys
 import urllib.parse
-import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -30,7 +29,7 @@ import anyio
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
-from cdp_bridge.launcher import LaunchOptions, check_browser_arg, check_webmcp, launch_browser
+from cdp_bridge.launcher import LaunchOptions, can_tell_webmcp, check_browser_arg, check_webmcp, launch_browser
 from cdp_bridge.permissions import PERMISSIONS
 from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
@@ -221,8 +220,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the packaged sample site on 127.0.0.1, start the bridge on it and play a scripted agent "
         "session, printed (needs only this package and a Chromium with WebMCP; --browser picks it)",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: the installed version, looked up only when asked for (importlib.metadata is slow)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit", **kwargs)  # fmt: skip
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {package_version()}")  # to stdout, as argparse's own version action does
+        parser.exit()
 
 
 def host_port(value: str) -> tuple[str, int]:
@@ -322,6 +333,8 @@ def _cdp_headers(values: list[str]) -> dict[str, str]:
 def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = None) -> str:
     if cdp_url.startswith(("ws://", "wss://")):
         return cdp_url  # a farm's endpoint: used as given, query string (token, launch options) included
+    import urllib.request  # only for --cdp-url http://…
+
     parts = urllib.parse.urlsplit(cdp_url)
     version_url = parts._replace(path=parts.path.rstrip("/") + "/json/version").geturl()
     request = urllib.request.Request(version_url, headers=headers or {})
@@ -349,12 +362,12 @@ async def _serve(args: argparse.Namespace) -> None:
             if args.extension:
                 # Clients connect as soon as the pairing code is printed: have the server loaded by then.
                 await imports.server.wait()
-            channel = await _open_browser(args, timeouts, stack)
+            channel, checked = await _open_browser(args, timeouts, stack)
             connection = await stack.enter_async_context(channel)
             await imports.desktop.wait()
             from webmcp.serve import serve
 
-            await serve(connection, args, timeouts, server_loaded=imports.server)
+            await serve(connection, args, timeouts, server_loaded=imports.server, webmcp_checked=checked)
 
 
 class _BackgroundImports:
@@ -379,9 +392,11 @@ class _BackgroundImports:
         sys.setswitchinterval(min(interval, 0.0005))
         try:
             await anyio.to_thread.run_sync(importlib.import_module, self._DESKTOP)
+            logger.info("desktop imported")
             self.desktop.set()
             for name in self._SERVER:
                 await anyio.to_thread.run_sync(importlib.import_module, name)
+            logger.info("MCP server imported")
             self.server.set()
         finally:
             sys.setswitchinterval(interval)
@@ -389,17 +404,18 @@ class _BackgroundImports:
 
 async def _open_browser(
     args: argparse.Namespace, timeouts: Timeouts, stack: AsyncExitStack
-) -> AbstractAsyncContextManager[Connection]:
-    """The browser the command line names, checked for WebMCP; its connection, not yet open."""
+) -> tuple[AbstractAsyncContextManager[Connection], bool]:
+    """The browser the command line names and its connection, not yet open; and whether
+    WebMCP is checked already (False: `serve` checks it on the first start page)."""
     if args.extension:
-        return _extension_channel(args.extension_port, timeouts)
+        return _extension_channel(args.extension_port, timeouts), True
     if args.cdp_url:
         headers = _cdp_headers(args.cdp_header)
         ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
         await check_webmcp(ws_url, timeouts, headers=headers)
         if args.cdp_reconnect:
-            return _reconnecting_channel(ws_url, headers, timeouts)
-        return Connection.connect(ws_url, timeouts, headers=headers)
+            return _reconnecting_channel(ws_url, headers, timeouts), True
+        return Connection.connect(ws_url, timeouts, headers=headers), True
     options = LaunchOptions(
         browser=args.browser,
         headless=True if args.headless else None,
@@ -410,9 +426,13 @@ async def _open_browser(
     browser = await launch_browser(options, timeouts)
     stack.push_async_callback(browser.close)
     logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
+    if args.urls and can_tell_webmcp(args.urls[0]):
+        # The first start page is a secure context: it shows whether WebMCP is on, so the
+        # browser does not load a probe page (a renderer of its own) before it (serve.py).
+        return browser.connect(timeouts), False
     await check_webmcp(browser, timeouts)
     logger.info("WebMCP is on in the browser")
-    return browser.connect(timeouts)
+    return browser.connect(timeouts), True
 
 
 @asynccontextmanager
@@ -495,6 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",
               file=sys.stderr)  # fmt: skip
         return 2
+    logger.info("command line read")
     try:
         anyio.run(run, args)
     except KeyboardInterrupt:

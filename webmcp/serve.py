@@ -18,10 +18,12 @@ import sys
 import anyio
 
 from cdp_bridge.connection import Connection
-from cdp_bridge.errors import BridgeError
+from cdp_bridge.errors import BridgeError, CDPError
+from cdp_bridge.launcher import check_webmcp, webmcp_on_page
 from cdp_bridge.permissions import apply_permissions
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.downloads import MB, DownloadLimits, DownloadStore
+from webmcp.desktop.live_view import WORLD
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.registry import Desktop
@@ -35,15 +37,23 @@ logger = logging.getLogger("webmcp_bridge")
 
 
 async def serve(
-    connection: Connection, args: argparse.Namespace, timeouts: Timeouts, *, server_loaded: anyio.Event | None = None
+    connection: Connection,
+    args: argparse.Namespace,
+    timeouts: Timeouts,
+    *,
+    server_loaded: anyio.Event | None = None,
+    webmcp_checked: bool = True,
 ) -> None:
     """Serve `connection`'s browser over MCP as the command line `args` ask.
 
     `server_loaded` is set once the MCP side's modules are imported (webmcp.cli imports them
     in a worker thread while the start pages load); without it they are imported here.
+    Unless `webmcp_checked`, whether the browser has WebMCP is checked once the start pages
+    have loaded, before MCP is served (`check_start_page`).
 
     Raises:
         BrowserGone: the browser went away while it was served.
+        WebMCPUnavailable: not `webmcp_checked`, and the browser has no WebMCP.
     """
     # The downloads' folder outlives the desktop's tasks: a temporary one is removed once they end.
     store = DownloadStore.opened(getattr(args, "download_dir", None), download_limits(args))
@@ -61,7 +71,10 @@ async def serve(
         desktop.permissions = PermissionPolicy(grants, not_set)
         await desktop.follow_downloads(downloads)
         await desktop.start()
-        await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
+        logger.info("following the browser's tabs")
+        started = await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
+        if not webmcp_checked:
+            await check_start_page(desktop, started[0] if started else None)
         logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
         if server_loaded is not None:
             await server_loaded.wait()  # then the imports below only look up sys.modules
@@ -113,16 +126,41 @@ START_BUDGET = 3.0
 """How long start-up waits for the command line's pages to become usable before MCP is served (s)."""
 
 
-async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> None:
+async def check_start_page(desktop: Desktop, tab: Tab | None) -> None:
+    """Raise WebMCPUnavailable unless the browser has WebMCP, asked of the first start page.
+
+    That page (a secure context, see `can_tell_webmcp`) answers in one round trip, in the
+    bridge's isolated world. Only when it cannot say yes (it did not load, it was sent
+    elsewhere, or it withholds the API) does a probe page tell, as a hidden target that
+    never becomes a tab.
+
+    Raises:
+        WebMCPUnavailable: the browser runs without WebMCP (the message says what to install).
+    """
+    found: bool | None = None
+    timeouts = desktop.timeouts
+    if tab is not None:
+        try:
+            found = await webmcp_on_page(tab.page.session, tab.page.target_id, WORLD, timeouts.command)
+        except CDPError as exc:  # navigating or gone: the probe tells
+            logger.debug("the start page could not be asked about WebMCP: %s", exc)
+    if not found:
+        await check_webmcp(desktop.connection, timeouts, launched=True, claim=desktop.targets.leave_alone)
+    logger.info("WebMCP is on in the browser")
+
+
+async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> list[Tab]:
     """Before MCP is served: every tab is a window, and the command line's pages are on their way.
 
     So a client's first tools/list and app://windows already hold the tools of the pages that
     came up. MCP is served after at most `START_BUDGET` seconds, however slow a start page's
     server is (one that never answers included): a page not usable by then is listed as
-    loading, and goes on loading; its tools come with tools/list_changed.
+    loading, and goes on loading; its tools come with tools/list_changed. Returns the tabs
+    the pages were sent to, in the order of `urls`.
     """
     timeouts = desktop.timeouts
     await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
+    logger.info("the browser's tabs are windows")
     pending = list(urls)
     targets: list[tuple[Tab, str]] = []
     if reuse_blank and pending:
@@ -135,7 +173,7 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
         if tab is not None:
             targets.append((tab, url))
     if not targets:
-        return
+        return []
     left = len(targets)
     all_usable = anyio.Event()
 
@@ -159,6 +197,7 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
         await all_usable.wait()
     if left:
         logger.info("%d start page(s) still loading; serving MCP meanwhile", left)
+    return [tab for tab, _ in targets]
 
 
 class BrowserGone(BridgeError):

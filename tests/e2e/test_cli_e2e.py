@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -71,8 +78,8 @@ async def test_missing_browser_is_one_clear_sentence(tmp_path: Path) -> None:
     assert "WEBMCP_BRIDGE_BROWSER" in result.stderr.decode() and "gone" in result.stderr.decode()
 
 
-async def test_browser_without_webmcp_is_refused_with_what_to_install(tmp_path: Path) -> None:
-    # A Chromium that drops the WebMCP feature switch: the bridge must say so, and stop it.
+def _chromium_without_webmcp(tmp_path: Path) -> Path:
+    """A Chromium that drops the WebMCP feature switch."""
     wrapper = tmp_path / "chromium-without-webmcp"
     wrapper.write_text(
         "#!" + sys.executable + "\n"
@@ -81,12 +88,73 @@ async def test_browser_without_webmcp_is_refused_with_what_to_install(tmp_path: 
         "os.execv('/usr/bin/chromium', ['chromium', *args])\n"
     )
     wrapper.chmod(0o755)
+    return wrapper
+
+
+async def _refused(tmp_path: Path, *urls: str) -> None:
+    """The bridge on a Chromium without WebMCP, started on `urls`: it says so, and stops its browser."""
     profile = tmp_path / "profile"
+    command = [*BRIDGE, "--headless", "--browser", str(_chromium_without_webmcp(tmp_path))]
     result = await anyio.run_process(
-        [*BRIDGE, "--headless", "--browser", str(wrapper), "--user-data-dir", str(profile)],
-        check=False,
-        stdin=subprocess.DEVNULL,
+        [*command, "--user-data-dir", str(profile), *urls], check=False, stdin=subprocess.DEVNULL
     )
     assert result.returncode == 1
-    assert "WebMCP" in result.stderr.decode()
+    assert result.stdout == b"", "stdout belongs to MCP"
+    message = result.stderr.decode()
+    assert "WebMCP" in message and "document.modelContext is missing" in message, message
+    assert "--enable-features=WebMCP" in message
     assert not browser_pids(profile)
+
+
+async def test_browser_without_webmcp_is_refused_with_what_to_install(tmp_path: Path) -> None:
+    # No start page: a probe page tells, before the desktop starts.
+    await _refused(tmp_path)
+
+
+async def test_start_page_without_webmcp_is_refused_with_what_to_install(site: str, tmp_path: Path) -> None:
+    # A start page on loopback is a secure context: it is what tells (no probe page), and says no.
+    await _refused(tmp_path, site + "/")
+
+
+@contextmanager
+def _static_site(root: Path) -> Iterator[str]:
+    """`root` served over HTTP on 127.0.0.1 (a secure context, like the sample site)."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            thread.join(timeout=10)
+
+
+async def test_a_page_faking_model_context_does_not_pass_for_webmcp(tmp_path: Path) -> None:
+    # A polyfill in the page's own world must not make a browser without WebMCP look like one.
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "index.html").write_text(
+        "<!doctype html><title>Polyfill</title><script>document.modelContext = {registerTool() {}};"
+        "window.ModelContext = function () {};</script><h1>A page with its own modelContext</h1>"
+    )
+    with _static_site(pages) as url:
+        await _refused(tmp_path, url + "/index.html")
+
+
+@pytest.mark.parametrize("webmcp", [True, False])
+async def test_a_start_page_that_cannot_tell_leaves_it_to_a_probe_no_agent_sees(tmp_path: Path, webmcp: bool) -> None:
+    # A loopback start page whose server is down shows an error page, not a secure context: a
+    # hidden probe page tells instead, after the desktop follows the browser, and is never a tab.
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    if not webmcp:
+        await _refused(tmp_path, down)
+        return
+    command = [*BRIDGE, "--headless", "--user-data-dir", str(tmp_path / "profile"), down]
+    async with open_stdio_client(command) as mcp:
+        first = json.loads((await mcp.client.read_resource("app://windows")).contents[0].text)
+        assert [w["id"] for w in first["windows"]] == ["tab-1"], first
+        opened = await mcp.client.call_tool("app__open_tab", {"url": "about:blank"})
+        assert opened.structured_content["openedWindowIds"] == ["tab-2"], opened

@@ -15,7 +15,8 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server import Server, ServerRequestContext
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from webmcp import package_version

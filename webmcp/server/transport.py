@@ -24,9 +24,10 @@ from typing import Any
 
 import anyio
 import uvicorn
-from mcp.server import InitializationOptions, NotificationOptions, Server, ServerRequestContext
 from mcp.server.connection import Connection
-from mcp.server.context import CallNext, HandlerResult
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (

@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server import Server
+from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from cdp_bridge.errors import CDPError
