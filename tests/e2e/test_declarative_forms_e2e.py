@@ -37,7 +37,7 @@ def _values(window: dict[str, Any]) -> dict[str, str]:
     return {
         item["label"]: item.get("value", "")
         for block in window["blocks"]
-        if block["type"] == "fields" and block["id"] != "address"
+        if block["type"] == "fields" and block.get("id") != "address"
         for item in block["items"]
     }
 

@@ -77,7 +77,7 @@ async def test_an_article_reads_as_a_person_reads_it_on_every_surface(stage: Sta
     doc = await stage.wait_windows(lambda d: FRAMES_NOTICE in _notices(_window(d, win)["blocks"]))
     window = _window(doc, win)
     assert window["title"] == f"{HEADLINE} - The Harbor Gazette"
-    assert window["summary"].startswith(f"Shows \u201c{HEADLINE}\u201d;"), window["summary"]
+    assert window["summary"].startswith(f"Shows \u201c{HEADLINE}\u201d"), window["summary"]
     assert "did not load" not in window["summary"]
     assert _notices(window["blocks"]) == [FRAMES_NOTICE], "one notice for every failed frame, no other"
     _check_text(window["blocks"])

@@ -49,7 +49,7 @@ def _fields(window: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {
         item["label"]: item
         for block in window["blocks"]
-        if block["type"] == "fields" and block["id"] != "address"
+        if block["type"] == "fields" and block.get("id") != "address"
         for item in block["items"]
     }
 
@@ -69,7 +69,7 @@ def _texts(window: dict[str, Any]) -> list[str]:
                 if key not in ("id", "type"):
                     walk(item)
 
-    walk([b for b in window["blocks"] if b["id"] != "address"])
+    walk([b for b in window["blocks"] if b.get("id") != "address"])
     return found
 
 

@@ -116,18 +116,18 @@ async def test_block_ids_stay_put_when_the_page_re_renders_its_table(stage: Stag
         )
     )
     window = next(w for w in doc["windows"] if any(b["type"] == "table" for b in w["blocks"]))
-    before = {b["id"]: b["type"] for b in window["blocks"]}
+    before = {b["id"]: b["type"] for b in window["blocks"] if "id" in b}
     table_id = next(b["id"] for b in window["blocks"] if b["type"] == "table")
     await stage.wait_tools(lambda names: f"{window['id']}__close_ticket" in names)
     result = await stage.call(f"{window['id']}__close_ticket", {"id": 101, "resolution": "Sent a new reset link"})
     assert not result.is_error, result.structured_content
 
     def closed(d: dict[str, Any]) -> bool:
-        table = next((b for b in _window(d, window["id"])["blocks"] if b["id"] == table_id), None)
+        table = next((b for b in _window(d, window["id"])["blocks"] if b.get("id") == table_id), None)
         return table is not None and ["#101", "Cannot reset my password", "closed", "high"] in table["rows"]
 
     after_doc = await stage.wait_windows(closed)
-    after = {b["id"]: b["type"] for b in _window(after_doc, window["id"])["blocks"]}
+    after = {b["id"]: b["type"] for b in _window(after_doc, window["id"])["blocks"] if "id" in b}
     assert _window(after_doc, window["id"])["version"] > window["version"]
     # Every block that was there keeps its id (the activity list, empty before, may appear).
     assert {k: v for k, v in before.items() if v != "notice"}.items() <= after.items()

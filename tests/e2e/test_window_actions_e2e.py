@@ -112,7 +112,7 @@ async def test_sign_in_through_fill_and_press(site: str, browser: BrowserProcess
         assert len(candidates) == 2 and all(c["blockId"] for c in candidates)
         shown = await _tab(stage, "/plain/signin.html")
         # The header's links are a list block; the form's button a line of text.
-        kinds = {b["id"]: b["type"] for b in shown["blocks"]}
+        kinds = {b["id"]: b["type"] for b in shown["blocks"] if "id" in b}
         button_block = next(c["blockId"] for c in candidates if kinds[c["blockId"]] == "text")
         pressed = await _ok(stage, f"{win}__press", {"label": "Sign in", "blockId": button_block})
         assert "/plain/account.html" in pressed["message"]

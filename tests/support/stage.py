@@ -120,7 +120,7 @@ def _same_page(url: str, wanted: str) -> bool:
 def address_of(window: dict[str, Any]) -> str:
     """The URL in a tab window's address block."""
     for block in window["blocks"]:
-        if block["type"] == "fields" and block["id"] == "address":
+        if block["type"] == "fields" and block.get("id") == "address":
             return str(block["items"][0]["value"])
     return ""
 

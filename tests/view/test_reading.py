@@ -64,10 +64,7 @@ def test_summary_names_the_headline_not_the_skip_links_or_the_masthead() -> None
         "The Harbor Gazette",
         "Harbor to Lift Ferry Restrictions",
     ]
-    assert (
-        summarize_tab(TITLE, URL, view, 0, False)
-        == "Shows \u201cHarbor to Lift Ferry Restrictions\u201d; no page tools."
-    )
+    assert summarize_tab(TITLE, URL, view, False) == "Shows \u201cHarbor to Lift Ferry Restrictions\u201d."
     # The main landmark decides when the title names no heading; a title naming the masthead gets it.
     assert page_subject("Today's paper", URL, view) == "Harbor to Lift Ferry Restrictions"
     assert page_subject("The Harbor Gazette", URL, view) == "The Harbor Gazette"
@@ -136,7 +133,7 @@ def test_frames_that_failed_to_load_are_one_notice_and_never_page_text() -> None
     for error_page in ("could not be found", "refused to connect", "ERR_", "This site can"):
         assert error_page not in everything
     assert view.notices == [], "the bridge's word on frames is not something the page says"
-    assert "did not load" not in summarize_tab(TITLE, URL, view, 0, False)
+    assert "did not load" not in summarize_tab(TITLE, URL, view, False)
 
 
 def test_one_failed_frame_is_named_alone_and_a_hidden_one_not_at_all() -> None:
@@ -241,9 +238,8 @@ def test_title_parts_strip_the_site_only_where_something_names_it(title: str, ur
 def test_key_state_follows_the_subject() -> None:
     view = _view()
     view.notices = [{"type": "notice", "id": "n1", "severity": "error", "text": "Payment failed."}]
-    assert summarize_tab(TITLE, URL, view, 1, False) == (
-        "Shows \u201cHarbor to Lift Ferry Restrictions\u201d; "
-        "needs attention: error \u201cPayment failed.\u201d; 1 page tool."
+    assert summarize_tab(TITLE, URL, view, False) == (
+        "Shows \u201cHarbor to Lift Ferry Restrictions\u201d; needs attention: error \u201cPayment failed.\u201d."
     )
 
 

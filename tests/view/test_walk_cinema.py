@@ -53,10 +53,10 @@ def test_untouched_required_fields_are_not_errors_until_the_person_tries_to_subm
     assert fields["Format"] == {"label": "Format", "value": "Choose…", "required": True}
     assert fields["I accept the house rules"] == {"label": "I accept the house rules", "value": False, "required": True}
     assert not [n for n in pristine.notices if n["severity"] == "error"]
-    assert "needs attention" not in summarize_tab(pristine.title, "", pristine, 1, False)
+    assert "needs attention" not in summarize_tab(pristine.title, "", pristine, False)
     touched = build_view(_frames("cinema_book_touched"), BlockIds())
     assert touched.invalid_fields == ["Email"], "the empty required email after pressing Book"
-    assert "needs attention" in summarize_tab(touched.title, "", touched, 1, False)
+    assert "needs attention" in summarize_tab(touched.title, "", touched, False)
 
 
 def test_without_the_dom_read_the_ax_tree_decides_as_before() -> None:
@@ -139,6 +139,6 @@ def test_a_group_re_rendered_with_other_fields_is_a_new_block() -> None:
 def test_page_without_a_title_has_an_empty_document_title() -> None:
     view = build_view(_frames("cinema_receipt"), BlockIds())
     assert view.title == ""
-    assert summarize_tab(view.title, "http://127.0.0.1/cinema/receipt.html", view, 0, False).startswith(
+    assert summarize_tab(view.title, "http://127.0.0.1/cinema/receipt.html", view, False).startswith(
         "Shows \u201cGift card receipt\u201d"
     )

@@ -23,6 +23,7 @@ from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.build import Modal
+from webmcp.view.shown import shown_blocks
 from webmcp.view.summary import dialog_blocks, dialog_summary, modal_summary
 
 __all__ = ["InPageModal", "JsDialog"]
@@ -183,12 +184,13 @@ class InPageModal:
         """Show the dialog as the latest view found it; True when the window changed."""
         self._backend_ids = frozenset(seen.backend_ids)
         title = seen.title or "Dialog"
-        summary = modal_summary(seen.title, seen.blocks, len(self.page_tools()))
-        if (title, summary, seen.blocks) == (self.window.title, self.window.summary, self.window.blocks):
+        blocks = shown_blocks(seen.blocks, title=title)
+        summary = modal_summary(blocks)
+        if (title, summary, blocks) == (self.window.title, self.window.summary, self.window.blocks):
             return False
         self.window.title = title
         self.window.summary = summary
-        self.window.blocks = list(seen.blocks)
+        self.window.blocks = blocks
         self.window.version += 1
         return True
 

@@ -50,6 +50,7 @@ from webmcp.models import ToolResult
 from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import View
+from webmcp.view.shown import page_blocks as page_blocks_of
 from webmcp.view.summary import summarize_tab
 
 __all__ = ["TAB_OPERATIONS", "Tab"]
@@ -535,19 +536,15 @@ class Tab:
         # A start page on its way: the blank document shown meanwhile is not what the tab is for.
         expected = self._expected_url if self.address in ("", "about:blank") else ""
         summary = summarize_tab(
-            self._window.title,
-            expected or self.address,
-            None if expected else view,
-            len(self._mirror.tools),
-            self.loading or bool(expected),
+            self._window.title, expected or self.address, None if expected else view, self.loading or bool(expected)
         )
         # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
         # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
         if view is None:
             self._page_blocks = []
         elif not view.modals:
-            self._page_blocks = view.blocks
-        page_blocks = self._page_blocks if view is None or view.modals else view.blocks
+            self._page_blocks = page_blocks_of(view)
+        page_blocks = self._page_blocks
         # Like a browser's address bar: the agent always knows where the tab is.
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
         state: list[dict[str, Any]] = []

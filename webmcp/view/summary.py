@@ -142,15 +142,19 @@ def page_subject(title: str, url: str, view: View) -> str:
     )
 
 
-def summarize_tab(title: str, url: str, view: View | None, tool_count: int, loading: bool) -> str:
-    """One sentence for a tab window, e.g. `Shows “Agent sign-in”; 5 form fields; 1 page tool.`"""
+def summarize_tab(title: str, url: str, view: View | None, loading: bool) -> str:
+    """One sentence for a tab window, e.g. `Shows “Agent sign-in”.` or `Shows “Checkout”; needs attention: …`.
+
+    What the page is and what needs attention; nothing the window says elsewhere anyway (its
+    info notices, how many fields its blocks hold, how many tools `tools/list` lists).
+    """
     if view is None:
         return f"Loading {_place(url)}." if loading else f"Shows {_place(url)} with nothing readable yet."
     subject = page_subject(title, url, view)
     parts = [f"Shows {_quote(subject)}" if subject else f"Shows {_place(url)}"]
-    attention: list[str] = [
-        f"the dialog {_quote(modal.title)} is open" if modal.title else "a dialog is open" for modal in view.modals
-    ]
+    attention: list[str] = []
+    if view.modals:  # each dialog's title is its own window's
+        attention.append("a dialog is open" if len(view.modals) == 1 else f"{len(view.modals)} dialogs are open")
     errors = [n["text"] for n in view.notices if n.get("severity") == "error"]
     if errors:
         more = f" (and {_plural(len(errors) - 1, 'more error')})" if len(errors) > 1 else ""
@@ -160,15 +164,8 @@ def summarize_tab(title: str, url: str, view: View | None, tool_count: int, load
         attention.append(f"{_plural(len(invalid), 'field')} to fix ({', '.join(invalid[:3])})")
     if attention:
         parts.append("needs attention: " + ", ".join(attention))
-    else:
-        others = [n["text"] for n in view.notices if n.get("severity") in ("success", "warn", "info")]
-        if others:
-            parts.append(f"says {_quote(others[0])}")
-    if view.field_count:
-        parts.append(_plural(view.field_count, "form field"))
     if loading:
         parts.append("still loading")
-    parts.append(_plural(tool_count, "page tool") if tool_count else "no page tools")
     return "; ".join(parts) + "."
 
 
@@ -192,14 +189,9 @@ def dialog_blocks(kind: str, message: str, default_prompt: str) -> list[dict[str
     return blocks
 
 
-def modal_summary(title: str, blocks: Sequence[dict[str, Any]], tool_count: int) -> str:
-    """One sentence for an in-page modal dialog window."""
-    fields = sum(len(b.get("items", ())) for b in blocks if b.get("type") == "fields")
+def modal_summary(blocks: Sequence[dict[str, Any]]) -> str:
+    """One sentence for an in-page modal dialog window (its title is the window's own)."""
     errors = [b["text"] for b in blocks if b.get("type") == "notice" and b.get("severity") == "error"]
-    parts = [f"A dialog \u201c{title or 'untitled'}\u201d is open over the page"]
     if errors:
-        parts.append(f"it needs attention: \u201c{errors[0][:120]}\u201d")
-    if fields:
-        parts.append(f"{fields} form field{'s' if fields != 1 else ''}")
-    parts.append(f"{tool_count} page tool{'s' if tool_count != 1 else ''}" if tool_count else "close it to go on")
-    return "; ".join(parts) + "."
+        return f"A dialog over the page needs attention: \u201c{errors[0][:120]}\u201d."
+    return "A dialog is open over the page."
