@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The bridge's memory with many tabs and after many navigations (issue 22 item 5).
 
-    python bench/memory.py CORPUS [--tabs 1,10,50] [--navigations 1000] [--idle 20] [--trace FILE]
+    python bench/memory.py CORPUS [--tabs 1,10,50] [--navigations 1000] [--every 100] [--idle 20] [--trace FILE]
 
 A real bridge (`webmcp-bridge --headless --browser …`, MCP over stdio with the official
 `mcp.Client`, as `bench/peers` drives it) on pages of the article-extraction corpus (CORPUS:
@@ -14,7 +14,7 @@ host failing at once (`--host-resolver-rules`, its `fail` network).
    processes (PSS, and RSS summed). Then every tab but the first is closed (`{tab}__close`),
    and RSS is sampled again, at once and after an idle period.
 2. Navigations: `--navigations` in the first tab, cycling through the corpus, `app://windows`
-   read every 10th; RSS sampled every 100, then after an idle period (`--idle` seconds: the
+   read every 10th; RSS sampled every 100 (`--every`), then after an idle period (`--idle` seconds: the
    bridge collects garbage on its own while idle; there is no hook to force it, except with
    `--trace`). The slope is the least-squares fit of the bridge's RSS over the samples after
    the first 100 navigations (the first pages fill caches and the allocator's arenas).
@@ -184,7 +184,7 @@ async def tabs_phase(run: Run, pages: list[Page], site: str, counts: list[int], 
     await run.take(f"closed, {idle:g} s idle", tabs=tabs)
 
 
-async def navigations_phase(run: Run, pages: list[Page], site: str, total: int, idle: float) -> None:
+async def navigations_phase(run: Run, pages: list[Page], site: str, total: int, every: int, idle: float) -> None:
     tab = run.subject.win
     await run.take("navigations: 0", navigations=0)
     times: list[float] = []
@@ -194,7 +194,7 @@ async def navigations_phase(run: Run, pages: list[Page], site: str, total: int, 
         times.append(time.perf_counter() - started)
         if number % 10 == 0:
             await run.windows()
-        if number % 100 == 0:
+        if number % every == 0:
             await run.take(f"navigations: {number}", navigations=number, navigate_median_s=statistics.median(times))
             times = []
     await anyio.sleep(idle)
@@ -243,7 +243,7 @@ async def bench(args: argparse.Namespace, pages: list[Page]) -> dict[str, Any]:
             if args.tabs:
                 await tabs_phase(run, pages, site, args.tabs, args.idle)
             if args.navigations:
-                await navigations_phase(run, pages, site, args.navigations, args.idle)
+                await navigations_phase(run, pages, site, args.navigations, args.every, args.idle)
             raw["samples"], raw["failures"] = run.samples, run.failures
         finally:
             await subject.close()
@@ -256,6 +256,7 @@ def main() -> None:
     parser.add_argument("corpus", type=Path, help="article-extraction-benchmark checkout: html/, ground-truth.json")
     parser.add_argument("--tabs", default="1,10,50", help="tab counts to sample, ascending ('' to skip)")
     parser.add_argument("--navigations", type=int, default=1000, help="in one tab (0 to skip)")
+    parser.add_argument("--every", type=int, default=100, help="navigations between samples")
     parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle before the 'idle' samples")
     parser.add_argument("--limit", type=int, default=None, help="the first N corpus pages only")
     parser.add_argument("--trace", type=Path, metavar="FILE", help="tracemalloc dumps of the bridge into FILE")
