@@ -33,6 +33,9 @@ logger = logging.getLogger(__name__)
 
 _SERVED_TYPES = ("page", "iframe")
 """Target types the bridge keeps a session for; any other is resumed and detached."""
+CLOSED_KEEP = 1024
+"""Destroyed target ids remembered, to ignore a late event or a setup that ends after the
+target went: far more than can be in flight at once (a setup is bounded by its timeouts)."""
 
 # Every kind of target but the browser and the tab wrappers: what auto-attach reports it
 # pauses, so the bridge must hear of each one to resume it.
@@ -90,7 +93,8 @@ class BrowserTargets:
         self._setup = setup
         self.pages: dict[str, PageTarget] = {}
         self._attach_waiters: dict[str, anyio.Event] = {}
-        self._closed_targets: set[str] = set()
+        self._closed_targets: dict[str, None] = {}
+        """Destroyed targets, oldest first, the last `CLOSED_KEEP` (ids are never reused)."""
         self._latest_info: dict[str, dict[str, Any]] = {}
         self._probes: set[str] = set()
 
@@ -249,8 +253,10 @@ class BrowserTargets:
 
     def _on_destroyed(self, params: dict[str, Any]) -> None:
         target_id = params["targetId"]
-        self._closed_targets.add(target_id)
         self._probes.discard(target_id)
+        self._closed_targets[target_id] = None
+        if len(self._closed_targets) > CLOSED_KEEP:  # each iframe's and worker's too: bounded over a long run
+            del self._closed_targets[next(iter(self._closed_targets))]
         self._latest_info.pop(target_id, None)
         page = self.pages.pop(target_id, None)
         if page is not None and not page.closed:

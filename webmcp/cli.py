@@ -35,7 +35,7 @@ from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
 from cdp_bridge.relay import ExtensionRelay, load_pairing_code, pairing_code_path
 from cdp_bridge.timeouts import Timeouts
-from webmcp import package_version
+from webmcp import package_version, tracemem
 from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
 
 __all__ = ["main", "build_parser"]
@@ -348,6 +348,8 @@ async def run(args: argparse.Namespace) -> None:
     # browser cleanly (the exit stack below closes it, shielded).
     async with anyio.create_task_group() as tg:
         tg.start_soon(_stop_on_signal, tg.cancel_scope)
+        if trace := tracemem.requested():  # hidden debugging hook, off by default
+            tg.start_soon(tracemem.dump_on_signal, trace)
         await _serve(args)
         tg.cancel_scope.cancel()
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
 import websockets
+from anyio.abc import TaskGroup
 from websockets.asyncio.server import ServerConnection, serve
 
 from cdp_bridge.connection import CDPSession, Connection
-from cdp_bridge.targets import BrowserTargets, PageTarget
+from cdp_bridge.targets import CLOSED_KEEP, BrowserTargets, PageTarget
 
 pytestmark = pytest.mark.anyio
 
@@ -121,3 +122,20 @@ async def test_targets_the_bridge_does_not_serve_are_resumed_then_detached() -> 
     assert sent("Runtime.runIfWaitingForDebugger", "S-page"), "the page itself runs once set up"
     browser_filter = sent("Target.setAutoAttach", None)[0]["params"]["filter"]
     assert {"type": "worker", "exclude": True} not in browser_filter and {} in browser_filter
+
+
+def test_destroyed_targets_are_remembered_up_to_a_bound_over_a_long_run() -> None:
+    # Every iframe and worker target a long run destroys was kept forever (issue 22 item 5).
+    targets = BrowserTargets(cast(Connection, None), cast(TaskGroup, None), _Observer(), _no_setup)
+    for number in range(CLOSED_KEEP + 500):
+        targets._on_destroyed({"targetId": f"T{number}"})
+    assert len(targets._closed_targets) == CLOSED_KEEP
+    assert "T0" not in targets._closed_targets
+    last = f"T{CLOSED_KEEP + 499}"
+    # A late title change for a page just destroyed is still ignored, not kept for a page to come.
+    targets._on_info_changed({"targetInfo": {"targetId": last, "type": "page", "url": "http://x/", "title": ""}})
+    assert last not in targets._latest_info
+
+
+async def _no_setup(page: PageTarget, session: CDPSession) -> None:
+    pass

@@ -30,6 +30,8 @@ __all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
 logger = logging.getLogger(__name__)
 
 _EARLY_KEEP = 256
+GONE_FRAMES_KEEP = 256
+"""Removed frames whose origin is still known (a late download or tool event may name one)."""
 _PROBE_WORLD = "webmcp_bridge_tools"
 _GET_TOOLS_JS = call(load("get_tools.js"))
 
@@ -149,6 +151,8 @@ class ToolMirror:
         """Tools a page registered that cannot be published, with the reason."""
         self.frame_origins: dict[str, str] = {}
         """Frame id → the origin of the document it shows (fed by the tab's navigation events)."""
+        self._gone_frames: dict[str, None] = {}
+        """Frames removed from the page, oldest first: forgotten past GONE_FRAMES_KEEP."""
         self._incoming: set[tuple[str | None, str, str]] | None = None
         """Tools announced since the main frame began a cross-document navigation."""
 
@@ -157,6 +161,20 @@ class ToolMirror:
         session.on("WebMCP.toolsAdded", lambda p: self._added(session, p))
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
+        session.on("Page.frameDetached", self._frame_detached)
+
+    def _frame_detached(self, params: dict[str, Any]) -> None:
+        # Every iframe of every page the tab showed stayed here. A removed frame never comes back,
+        # but a late event may still name it (a download its document began): the last
+        # GONE_FRAMES_KEEP removed are kept. A "swap" (the frame moved to another process) is no removal.
+        frame_id = str(params.get("frameId", ""))
+        if params.get("reason") != "remove" or frame_id not in self.frame_origins:
+            return
+        self._gone_frames[frame_id] = None
+        if len(self._gone_frames) > GONE_FRAMES_KEEP:
+            oldest = next(iter(self._gone_frames))
+            del self._gone_frames[oldest]
+            self.frame_origins.pop(oldest, None)
 
     def frames_show(self, origins: dict[str, str]) -> None:
         """Frame id → the origin of the document it now shows (from the tab's navigation events)."""
