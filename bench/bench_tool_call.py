@@ -3,8 +3,13 @@
 
     python bench/bench_tool_call.py                  # N=200 calls of list_tickets each way
     python bench/bench_tool_call.py -n 500 --tool get_queue_summary   # a read that leaves the page as it is
+    # any page and tool, two checkouts interleaved (A/B), chrome-devtools-mcp beside them:
+    python bench/bench_tool_call.py --site meridian --page /shop/ --tool search_products --args '{"query": ""}'
+        --bridge /work/main --bridge . --devtools -n 300
+    python bench/bench_tool_call.py --static DIR --page /index.html --tool NAME --args '{}'
 
-One headless Chromium (WebMCP on) is shared by both paths, on the same page and the same tool:
+Each bridge gets a headless Chromium (WebMCP on) of its own, shared with its raw path, on the
+same page and the same tool:
 
 * bridge: MCP client -> `python -m webmcp --cdp-url <ws> <site>/` over stdio -> Chromium
   -> page -> back (`tools/call {tab}__list_tickets`);
@@ -27,8 +32,11 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +81,16 @@ def row(label: str, samples: list[float]) -> str:
     )
 
 
-async def start_site_process() -> tuple[anyio.abc.Process, str]:
-    """`python -m sample_site --port 0` in a child process; returns it and its base URL."""
-    process = await anyio.open_process(
-        [sys.executable, "-u", "-m", "sample_site", "--host", "127.0.0.1", "--port", "0"],
-        cwd=str(ROOT),
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+async def start_site_process(static: str | None, site: str = "sample") -> tuple[anyio.abc.Process, str]:
+    """The sample site (`python -m sample_site --port 0`), the benchmark's Meridian (`bench.site`), or
+    `static` served by `http.server`, in a child process; returns it and its base URL."""
+    if static is None:
+        module = {"sample": "sample_site", "meridian": "bench.site"}[site]
+        command = [sys.executable, "-u", "-m", module, "--host", "127.0.0.1", "--port", "0"]
+    else:
+        # http.server announces its port on stdout: "Serving HTTP on 127.0.0.1 port N (http://…/) ..."
+        command = [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", static]
+    process = await anyio.open_process(command, cwd=str(ROOT), stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert process.stdout is not None
     buffer = b""
     with anyio.fail_after(SETUP_TIMEOUT):
@@ -88,9 +98,9 @@ async def start_site_process() -> tuple[anyio.abc.Process, str]:
             chunk = await process.stdout.receive()
             buffer += chunk
     line = buffer.decode().splitlines()[0]  # "Harbor Help Desk listening on http://127.0.0.1:PORT/  (…)"
-    url = next((w for w in line.split() if w.startswith("http://")), "").rstrip("/")
+    url = next((w.strip("()") for w in line.split() if w.strip("(").startswith("http://")), "").rstrip("/")
     if not url:
-        raise BenchError(f"the sample site did not announce its URL: {line!r}")
+        raise BenchError(f"the site did not announce its URL: {line!r}")
     return process, url
 
 
@@ -129,12 +139,12 @@ class RawWebMCP:
         return params
 
 
-async def attach_raw(connection: Connection, site: str) -> tuple[RawWebMCP, str]:
-    """Attach to the page target at `site`/ and enable WebMCP there."""
+async def attach_raw(connection: Connection, page_url: str) -> tuple[RawWebMCP, str]:
+    """Attach to the page target showing `page_url` and enable WebMCP there."""
     with anyio.fail_after(SETUP_TIMEOUT):
         while True:
             targets = (await connection.browser.send("Target.getTargets"))["targetInfos"]
-            page = next((t for t in targets if t["type"] == "page" and t["url"].startswith(site + "/")), None)
+            page = next((t for t in targets if t["type"] == "page" and t["url"].startswith(page_url)), None)
             if page is not None:
                 break
             await anyio.sleep(0.05)
@@ -153,58 +163,100 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
     return time.perf_counter() - start
 
 
-async def bench(n: int, warmup: int, tool: str) -> None:
-    args = TOOL_INPUTS[tool]
-    site_process, site = await start_site_process()
+class BridgeUnderTest:
+    """One checkout's bridge (`--cdp-url`, its code by PYTHONPATH) on a Chromium of its own, and the
+    raw CDP floor attached to the same page."""
+
+    def __init__(self, label: str, code: Path) -> None:
+        self.label = label
+        self.code = code
+        self.name = ""
+        self.client: Client | None = None
+        self.raw: RawWebMCP | None = None
+        self.connection: Connection | None = None
+
+    async def open(self, stack: AsyncExitStack, page_url: str, tool: str) -> str:
+        browser = await stack.enter_async_context(await launch_browser(LaunchOptions(headless=True, debugging="port")))
+        self.connection = await stack.enter_async_context(Connection.connect(browser.ws_url))
+        version = await self.connection.browser.send("Browser.getVersion")
+        command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, page_url]
+        env = {**os.environ, "PYTHONPATH": str(self.code)}
+        params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(self.code))
+        self.client = client = await stack.enter_async_context(
+            Client(params, mode="legacy", cache=None, read_timeout_seconds=CALL_TIMEOUT)
+        )
+        with anyio.fail_after(SETUP_TIMEOUT):
+            while not self.name:
+                names = [t.name for t in (await client.list_tools()).tools]
+                self.name = next((x for x in names if x.endswith("__" + tool)), "")
+                if not self.name:
+                    await anyio.sleep(0.05)
+        self.raw, _target = await attach_raw(self.connection, page_url)
+        return str(version["product"])
+
+    async def call(self, args: dict[str, Any]) -> Any:
+        assert self.client is not None
+        result = await self.client.call_tool(self.name, args)
+        if result.is_error:
+            raise BenchError(f"{self.label}: bridge call failed: {result.structured_content}")
+        return (result.structured_content or {}).get("result")
+
+    async def read_windows(self) -> int:
+        assert self.client is not None
+        result = await self.client.read_resource("app://windows")
+        text = result.contents[0].text  # type: ignore[union-attr]
+        json.loads(text)
+        return len(text)
+
+
+async def open_devtools(stack: AsyncExitStack, page_url: str, tool: str) -> Any:
+    """chrome-devtools-mcp (bench/peers) on `page_url`, once it lists `tool`."""
+    from bench.peers.subjects import ChromeDevtoolsMcp
+
+    workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-devtools-")))
+    devtools = ChromeDevtoolsMcp(workdir, page_url)
+    await devtools.open()
+    stack.push_async_callback(devtools.close)
+    await devtools.ready(SETUP_TIMEOUT)
+    await devtools.navigate(page_url)
+    await devtools._wait_page_tool(tool, SETUP_TIMEOUT)
+    return devtools
+
+
+async def bench(opts: argparse.Namespace) -> None:
+    tool = opts.tool
+    args = json.loads(opts.args) if opts.args is not None else TOOL_INPUTS.get(tool, {})
+    codes = [Path(c).resolve() for c in opts.bridge] or [ROOT]  # noqa: ASYNC240 (before anything runs)
+    site_process, site = await start_site_process(opts.static, opts.site)
+    page_url = site + opts.page
+    subjects = [BridgeUnderTest("AB"[i] if len(codes) > 1 else "bridge", c) for i, c in enumerate(codes)]
     try:
-        async with (
-            await launch_browser(LaunchOptions(headless=True, debugging="port")) as browser,
-            Connection.connect(browser.ws_url) as connection,
-        ):
-            version = await connection.browser.send("Browser.getVersion")
-            command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, site + "/"]
-            params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(ROOT))
-            async with Client(params, mode="legacy", cache=None, read_timeout_seconds=CALL_TIMEOUT) as client:
-                name = ""
-                with anyio.fail_after(SETUP_TIMEOUT):
-                    while not name:
-                        names = [t.name for t in (await client.list_tools()).tools]
-                        name = next((x for x in names if x.endswith("__" + tool)), "")
-                        if not name:
-                            await anyio.sleep(0.05)
-                raw, _target = await attach_raw(connection, site)
-
-                async def via_bridge() -> None:
-                    result = await client.call_tool(name, args)
-                    if result.is_error:
-                        raise BenchError(f"bridge call failed: {result.structured_content}")
-
-                async def via_raw() -> None:
-                    await raw.call(tool, args)
-
-                async def read_windows() -> None:
-                    result = await client.read_resource("app://windows")
-                    json.loads(result.contents[0].text)
-
+        async with AsyncExitStack() as stack:
+            versions = [await s.open(stack, page_url, tool) for s in subjects]
+            devtools = await open_devtools(stack, page_url, tool) if opts.devtools else None
+            paths: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
+            for s in subjects:
+                assert s.raw is not None
+                raw = s.raw
                 # Sanity: both paths give the same answer.
-                bridge_answer = (await client.call_tool(name, args)).structured_content["result"]
+                bridge_answer = await s.call(args)
                 raw_answer = (await raw.call(tool, args))["output"]
                 if bridge_answer != raw_answer:
                     raise BenchError(f"the two paths disagree:\n bridge {bridge_answer}\n raw    {raw_answer}")
-
-                for _ in range(warmup):
-                    await via_bridge()
-                    await via_raw()
-                    await read_windows()
-                bridge_s: list[float] = []
-                raw_s: list[float] = []
-                for i in range(n):
-                    pair = [(bridge_s, via_bridge), (raw_s, via_raw)]
-                    for samples, fn in pair if i % 2 == 0 else reversed(pair):
-                        samples.append(await timed(fn))
-                windows_s = [await timed(read_windows) for _ in range(n)]
-                windows_size = len((await client.read_resource("app://windows")).contents[0].text)
-
+                paths.append((f"{s.label}", partial(s.call, args)))
+                paths.append((f"raw {s.label}", partial(raw.call, tool, args)))
+            if devtools is not None:
+                paths.append(("devtools", partial(devtools.page_tool, tool, args)))
+            samples: dict[str, list[float]] = {label: [] for label, _ in paths}
+            for _ in range(opts.warmup):
+                for _label, fn in paths:
+                    await fn()
+            for i in range(opts.n):
+                k = i % len(paths)  # rotate which path goes first
+                for label, fn in paths[k:] + paths[:k]:
+                    samples[label].append(await timed(fn))
+            windows_s = {s.label: [await timed(s.read_windows) for _ in range(opts.n)] for s in subjects}
+            windows_size = {s.label: await s.read_windows() for s in subjects}
     finally:
         site_process.terminate()
         with anyio.move_on_after(5):
@@ -212,31 +264,54 @@ async def bench(n: int, warmup: int, tool: str) -> None:
         if site_process.returncode is None:
             site_process.kill()
 
-    overhead = [b - r for b, r in zip(bridge_s, raw_s, strict=True)]
     today = datetime.date.today().isoformat()
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"\n{today}, {version['product']}, headless, {os.cpu_count()} CPUs, load average {load} at the end, "
-        f"Python {platform.python_version()}; "
-        f"tool `{tool}` {json.dumps(args)}; N={n} after {warmup} warm-up rounds\n"
+        f"\n{today}, {versions[0]}, headless, {os.cpu_count()} CPUs, load average {load} at the end, "
+        f"Python {platform.python_version()}; page {opts.page}, tool `{tool}` {json.dumps(args)}; "
+        f"N={opts.n} after {opts.warmup} warm-up rounds, paths rotated each round\n"
     )
-    print("| path | N | median ms | p90 ms | p99 ms | min ms |")
+    for s in subjects:
+        print(f"- {s.label}: {s.code}")
+    print("\n| path | N | median ms | p90 ms | p99 ms | min ms |")
     print("|---|---:|---:|---:|---:|---:|")
-    print(row(f"bridge: MCP `tools/call` over stdio → `{tool}`", bridge_s))
-    print(row("raw CDP: `WebMCP.invokeTool` → `toolResponded`", raw_s))
-    print(row("bridge overhead (pairwise bridge − raw)", overhead))
-    print(row(f"bridge: `resources/read app://windows` ({windows_size} bytes)", windows_s))
-    print(f"\nmedian bridge/raw ratio: {statistics.median(bridge_s) / statistics.median(raw_s):.2f}x")
+    for s in subjects:
+        b, r = samples[s.label], samples[f"raw {s.label}"]
+        print(row(f"{s.label}: MCP `tools/call` over stdio → `{tool}`", b))
+        print(row(f"raw CDP beside {s.label}: `WebMCP.invokeTool` → `toolResponded`", r))
+        print(row(f"{s.label} overhead (pairwise bridge − raw)", [x - y for x, y in zip(b, r, strict=True)]))
+    if devtools is not None:
+        print(row(f"chrome-devtools-mcp `execute_webmcp_tool` → `{tool}`", samples["devtools"]))
+    for s in subjects:
+        print(row(f"{s.label}: `resources/read app://windows` ({windows_size[s.label]} bytes)", windows_s[s.label]))
+    for s in subjects:
+        ratio = statistics.median(samples[s.label]) / statistics.median(samples[f"raw {s.label}"])
+        print(f"\n{s.label}: median bridge/raw ratio {ratio:.2f}x", end="")
+    print()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=200, help="timed calls per path (default 200)")
     parser.add_argument("--warmup", type=int, default=20, help="untimed rounds first (default 20)")
-    parser.add_argument("--tool", choices=sorted(TOOL_INPUTS), default="list_tickets")
+    parser.add_argument("--tool", default="list_tickets", help="the page tool (default list_tickets)")
+    parser.add_argument("--args", help="its arguments as JSON (default: the sample site's, else {})")
+    parser.add_argument(
+        "--site", choices=("sample", "meridian"), default="sample", help="the sample site, or bench/site (Meridian)"
+    )
+    parser.add_argument("--static", metavar="DIR", help="serve DIR with http.server instead of the sample site")
+    parser.add_argument("--page", default="/", help="the page's path on the site (default /)")
+    parser.add_argument(
+        "--bridge",
+        action="append",
+        default=[],
+        metavar="CHECKOUT",
+        help="the bridge code to run (PYTHONPATH); twice for an interleaved A/B (default: this checkout)",
+    )
+    parser.add_argument("--devtools", action="store_true", help="chrome-devtools-mcp beside it (bench/peers)")
     opts = parser.parse_args()
     try:
-        anyio.run(bench, opts.n, opts.warmup, opts.tool, backend="asyncio")
+        anyio.run(bench, opts, backend="asyncio")
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:  # noqa: BLE001 - report plainly

@@ -2,6 +2,7 @@
 """File-level profile of the bridge's read-only page-tool call path (issue 12, item 3).
 
     .venv/bin/python bench/profile_call.py [-n 200] [--top 30] [--tool get_queue_summary] [--switch-interval 0.0005]
+    .venv/bin/python bench/profile_call.py --url http://127.0.0.1:8000/shop/ --tool search_products --args '{}'
 
 Runs the bridge the way a user does (`webmcp-bridge --headless <site>/`, MCP over stdio) but
 inside a small wrapper (`--serve`) that can switch cProfile on and off in the bridge process
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import os
 import pstats
 import signal
@@ -25,14 +27,14 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/profile_call.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
 CALL_TIMEOUT = 10.0
-TOOL_INPUTS: dict[str, dict[str, object]] = {"list_tickets": {"status": "all"}, "get_queue_summary": {}}
+TOOL_INPUTS: dict[str, dict[str, Any]] = {"list_tickets": {"status": "all"}, "get_queue_summary": {}}
 
 
 def serve(stats_path: str, pid_path: str, bridge_args: list[str]) -> int:
@@ -57,17 +59,22 @@ def serve(stats_path: str, pid_path: str, bridge_args: list[str]) -> int:
     return main(bridge_args)
 
 
-async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval: float | None, tool: str) -> None:
+async def drive(
+    calls: int, top: int, work: str, errlog: TextIO, switch_interval: float | None, tool: str, opts: argparse.Namespace
+) -> None:
     import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     from sample_site import serve_in_thread as serve_site
 
+    arguments = json.loads(opts.args) if opts.args is not None else TOOL_INPUTS.get(tool, {})
     with serve_site() as site:
         stats_path, pid_path = os.path.join(work, "bridge.prof"), os.path.join(work, "pid")
-        command = [sys.executable, __file__, "--serve", stats_path, pid_path, "--", "--headless", site + "/"]
+        url = opts.url or site + "/"
+        command = [sys.executable, __file__, "--serve", stats_path, pid_path, "--", "--headless", url]
         env = {"PROFILE_SWITCH_INTERVAL": str(switch_interval)} if switch_interval else {}
+        env["PYTHONPATH"] = str(ROOT)  # this checkout's code, not an installed one
         params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT), env=env)
         async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=60) as client:
             name = ""
@@ -81,7 +88,7 @@ async def drive(calls: int, top: int, work: str, errlog: TextIO, switch_interval
             async def call() -> float:
                 started = time.perf_counter()
                 with anyio.fail_after(CALL_TIMEOUT):
-                    result = await client.call_tool(name, TOOL_INPUTS[tool])
+                    result = await client.call_tool(name, arguments)
                 if result.is_error:
                     raise RuntimeError(f"{name} failed: {result.structured_content}")
                 return time.perf_counter() - started
@@ -121,14 +128,16 @@ def main() -> None:
         metavar="S",
         help="sys.setswitchinterval in the bridge (default Python's 0.005): a lower one shows GIL hand-over cost",
     )
-    parser.add_argument("--tool", choices=sorted(TOOL_INPUTS), default="list_tickets")
+    parser.add_argument("--tool", default="list_tickets", help="the page tool (default list_tickets)")
+    parser.add_argument("--args", help="its arguments as JSON (default: the sample site's, else {})")
+    parser.add_argument("--url", help="the page to open (default: the sample site's queue page)")
     args = parser.parse_args()
     import anyio
 
     warnings.filterwarnings("ignore", message="ping is removed")  # a handshake client may ping
     with tempfile.TemporaryDirectory(prefix="profile-call-") as work:
         with open(os.path.join(work, "stderr.log"), "w") as log:  # the bridge's stderr
-            anyio.run(drive, args.calls, args.top, work, log, args.switch_interval, args.tool)
+            anyio.run(drive, args.calls, args.top, work, log, args.switch_interval, args.tool, args)
 
 
 if __name__ == "__main__":

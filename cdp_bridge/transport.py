@@ -126,11 +126,12 @@ class PipeTransport:
             written = 0
             try:
                 while written < len(data):
-                    await anyio.wait_writable(self._write_fd)
+                    # Written at once: the pipe almost always has room, and waiting to be told so
+                    # first cost a turn of the loop (and an epoll registration) per command.
                     try:
                         written += os.write(self._write_fd, data[written:])
                     except BlockingIOError:
-                        continue
+                        await anyio.wait_writable(self._write_fd)
             except anyio.ClosedResourceError as exc:
                 raise ConnectionClosed("the DevTools pipe is closed") from exc
             except OSError as exc:  # EPIPE: the browser is gone

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 
 __all__ = [
     "Block",
@@ -163,10 +163,21 @@ class ToolResult(_Wire):
         alias="untrustedContent",
         description="True when `result` came from a page tool that marks its output as untrusted.",
     )
+    _masked_with: frozenset[str] | None = PrivateAttr(default=None)
 
     def wire(self) -> dict[str, Any]:
         """The `structuredContent` of the result."""
         return self.model_dump(by_alias=True, exclude_none=True)
+
+    def masked(self, secrets: frozenset[str]) -> ToolResult:
+        """Note that the result was masked with `secrets`, read after the page answered; returns self."""
+        self._masked_with = secrets
+        return self
+
+    @property
+    def masked_with(self) -> frozenset[str] | None:
+        """The secret values (those the page held after it answered) the result was masked with, if it was."""
+        return self._masked_with
 
 
 class FieldError(_Wire):

@@ -11,7 +11,8 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import calls, mirror
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool
 from webmcp.errors import ToolError
-from webmcp.view.masking import MASK, mask_secrets
+from webmcp.untrusted.page_limits import MAX_RESULT_BYTES
+from webmcp.view.masking import MASK
 
 pytestmark = pytest.mark.anyio
 
@@ -28,23 +29,20 @@ _TOOL = PageTool(
 
 
 class _Host:
-    """The few things _page_result reads of a tab: its origin and its secret values."""
+    """The few things _page_result reads of a tab: its origin and the secret values known and live."""
 
     timeouts = Timeouts()
     origin = "http://127.0.0.1:1"
     window_opens = 0
 
-    def __init__(self, secrets: frozenset[str] = frozenset()) -> None:
+    def __init__(self, secrets: frozenset[str] = frozenset(), live: frozenset[str] = frozenset()) -> None:
         self._secrets = secrets
+        self._live = live
+        self.reads = 0
 
-    def has_secret_fields(self) -> bool:
-        return False
-
-    def secret_values(self) -> frozenset[str]:
-        return self._secrets
-
-    def mask(self, value: Any) -> Any:
-        return mask_secrets(value, self._secrets)
+    async def secrets_now(self) -> frozenset[str]:
+        self.reads += 1
+        return self._secrets | self._live
 
 
 async def _result(outcome: Outcome, host: _Host | None = None) -> Any:
@@ -70,6 +68,26 @@ async def test_an_mcp_shaped_error_is_masked_and_capped() -> None:
     page_message = raised.value.to_dict()["pageMessage"]
     assert "4111-2222" not in page_message and MASK in page_message
     assert len(page_message.encode()) <= calls._ERROR_TEXT_BYTES
+
+
+async def test_a_secret_typed_since_the_last_read_is_masked_whole_though_a_prefix_of_it_was_known() -> None:
+    # The last view read the field mid-typing; the page holds the whole value when it answers.
+    host = _Host(frozenset({"typed-just-"}), live=frozenset({"typed-just-now-7"}))
+    answer = await _result(Outcome("Completed", output={"late": "typed-just-now-7", "old": "typed-just-"}), host)
+    assert answer.result == {"late": MASK, "old": MASK}
+    assert answer.masked_with == {"typed-just-", "typed-just-now-7"} and host.reads == 1
+    error = Outcome("Error", error_text="Refused typed-just-now-7")
+    with pytest.raises(ToolError) as raised:
+        await _result(error, _Host(frozenset({"typed-just-"}), live=frozenset({"typed-just-now-7"})))
+    assert raised.value.to_dict()["pageMessage"] == f"Refused {MASK}"
+
+
+async def test_a_secret_the_cut_would_split_is_masked_before_it() -> None:
+    secret = "s3cret-at-the-cut-" * 3
+    big = "x" * (MAX_RESULT_BYTES - 1024 - 20) + secret + "x" * 2048  # the cut falls inside the secret
+    answer = await _result(Outcome("Completed", output=big), _Host(live=frozenset({secret})))
+    assert answer.result is not None and answer.result["cut"] is True
+    assert "s3cret" not in answer.result["preview"]
 
 
 async def test_an_mcp_shaped_success_passes_its_text_not_the_envelope() -> None:

@@ -5,8 +5,9 @@ the page to cancel it when the call ends before the page answered (a deadline, t
 giving up, an error), and hands it over, explicitly and in one step, to the task that
 follows a call which outlives its request (one that opened a dialog, a form that waits for
 a person). A call that opens a JavaScript dialog returns at once with the dialog in
-`openedWindowIds`; whatever the page hands back is masked before it leaves (with the live
-values of the secret fields as the server sends the answer).
+`openedWindowIds`; whatever the page hands back is masked before it leaves, once and whole,
+with every secret value the bridge knows and those the page holds after it answered (one
+read; the server adds nothing it would have to read again).
 
 Deadlines: the whole call (the dispatcher's lock wait and version check included) is
 answered by its deadline plus at most `CANCEL_GRACE`, however busy the page is; an
@@ -37,6 +38,7 @@ from webmcp.models import ToolResult
 from webmcp.untrusted.mcp_result import read_mcp_result
 from webmcp.untrusted.page_limits import cap_result
 from webmcp.untrusted.schema_guard import cap_text
+from webmcp.view.masking import mask_secrets
 
 __all__ = ["CallHost", "PageCall", "call_page_tool", "end_navigated_calls"]
 
@@ -98,7 +100,9 @@ class CallHost(Protocol):
     def changed(self) -> None: ...
     async def catch_up(self, budget: float, since: float | None = None) -> None: ...
     async def navigation_settled(self, budget: float) -> None: ...
-    def mask(self, value: Any) -> Any: ...
+    async def secrets_now(self) -> frozenset[str]:
+        """Every secret value the bridge knows, and those the tab's page holds right now."""
+
     def opened_mark(self) -> int: ...
     def prompt_ids(self) -> list[str]:
         """The window ids of the browser prompts open over the tab (file choosers)."""
@@ -299,8 +303,8 @@ async def _answer_then_dialog(
     """The call has its answer, and the page it led to opened a dialog: answer now, with the dialog.
 
     The page cannot be read while the dialog is up, so the answer is masked with the secret
-    values as last read (server/app.py skips its live read too); the dialog's own answer
-    carries the same outcome.
+    values as last read (`current_secrets` does not ask a page under a dialog); the dialog's
+    own answer carries the same outcome.
     """
     dialog.carries(invocation)
     try:
@@ -532,35 +536,33 @@ async def _act_for_the_user(tool: PageTool, timeout: float) -> None:
         return  # invokeTool, on the same session next, says what is wrong
 
 
-def _masked(host: CallHost, value: Any) -> Any:
-    """`value` masked with the secret fields' values as last read (before a cut can split one).
-
-    A page may echo what the user typed into a password or card field; a value a script set
-    since the last read is masked as the answer leaves the server (server/app.py).
-    """
-    return host.mask(value)
-
-
 async def _page_result(
     host: CallHost,
     tool: PageTool,
     invocation: Invocation,
     opened_mark: tuple[int, int] | None = None,
 ) -> ToolResult:
-    """The call's answer from its outcome (masked again, with live values, as it leaves the server)."""
+    """The call's answer from its outcome, masked.
+
+    A page may echo what was typed into a password or card field, or a value its script set
+    a moment ago: the answer is masked with every value the bridge knows and those the page
+    holds now, read after it answered, in one pass and before a cut (a secret the cut splits
+    would leave its start in clear; one masked with an older, shorter value first, its end).
+    """
     outcome = invocation.outcome
     assert outcome is not None
+    secrets = await host.secrets_now() if outcome.status in ("Completed", "Error") else frozenset()
     if outcome.status == "Completed":
         shaped = read_mcp_result(outcome.output)
         if shaped is not None and shaped.is_error:
             # MCP's own error shape (what `use-webmcp-tool` returns for every thrown error).
-            # Masked before the cut: a secret the cut splits would leave its start in clear.
-            page_message = cap_text(_masked(host, shaped.text), _ERROR_TEXT_BYTES) or "(the page gave no text)"
+            page_message = cap_text(mask_secrets(shaped.text, secrets), _ERROR_TEXT_BYTES) or "(the page gave no text)"
             failed = f"The page tool {tool.name} failed: {page_message}"
             raise ToolError("page_error", failed, page_message=page_message)
-        output, cut = cap_result(shaped.result if shaped is not None and shaped.result is not None else outcome.output)
-        result = _masked(host, output if isinstance(output, dict) else {"value": output})
-        answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result)
+        raw = shaped.result if shaped is not None and shaped.result is not None else outcome.output
+        output, cut = cap_result(mask_secrets(raw, secrets))
+        result = output if isinstance(output, dict) else {"value": output}
+        answer = ToolResult(message=f"{tool.display_name or tool.name} completed.", result=result).masked(secrets)
         if cut is not None:
             answer.message = f"{answer.message} {cut}"
         if opened_mark is not None:
@@ -580,7 +582,7 @@ async def _page_result(
             )
         return answer
     if outcome.status == "Error":
-        page_message = host.mask(cap_text(outcome.error_text, _ERROR_TEXT_BYTES))
+        page_message = cap_text(mask_secrets(outcome.error_text, secrets), _ERROR_TEXT_BYTES)
         raise ToolError("page_error", f"The page tool {tool.name} failed: {page_message}", page_message=page_message)
     if outcome.status == "Canceled":
         if invocation.cancel_reason is not None:

@@ -6,7 +6,8 @@ round trip and the page's own scheduling); a keystroke that lands in between was
 the view the agent decided on, and a tool that writes the same field overwrites it.
 
 The bridge's observer counts the trusted `input` events of the tab's main document in
-its isolated world. The guard reads that counter before the view is rebuilt for the
+its isolated world (whose execution context the guard keeps until its document goes, so
+each step is one round trip). The guard reads that counter before the view is rebuilt for the
 version check. Just before `invokeTool`, in one step inside the page, it compares the
 counter again (a keystroke during the rebuild or since: `stale_state`, nothing started)
 and, if unchanged, starts holding the person's keystrokes: each trusted `beforeinput`
@@ -31,7 +32,7 @@ from typing import Any
 import anyio
 
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError
+from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.live_view import WORLD
@@ -62,6 +63,8 @@ class WriteGuard:
         self._page = page
         self._timeouts = timeouts
         self._ended = ended
+        self._world: tuple[CDPSession, Any] | None = None
+        """The session and execution context of the observer's world in the main document, as last made."""
 
     async def _evaluate(self, expression: str, timeout: float) -> Any:
         """`expression`'s value in the observer's world of the main document; None on failure or crash."""
@@ -72,19 +75,30 @@ class WriteGuard:
 
     async def _evaluate_now(self, expression: str, timeout: float) -> Any:
         session = self._page.session
+        known = self._world[1] if self._world is not None and self._world[0] is session else None
         try:
+            if known is not None:
+                try:
+                    return await self._evaluate_in(session, known, expression, timeout)
+                except ProtocolError:
+                    pass  # its world went with the document (nothing ran): make the new one's
             # Returns the context of the world the observer already runs in (one world per name and frame).
             world = await session.send(
                 "Page.createIsolatedWorld", {"frameId": self._page.target_id, "worldName": WORLD}, timeout=timeout
             )
-            reply = await session.send(
-                "Runtime.evaluate",
-                {"expression": expression, "contextId": world["executionContextId"], "returnByValue": True},
-                timeout=timeout,
-            )
+            self._world = (session, world["executionContextId"])
+            return await self._evaluate_in(session, world["executionContextId"], expression, timeout)
         except CDPError as exc:
             logger.debug("the write guard could not reach its page: %s", exc)
             return None
+
+    @staticmethod
+    async def _evaluate_in(session: CDPSession, context: Any, expression: str, timeout: float) -> Any:
+        reply = await session.send(
+            "Runtime.evaluate",
+            {"expression": expression, "contextId": context, "returnByValue": True},
+            timeout=timeout,
+        )
         return reply.get("result", {}).get("value")
 
     async def count(self, timeout: float) -> int | None:

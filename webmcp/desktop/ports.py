@@ -68,6 +68,9 @@ class DesktopLink(Protocol):
     def downloads(self) -> DownloadStore | None:
         """The pages' downloads (None when the bridge does not follow them)."""
 
+    def known_secrets(self) -> frozenset[str]:
+        """The values of every tab's secret fields as of its last read (to mask what leaves)."""
+
     def changed(self) -> None:
         """The published state changed (it is readable now): tell the listeners."""
 

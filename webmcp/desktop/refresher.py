@@ -74,6 +74,8 @@ class LiveView:
         """Set (and replaced) at each report of a change."""
         self._read_began = -float("inf")
         """When the latest read began."""
+        self._marked = -float("inf")
+        """When the page was last marked changed, by its observer or by anything else."""
 
     @property
     def view(self) -> View | None:
@@ -89,11 +91,12 @@ class LiveView:
 
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon."""
+        self._marked = anyio.current_time()
         self._dirty.set()
 
     def reported_change(self) -> None:
         """The change observer in one of the page's frames reported a change."""
-        self._last_report = anyio.current_time()
+        self._last_report = self._marked = anyio.current_time()
         self._dirty.set()
         report, self._report = self._report, anyio.Event()
         report.set()
@@ -110,6 +113,7 @@ class LiveView:
     def new_document(self) -> None:
         """The main frame committed another document: the last view is the old one's, and goes."""
         self._view = self._last_read = None
+        self._marked = anyio.current_time()
         self._dirty.set()
 
     async def quiet(self, period: float) -> None:
@@ -226,10 +230,15 @@ class LiveView:
         which can come after the answer: a rebuild that began before the answer may lack
         them, with nothing yet saying so. So when the page reported a change during the call
         or just before it, the view must come from a read that began after the answer.
+
+        A call near which nothing was reported or marked changed waits for nothing, even when
+        the view is stale or being rebuilt for an older change (a page's clock or ticker).
         """
         quiet = since is None or self._last_report < since - _FOLD_WINDOW
         if quiet and not self._dirty.is_set() and not self._lock.locked():
             return  # The view is current and no rebuild is under way: the common case of a read.
+        if quiet and since is not None and self._marked < since and self._view is not None:
+            return  # What is unread the page did before the call: the refresher reads it, the call need not wait.
         if self._closed:
             return
         answered = anyio.current_time()

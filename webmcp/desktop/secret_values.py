@@ -10,6 +10,7 @@ bridge unmasked.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -36,20 +37,41 @@ Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 _WORLD = "webmcp_bridge_secrets"
 
 
-async def read_secret_values(send: Send, *, timeout: float = 2.0) -> frozenset[str]:
+async def read_secret_values(
+    send: Send, *, timeout: float = 2.0, worlds: dict[str, int] | None = None
+) -> frozenset[str]:
     """Current values of the secret fields in every frame of the session behind `send`.
 
     Runs `READ_SECRETS_JS` in an isolated world per frame (page script cannot see or
     patch it), the frames side by side. Frames that are gone or navigating are skipped; the
     whole read is bounded by `timeout` and answers what it found so far.
+
+    `worlds` (frame id → the world's execution context id, kept by the caller between reads)
+    saves two of the three round trips: the frame tree is asked for beside the reads in the
+    worlds already known, and only a frame with no known world, or whose world is gone (it
+    navigated), has its world made first. Every frame of the tree is read either way.
     """
     values: set[str] = set()
+    known = dict(worlds or {})
     with anyio.move_on_after(timeout):
-        try:
-            tree = await send("Page.getFrameTree", {})
-        except CDPError:
+        asks: list[Callable[[], Awaitable[Any]]] = [partial(send, "Page.getFrameTree", {})]
+        asks += [partial(_evaluate, send, c) for c in known.values()]
+        tree_and_reads = await side_by_side(asks)
+        tree, reads = tree_and_reads[0], dict(zip(known, tree_and_reads[1:], strict=True))
+        if isinstance(tree, CDPError):
             return frozenset()
-        await side_by_side([partial(_read_frame_values, send, f, values) for f in _frame_ids(tree)])
+        frames = _frame_ids(tree)
+        if worlds is not None:
+            for gone in set(worlds) - set(frames):
+                del worlds[gone]
+        unread: list[str] = []
+        for frame_id in frames:
+            found = reads.get(frame_id)
+            if isinstance(found, list):
+                values.update(found)
+            else:  # a frame new since the last read, or its world went with the document it showed
+                unread.append(frame_id)
+        await side_by_side([partial(_read_frame_values, send, f, values, worlds) for f in unread])
     return frozenset(values)
 
 
@@ -65,23 +87,29 @@ def _frame_ids(tree: dict[str, Any]) -> list[str]:
     return found
 
 
-async def _read_frame_values(send: Send, frame_id: str, values: set[str]) -> None:
+async def _evaluate(send: Send, context: int) -> list[str]:
+    """The secret values `READ_SECRETS_JS` finds in the world `context`.
+
+    Raises:
+        CDPError: the world is gone (its document was replaced), or the frame could not answer.
+    """
+    reply = await send(
+        "Runtime.evaluate",
+        {"expression": READ_SECRETS_JS, "contextId": context, "returnByValue": True, "silent": True},
+    )
+    found = reply.get("result", {}).get("value")
+    return [v for v in found if isinstance(v, str) and v] if isinstance(found, list) else []
+
+
+async def _read_frame_values(send: Send, frame_id: str, values: set[str], worlds: dict[str, int] | None) -> None:
     try:
         world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": _WORLD})
-        reply = await send(
-            "Runtime.evaluate",
-            {
-                "expression": READ_SECRETS_JS,
-                "contextId": world["executionContextId"],
-                "returnByValue": True,
-                "silent": True,
-            },
-        )
+        context = world["executionContextId"]
+        values.update(await _evaluate(send, context))
     except KeyError:
         return
-    found = reply.get("result", {}).get("value")
-    if isinstance(found, list):
-        values.update(v for v in found if isinstance(v, str) and v)
+    if worlds is not None:
+        worlds[frame_id] = context
 
 
 class SecretHolder(Protocol):
@@ -96,18 +124,26 @@ class SecretHolder(Protocol):
     def sessions(self) -> list[CDPSession]: ...
 
 
+_WORLDS: weakref.WeakKeyDictionary[CDPSession, dict[str, int]] = weakref.WeakKeyDictionary()
+"""Per session, frame id → the execution context of `_WORLD` there, as last made (see read_secret_values)."""
+
+
 async def current_secrets(holder: SecretHolder, *, timeout: float) -> frozenset[str]:
     """The values of `holder`'s secret fields as of its last read, and as its frames hold them now.
 
     The page is asked only when its last view showed a secret field (most pages have none,
     and then nothing is read) and it can answer: under a JavaScript dialog it runs no
     script, so the values of the last read are all there is. Each session's read is
-    bounded by `timeout`; the sessions are read side by side.
+    bounded by `timeout`; the sessions are read side by side, each in one round trip once
+    its frames' worlds are known.
     """
     known = holder.secret_values()
     if not holder.has_secret_fields() or holder.dialog is not None:
         return known
-    reads = [partial(read_secret_values, s.send, timeout=timeout) for s in holder.sessions()]
+    reads = [
+        partial(read_secret_values, s.send, timeout=timeout, worlds=_WORLDS.setdefault(s, {}))
+        for s in holder.sessions()
+    ]
     values = set(known)
     for found in await side_by_side(reads):
         if isinstance(found, frozenset):

@@ -43,6 +43,7 @@ from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.permissions import PermissionRequests
 from webmcp.desktop.ports import DesktopLink
 from webmcp.desktop.refresher import LiveView
+from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInWatch
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, from_cdp_error
@@ -523,6 +524,10 @@ class Tab:
 
     def mask(self, value: Any) -> Any:
         return self._view.mask(value)
+
+    async def secrets_now(self) -> frozenset[str]:
+        """Every secret value the bridge knows, and those this tab's page holds right now (one read)."""
+        return self._desktop.known_secrets() | await current_secrets(self, timeout=self._timeouts.command)
 
     def show(self, view: View) -> None:
         """Compose the window from a new view (LiveView calls this after each read)."""

@@ -115,12 +115,18 @@ _PAGE_NOT_ANSWERING = frozenset({"action_timeout", "state_unverified"})
 """Errors that say the page does not answer now: reading its secret fields would wait for it too."""
 
 
-async def _leaving(desktop: Desktop, window_id: str, structured: dict[str, Any]) -> dict[str, Any]:
+async def _leaving(
+    desktop: Desktop, window_id: str, structured: dict[str, Any], read: frozenset[str] | None = None
+) -> dict[str, Any]:
     """A call's answer as it leaves: masked with every secret value known, and those its tab holds now.
 
     The one exit of every tool answer and error (page results, `pageMessage`, `detail`, the
     outcome a dialog carries, ...): a page may quote a secret field it set a moment ago.
+    `read`: the values the page held after it answered, as the call read them to mask its
+    result (`ToolResult.masked_with`); then the page is not asked again.
     """
+    if read is not None:
+        return _masked(structured, desktop.known_secrets() | read)
     live = structured.get("code") not in _PAGE_NOT_ANSWERING
     return _masked(structured, await desktop.secrets_for(window_id, live=live))
 
@@ -160,7 +166,8 @@ def build_server(
         except Exception as exc:  # boundary: a bug is still a tool result (cancellation is not an Exception)
             logger.exception("the call to %r failed inside the bridge", params.name)
             return _error_result(_masked(internal_error(exc).to_dict(), desktop.known_secrets()))
-        return _tool_result(await _leaving(desktop, window_id, answer.result.wire()), answer.image_png)
+        result = answer.result
+        return _tool_result(await _leaving(desktop, window_id, result.wire(), result.masked_with), answer.image_png)
 
     async def on_list_resources(ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
         resources = [
