@@ -8,22 +8,49 @@ own sessions) and builds the view from them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from cdp_bridge.ax import FrameNodes, PageNodes, Send, collect_page, enable_accessibility, read_run_range
+from cdp_bridge.ax import (
+    FLAGGED_SELECTOR,
+    FORM_STATE_MAX,
+    REQUIRED_SELECTOR,
+    SMALL_DOCUMENT,
+    FrameNodes,
+    PageNodes,
+    Send,
+    collect_page,
+    enable_accessibility,
+    has_form_controls,
+    read_run_range,
+)
+from cdp_bridge.ax_patch import read_subtrees, splice, subtree_ids
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
+from cdp_bridge.js import Expression
+from cdp_bridge.layout import patch_text_layout, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.js import call, load
 from webmcp.view.build import BlockIds, Limits, View, build_view, run_part
 from webmcp.view.masking import SECRET_SELECTOR
+from webmcp.view.secrets import FIND_SECRETS_JS
 
-__all__ = ["BINDING", "WORLD", "PageRead", "frame_origins", "install_observer", "read_page", "read_run"]
+__all__ = [
+    "BINDING",
+    "WORLD",
+    "PageRead",
+    "changed_since",
+    "frame_origins",
+    "install_observer",
+    "read_changes",
+    "read_page",
+    "read_run",
+]
 
 WORLD = "webmcp_bridge"
 _SECRET_READ_S = 2.0
@@ -33,6 +60,18 @@ _KEEP = max(_LIMITS.table_rows, _LIMITS.list_items)
 BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = call(load("observer.js"), BINDING)
+_CHANGED_MAX = 40
+"""Changed elements up to which a read takes only their subtrees (more: the whole page)."""
+_CHANGES_JS = call(
+    load("changes.js"),
+    _CHANGED_MAX,
+    SMALL_DOCUMENT,
+    Expression(f"() => {FIND_SECRETS_JS}"),
+    SECRET_SELECTOR,
+    REQUIRED_SELECTOR,
+    FLAGGED_SELECTOR,
+)
+_CHANGES_GROUP = "webmcp-bridge-changes"
 
 
 async def install_observer(session: CDPSession) -> None:
@@ -96,6 +135,14 @@ class PageRead:
     """Values of its secret inputs: memory only, to mask echoes; never logged, never published."""
     readers: dict[str, tuple[Send, str]] = field(default_factory=dict)
     """Frame key → (the session's send, the frame id): where a long run's other rows are read."""
+    doc_seq: int = -1
+    """The document generation read (`ViewHost.doc_seq`)."""
+    sessions: list[tuple[CDPSession, PageNodes]] = field(default_factory=list)
+    """What each session read gave (the page's own first; then its out-of-process iframes')."""
+    oopifs: tuple[str, ...] = ()
+    """The out-of-process iframes (target ids) the page had when read."""
+    contexts: dict[str, int] = field(default_factory=dict)
+    """Frame id → the observer's isolated world there (to take its changes)."""
 
 
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
@@ -124,17 +171,190 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     )
     if isinstance(main, CDPError):
         raise main
-    frames: list[FrameNodes] = list(main.frames)
-    values = set(main.secret_values)
-    readers: dict[str, tuple[Send, str]] = {f.key: (session.send, f.frame_id) for f in main.frames}
+    read = [(session, main)]
     for sub, frame_session in zip(subs, sessions.values(), strict=True):
         if isinstance(sub, CDPError):
             continue  # Mid-navigation or gone; its next change retries.
-        frames.extend(sub.frames)
-        values |= sub.secret_values
-        readers.update((f.key, (frame_session.send, f.frame_id)) for f in sub.frames)
+        read.append((frame_session, sub))
+    return _page_read(read, ids, doc_seq, tuple(sessions), {})
+
+
+def _page_read(
+    read: list[tuple[CDPSession, PageNodes]],
+    ids: BlockIds,
+    doc_seq: int,
+    oopifs: tuple[str, ...],
+    contexts: dict[str, int],
+) -> PageRead:
+    """The view built from what each session read."""
+    frames: list[FrameNodes] = []
+    values: set[str] = set()
+    readers: dict[str, tuple[Send, str]] = {}
+    for frame_session, nodes in read:
+        frames.extend(nodes.frames)
+        values |= nodes.secret_values
+        readers.update((f.key, (frame_session.send, f.frame_id)) for f in nodes.frames)
     view = build_view(frames, ids, limits=_LIMITS, secret_values=values)
-    return PageRead(view, frozenset(values), readers)
+    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts)
+
+
+async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageRead | None:
+    """The view of `page` read again only where it changed since `last`; None when unsure.
+
+    The observer of each frame hands over the elements that changed since it was last
+    asked (`__webmcpBridgeTakeChanged` in observer.js); their subtrees and ancestors are read
+    again and spliced into the last read's nodes (`cdp_bridge.ax_patch`), the secret fields
+    and form state are read again whole (one script per frame, with the changes), and the
+    layout of running text only if a node in it was touched (`layout.patch_text_layout`).
+    What it gives is what `read_page` would give, so `build_view` gives the same view.
+    None (the caller then reads the page whole) when the page's frames or sessions are not
+    those of `last`, a frame cannot say what changed (too much, or its observer is new), or
+    the new nodes do not splice into one tree.
+
+    Raises:
+        CDPError: a session could not be read (it is navigating or gone).
+    """
+    now = [page.session, *(page.frame_sessions[t] for t in last.oopifs if t in page.frame_sessions)]
+    if tuple(page.frame_sessions) != last.oopifs or [s for s, _ in last.sessions] != now:
+        return None  # An out-of-process iframe came or went, or was left out of the last read.
+    contexts = dict(last.contexts)
+    patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
+    read: list[tuple[CDPSession, PageNodes]] = []
+    for (frame_session, _old), nodes in zip(last.sessions, patched, strict=True):
+        if isinstance(nodes, CDPError):
+            raise nodes
+        if nodes is None:
+            return None
+        read.append((frame_session, nodes))
+    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts)
+
+
+async def changed_since(read: PageRead) -> bool:
+    """Whether an observer of the frames `read` took changes from has seen more since (or cannot say)."""
+    asks = []
+    for frame_session, nodes in read.sessions:
+        for frame in nodes.frames:
+            context = read.contexts.get(frame.frame_id)
+            if context is None:
+                continue
+            params = {"expression": "globalThis.__webmcpBridgeChangePending()", "contextId": context}
+            asks.append(partial(frame_session.send, "Runtime.evaluate", {**params, "returnByValue": True}))
+    for reply in await side_by_side(asks):
+        if isinstance(reply, CDPError) or reply.get("result", {}).get("value") is not False:
+            return True
+    return False
+
+
+@dataclass
+class _Changes:
+    """What one frame's observer handed over, with the secret fields and form state of its document."""
+
+    roots: list[int]
+    secret_ids: set[int]
+    values: set[str]
+    required_ids: set[int]
+    flagged_ids: set[int]
+
+
+async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str, int]) -> PageNodes | None:
+    """`old`, one session's last read, with what changed since read again; None when unsure."""
+    send = session.send
+    frames = [f for f in old.frames if not f.unreachable_url]
+    if not frames or any(not f.frame_id for f in frames):
+        return None
+    taken = await side_by_side([partial(_take_changes, send, f.frame_id, contexts) for f in frames])
+    changes: list[_Changes] = []
+    for found in taken:
+        if isinstance(found, CDPError):
+            raise found
+        if found is None:
+            return None
+        changes.append(found)
+    subtrees = await side_by_side([partial(read_subtrees, send, c.roots) for c in changes if c.roots])
+    by_frame = iter(subtrees)
+    result = PageNodes()
+    touched: set[int] = set()
+    change_of = {f.frame_id: c for f, c in zip(frames, changes, strict=True)}
+    for frame in old.frames:
+        if frame.unreachable_url:
+            result.frames.append(replace(frame))
+            continue
+        change = change_of[frame.frame_id]
+        result.secret_ids |= change.secret_ids
+        result.secret_values |= change.values
+        if not change.roots:
+            result.frames.append(replace(frame))
+            continue
+        subs = next(by_frame)
+        if isinstance(subs, CDPError):
+            return None  # A changed element has no AX node (or is gone): read the page whole.
+        nodes = splice(frame.nodes, subs)
+        if nodes is None:
+            return None
+        by_id = {n["nodeId"]: n for n in frame.nodes}
+        for sub in subs:
+            before = by_id.get(sub.ancestors[0]["nodeId"])
+            gone = subtree_ids(before, by_id) if before is not None else set()
+            touched.update(int(by_id[i]["backendDOMNodeId"]) for i in gone if "backendDOMNodeId" in by_id[i])
+            touched.update(int(n["backendDOMNodeId"]) for n in sub.nodes if "backendDOMNodeId" in n)
+        result.frames.append(replace(frame, nodes=nodes))
+    if has_form_controls(result):
+        required = {b for c in changes for b in c.required_ids}
+        flagged = {b for c in changes for b in c.flagged_ids}
+        if len(required) >= FORM_STATE_MAX or len(flagged) >= FORM_STATE_MAX:
+            return None  # A full read keeps the first of them only.
+        result.required_ids, result.flagged_ids = required, flagged
+    layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
+    result.display, result.gaps = await patch_text_layout(
+        send, layout_frames, (old.display, old.gaps), wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
+    )
+    for frame in result.frames:
+        frame.secret_ids = result.secret_ids
+        frame.required_ids = result.required_ids
+        frame.flagged_ids = result.flagged_ids
+        frame.display = result.display
+        frame.gaps = result.gaps
+    return result
+
+
+async def _take_changes(send: Send, frame_id: str, contexts: dict[str, int]) -> _Changes | None:
+    """What the observer in frame `frame_id` saw change since last asked; None: "everything".
+
+    Raises:
+        CDPError: the frame or its world is gone.
+    """
+    context = contexts.get(frame_id)
+    if context is None:
+        world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD})
+        context = contexts[frame_id] = int(world["executionContextId"])
+    reply = await send(
+        "Runtime.evaluate",
+        {"expression": _CHANGES_JS, "contextId": context, "objectGroup": _CHANGES_GROUP, "silent": True},
+    )
+    found = reply.get("result", {})
+    if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
+        return None
+    try:
+        props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
+        items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
+        meta = json.loads(items["0"]["value"])
+        objects = [items[str(i)]["objectId"] for i in range(1, len(items))]
+        described = await side_by_side([partial(send, "DOM.describeNode", {"objectId": o}) for o in objects])
+    finally:
+        await send("Runtime.releaseObjectGroup", {"objectGroup": _CHANGES_GROUP})
+    backends: list[int] = []
+    for node in described:
+        if isinstance(node, CDPError):
+            raise node
+        backends.append(int(node["node"]["backendNodeId"]))
+    cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
+    if sum(cut) != len(backends):
+        return None
+    roots, rest = backends[: cut[0]], backends[cut[0] :]
+    secret, rest = rest[: cut[1]], rest[cut[1] :]
+    required, flagged = rest[: cut[2]], rest[cut[2] :]
+    values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
+    return _Changes(list(dict.fromkeys(roots)), set(secret), values, set(required), set(flagged))
 
 
 async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:
