@@ -49,9 +49,28 @@
   // more than half of it (reading them would cost as much as reading all).
   const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-details', 'aria-errormessage',
     'aria-flowto', 'aria-activedescendant'];
+  // A script may set a control's value, checked state or validity with no mutation and no
+  // event: what each control showed at the last take is kept, and a control that shows
+  // something else is taken as changed.
+  const shown = new WeakMap();
+  const looks = (el) => `${el.value}\u0000${el.checked}\u0000${el.selectedIndex}\u0000${el.validity?.valid}`;
+  const controls = () => document.querySelectorAll('input, textarea, select');
+  const compare = (record) => {
+    for (const el of controls()) {
+      const now = looks(el);
+      if (record && shown.has(el) && shown.get(el) !== now) note(el);
+      shown.set(el, now);
+    }
+  };
+  compare(false);
   // Whether anything changed since the last take (the check of WEBMCP_VERIFY_INCREMENTAL).
-  globalThis.__webmcpBridgeChangePending = () => everything || changed.size > 0;
+  globalThis.__webmcpBridgeChangePending = () => {
+    if (everything || changed.size > 0) return true;
+    for (const el of controls()) if (shown.has(el) && shown.get(el) !== looks(el)) return true;
+    return false;
+  };
   globalThis.__webmcpBridgeTakeChanged = (limit, most) => {
+    compare(true);
     const all = everything, found = [...changed];
     everything = false; changed.clear();
     const size = document.getElementsByTagName('*').length;
