@@ -36,7 +36,6 @@ _NONE_CHROME_ROLE = {"type": "internalRole", "value": 0}
 class Subtree:
     """One changed element as the AX tree has it now."""
 
-    backend_id: int
     ancestors: list[Node]
     """Its own node first, then its parent's, up to the root (`getAXNodeAndAncestors`)."""
     nodes: list[Node]
@@ -53,25 +52,26 @@ def full_form(node: Node) -> Node:
     return out
 
 
-async def read_subtrees(send: Send, backend_ids: list[int]) -> list[Subtree]:
-    """The nodes, ancestors and subtrees of the elements `backend_ids`, all commands side by side.
+async def read_subtrees(send: Send, elements: list[dict[str, Any]]) -> list[Subtree]:
+    """The nodes, ancestors and subtrees of `elements` (each `{"backendNodeId": …}` or
+    `{"objectId": …}`), all commands side by side.
 
     Raises:
-        CDPError: an element is gone, or has no AX node.
+        CDPError: an element is gone.
     """
     reads = []
-    for backend in backend_ids:
-        reads.append(partial(send, "Accessibility.getAXNodeAndAncestors", {"backendNodeId": backend}))
-        reads.append(partial(send, "Accessibility.queryAXTree", {"backendNodeId": backend}))
+    for element in elements:
+        reads.append(partial(send, "Accessibility.getAXNodeAndAncestors", element))
+        reads.append(partial(send, "Accessibility.queryAXTree", element))
     replies = await side_by_side(reads)
     found: list[Subtree] = []
-    for index, backend in enumerate(backend_ids):
+    for index in range(len(elements)):
         ancestors, below = replies[2 * index], replies[2 * index + 1]
         if isinstance(ancestors, CDPError):
             raise ancestors
         if isinstance(below, CDPError):
             raise below
-        found.append(Subtree(backend, list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
+        found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
     return found
 
 
@@ -107,7 +107,7 @@ def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
         if not sub.ancestors or not sub.nodes:
             return None
         top = sub.ancestors[0]
-        if top.get("backendDOMNodeId") != sub.backend_id or sub.nodes[0].get("nodeId") != top["nodeId"]:
+        if "backendDOMNodeId" not in top or sub.nodes[0].get("nodeId") != top["nodeId"]:
             return None  # The element has no node of its own in the tree (Chromium left it out).
         before = by_id.get(top["nodeId"])
         if before is not None:

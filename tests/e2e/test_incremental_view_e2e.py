@@ -184,7 +184,8 @@ async def _visit(stage: Stage, win: str, path: str, plan: Plan, called: list[str
         try:
             await stage.wait_tools(lambda n: set(plan) <= _page_tools(n, win, plan), timeout=20)
         except TimeoutError:
-            pytest.fail(f"{path}: tools {sorted(_page_tools(await stage.tool_names(), win, plan))}, planned {sorted(plan)}")
+            listed = sorted(_page_tools(await stage.tool_names(), win, plan))
+            pytest.fail(f"{path}: tools {listed}, planned {sorted(plan)}")
 
     await arrive()
     listed = _page_tools(await stage.tool_names(), win, plan)

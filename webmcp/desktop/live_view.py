@@ -27,7 +27,7 @@ from cdp_bridge.ax import (
     has_form_controls,
     read_run_range,
 )
-from cdp_bridge.ax_patch import read_subtrees, splice, subtree_ids
+from cdp_bridge.ax_patch import Subtree, read_subtrees, splice, subtree_ids
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
@@ -142,7 +142,8 @@ class PageRead:
     oopifs: tuple[str, ...] = ()
     """The out-of-process iframes (target ids) the page had when read."""
     contexts: dict[str, int] = field(default_factory=dict)
-    """Frame id → the observer's isolated world there (to take its changes)."""
+    """Frame key → the observer's isolated world in that frame's document (to take its changes);
+    frame key + " takes" → how many takes there were (each take's objects are its own group)."""
 
 
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
@@ -221,10 +222,8 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
     patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
     read: list[tuple[CDPSession, PageNodes]] = []
     for (frame_session, _old), nodes in zip(last.sessions, patched, strict=True):
-        if isinstance(nodes, CDPError):
-            raise nodes
-        if nodes is None:
-            return None
+        if nodes is None or isinstance(nodes, CDPError):
+            return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
     return _page_read(read, ids, last.doc_seq, last.oopifs, contexts)
 
@@ -234,7 +233,7 @@ async def changed_since(read: PageRead) -> bool:
     asks = []
     for frame_session, nodes in read.sessions:
         for frame in nodes.frames:
-            context = read.contexts.get(frame.frame_id)
+            context = read.contexts.get(frame.key)
             if context is None:
                 continue
             params = {"expression": "globalThis.__webmcpBridgeChangePending()", "contextId": context}
@@ -249,7 +248,8 @@ async def changed_since(read: PageRead) -> bool:
 class _Changes:
     """What one frame's observer handed over, with the secret fields and form state of its document."""
 
-    roots: list[int]
+    subtrees: list[Subtree]
+    """Each changed element's AX node, ancestors and subtree as they are now."""
     secret_ids: set[int]
     values: set[str]
     required_ids: set[int]
@@ -257,50 +257,41 @@ class _Changes:
 
 
 async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str, int]) -> PageNodes | None:
-    """`old`, one session's last read, with what changed since read again; None when unsure."""
+    """`old`, one session's last read, with what changed since read again; None when unsure.
+
+    Raises:
+        CDPError: a frame's world or a changed element is gone.
+    """
     send = session.send
     frames = [f for f in old.frames if not f.unreachable_url]
     if not frames or any(not f.frame_id for f in frames):
         return None
-    taken = await side_by_side([partial(_take_changes, send, f.frame_id, contexts) for f in frames])
-    changes: list[_Changes] = []
-    for found in taken:
+    taken = await side_by_side([partial(_frame_changes, send, f, contexts) for f in frames])
+    changes: dict[str, _Changes] = {}
+    for frame, found in zip(frames, taken, strict=True):
         if isinstance(found, CDPError):
             raise found
         if found is None:
             return None
-        changes.append(found)
-    subtrees = await side_by_side([partial(read_subtrees, send, c.roots) for c in changes if c.roots])
-    by_frame = iter(subtrees)
+        changes[frame.key] = found
     result = PageNodes()
     touched: set[int] = set()
-    change_of = {f.frame_id: c for f, c in zip(frames, changes, strict=True)}
     for frame in old.frames:
-        if frame.unreachable_url:
+        change = changes.get(frame.key)
+        if change is None or not change.subtrees:
             result.frames.append(replace(frame))
-            continue
-        change = change_of[frame.frame_id]
-        result.secret_ids |= change.secret_ids
-        result.secret_values |= change.values
-        if not change.roots:
-            result.frames.append(replace(frame))
-            continue
-        subs = next(by_frame)
-        if isinstance(subs, CDPError):
-            return None  # A changed element has no AX node (or is gone): read the page whole.
-        nodes = splice(frame.nodes, subs)
-        if nodes is None:
-            return None
-        by_id = {n["nodeId"]: n for n in frame.nodes}
-        for sub in subs:
-            before = by_id.get(sub.ancestors[0]["nodeId"])
-            gone = subtree_ids(before, by_id) if before is not None else set()
-            touched.update(int(by_id[i]["backendDOMNodeId"]) for i in gone if "backendDOMNodeId" in by_id[i])
-            touched.update(int(n["backendDOMNodeId"]) for n in sub.nodes if "backendDOMNodeId" in n)
-        result.frames.append(replace(frame, nodes=nodes))
+        else:
+            nodes = splice(frame.nodes, change.subtrees)
+            if nodes is None:
+                return None
+            touched |= _touched(frame.nodes, change.subtrees)
+            result.frames.append(replace(frame, nodes=nodes))
+        if change is not None:
+            result.secret_ids |= change.secret_ids
+            result.secret_values |= change.values
     if has_form_controls(result):
-        required = {b for c in changes for b in c.required_ids}
-        flagged = {b for c in changes for b in c.flagged_ids}
+        required = {b for c in changes.values() for b in c.required_ids}
+        flagged = {b for c in changes.values() for b in c.flagged_ids}
         if len(required) >= FORM_STATE_MAX or len(flagged) >= FORM_STATE_MAX:
             return None  # A full read keeps the first of them only.
         result.required_ids, result.flagged_ids = required, flagged
@@ -317,44 +308,74 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     return result
 
 
-async def _take_changes(send: Send, frame_id: str, contexts: dict[str, int]) -> _Changes | None:
-    """What the observer in frame `frame_id` saw change since last asked; None: "everything".
+def _touched(old: list[dict[str, Any]], subtrees: list[Subtree]) -> set[int]:
+    """Backend ids of the nodes read again: each changed element's subtree as it was and as it is."""
+    by_id = {n["nodeId"]: n for n in old}
+    found: set[int] = set()
+    for sub in subtrees:
+        before = by_id.get(sub.ancestors[0]["nodeId"])
+        for node_id in subtree_ids(before, by_id) if before is not None else ():
+            if "backendDOMNodeId" in by_id[node_id]:
+                found.add(int(by_id[node_id]["backendDOMNodeId"]))
+        found.update(int(n["backendDOMNodeId"]) for n in sub.nodes if "backendDOMNodeId" in n)
+    return found
+
+
+async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]) -> _Changes | None:
+    """What the observer in `frame` saw change since last asked, read again; None: "everything".
+
+    Three steps, each one batch of commands: the observer's changes with the secret fields and
+    form state (one script; the last such batch's objects released first), the objects it gave,
+    then the AX subtree and ancestors of each changed element side by side with the backend ids
+    of the fields.
 
     Raises:
-        CDPError: the frame or its world is gone.
+        CDPError: the frame, its world or a changed element is gone.
     """
-    context = contexts.get(frame_id)
+    context = contexts.get(frame.key)
     if context is None:
-        world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD})
-        context = contexts[frame_id] = int(world["executionContextId"])
-    reply = await send(
-        "Runtime.evaluate",
-        {"expression": _CHANGES_JS, "contextId": context, "objectGroup": _CHANGES_GROUP, "silent": True},
+        world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
+        context = contexts[frame.key] = int(world["executionContextId"])
+    # Each take's objects are kept in a group of their own until the next take releases them,
+    # side by side with that take's script: no round trip of its own.
+    taken = contexts.get(f"{frame.key} takes", 0)
+    contexts[f"{frame.key} takes"] = taken + 1
+    group = f"{_CHANGES_GROUP}-{taken + 1}"
+    params = {"expression": _CHANGES_JS, "contextId": context, "objectGroup": group, "silent": True}
+    _released, reply = await side_by_side(
+        [
+            partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
+            partial(send, "Runtime.evaluate", params),
+        ]
     )
+    if isinstance(reply, CDPError):
+        contexts.pop(frame.key, None)
+        raise reply
     found = reply.get("result", {})
     if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
         return None
-    try:
-        props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
-        items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
-        meta = json.loads(items["0"]["value"])
-        objects = [items[str(i)]["objectId"] for i in range(1, len(items))]
-        described = await side_by_side([partial(send, "DOM.describeNode", {"objectId": o}) for o in objects])
-    finally:
-        await send("Runtime.releaseObjectGroup", {"objectGroup": _CHANGES_GROUP})
+    props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
+    items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
+    meta = json.loads(items["0"]["value"])
+    objects = [str(items[str(i)]["objectId"]) for i in range(1, len(items))]
+    cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
+    if sum(cut) != len(objects):
+        return None
+    roots, fields = objects[: cut[0]], objects[cut[0] :]
+    reads: list[Callable[[], Awaitable[Any]]] = [partial(read_subtrees, send, [{"objectId": o} for o in roots])]
+    reads += [partial(send, "DOM.describeNode", {"objectId": o}) for o in fields]
+    subtrees, *described = await side_by_side(reads)
     backends: list[int] = []
     for node in described:
         if isinstance(node, CDPError):
             raise node
         backends.append(int(node["node"]["backendNodeId"]))
-    cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
-    if sum(cut) != len(backends):
-        return None
-    roots, rest = backends[: cut[0]], backends[cut[0] :]
-    secret, rest = rest[: cut[1]], rest[cut[1] :]
+    if isinstance(subtrees, CDPError):
+        raise subtrees
+    secret, rest = backends[: cut[1]], backends[cut[1] :]
     required, flagged = rest[: cut[2]], rest[cut[2] :]
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
-    return _Changes(list(dict.fromkeys(roots)), set(secret), values, set(required), set(flagged))
+    return _Changes(subtrees, set(secret), values, set(required), set(flagged))
 
 
 async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:

@@ -180,14 +180,14 @@ class LiveView:
             doc_seq = self._host.doc_seq
             if self._page.crashed:
                 return False  # Nothing to read until a reload brings a new renderer.
-            last = self._last_read
-            whole = self._whole or not _INCREMENTAL_ON or last is None or last.doc_seq != doc_seq
+            last = self._last_read if self._last_read is not None and self._last_read.doc_seq == doc_seq else None
+            whole = self._whole or not _INCREMENTAL_ON or last is None
             # The observers' changes are taken (and forgotten) by the read: until one ends well,
             # the next must read the page whole.
             self._whole = True
             try:
                 with anyio.fail_after(self._timeouts.snapshot):
-                    read = await self._read_unless_crashed(None if whole else last)
+                    read = await self._read_unless_crashed(last, whole)
                 if read is None:
                     return False  # The renderer crashed mid-read: its commands would never be answered.
             except CDPError as exc:
@@ -214,28 +214,32 @@ class LiveView:
         await self._host.after_read()
         return True
 
-    async def _read_unless_crashed(self, last: PageRead | None) -> PageRead | None:
-        """`read_page` (or, after `last`, `read_changes`), given up (None) the moment the renderer crashes.
+    async def _read_unless_crashed(self, last: PageRead | None, whole: bool) -> PageRead | None:
+        """`_read`, given up (None) the moment the renderer crashes.
 
         Raises:
             CDPError: the document could not be read.
         """
-        first = await first_of(lambda: self._read(last), self._host.until_crashed)
+        first = await first_of(lambda: self._read(last, whole), self._host.until_crashed)
         return first.value if first.index == 0 else None
 
-    async def _read(self, last: PageRead | None) -> PageRead:
-        """The page read whole, or only where it changed since `last` when that can be said.
+    async def _read(self, last: PageRead | None, whole_only: bool) -> PageRead:
+        """The page read whole, or (unless `whole_only`) only where it changed since `last`, an
+        earlier read of the same document, when that can be said.
 
         Raises:
             CDPError: the document could not be read.
         """
         if last is None:
             return await live_view.read_page(self._page, self._host.doc_seq, self._ids)
-        before = copy.deepcopy(self._ids) if _VERIFY else None
-        read = await live_view.read_changes(self._page, last, self._ids)
+        before = copy.deepcopy(self._ids) if _VERIFY and not whole_only else None
+        read = None if whole_only else await live_view.read_changes(self._page, last, self._ids)
         if read is None:
-            INCREMENTAL["whole"] += 1
-            return await live_view.read_page(self._page, self._host.doc_seq, self._ids)
+            INCREMENTAL["whole"] += 0 if whole_only else 1
+            whole_read = await live_view.read_page(self._page, self._host.doc_seq, self._ids)
+            if whole_read.doc_seq == last.doc_seq:
+                whole_read.contexts.update(last.contexts)  # the observers' worlds live as long as their documents
+            return whole_read
         INCREMENTAL["reads"] += 1
         if before is None:
             return read
