@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from aiohttp import web
 
 from sample_site.server import start_site
 
@@ -14,8 +16,14 @@ __all__ = ["serve_in_thread"]
 
 
 @contextmanager
-def serve_in_thread(host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
-    """Serve a fresh sample site (its own data) on `host:port`; yields its base URL, stops on exit."""
+def serve_in_thread(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    start_site: Callable[[str, int], Awaitable[tuple[web.AppRunner, str]]] = start_site,
+) -> Iterator[str]:
+    """Serve a fresh sample site (its own data) on `host:port`; yields its base URL, stops on exit.
+
+    `start_site` may name another site's starter of the same shape (bench/site uses it)."""
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     holder: dict[str, Any] = {}
@@ -35,7 +43,7 @@ def serve_in_thread(host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     if not ready.wait(10):
-        raise RuntimeError("the sample site did not start")
+        raise RuntimeError("the site did not start")
     try:
         yield str(holder["url"])
     finally:

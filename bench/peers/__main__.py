@@ -1,10 +1,12 @@
 """Side-by-side bench: the bridge against Playwright MCP and chrome-devtools-mcp, raw CDP as floor.
 
-    bash bench/peers/run [--rounds 3] [--only bridge,playwright,devtools,raw]
+    bash bench/peers/run [--rounds 3] [--only bridge,playwright,devtools,raw] [--pages sample,shop,story,tasks]
 
 (`bench/peers/run` installs what is needed, then runs `.venv/bin/python -m bench.peers`.)
 Each round starts every server afresh, in an order rotated round by round, against one
-sample site (reset before each session). Prints a Markdown table (medians over rounds,
+sample site (reset before each session), then once more on the pages of `bench.site` (issue 22:
+started on the first of them, reset before). `--pages` picks the sessions: `sample` (the sample
+site's, with every measure of issue 12) and any of the bench pages. Prints a Markdown table (medians over rounds,
 min–max in brackets) and writes it, the raw results (JSON) and a PNG chart to bench/results/.
 Nothing here is asserted anywhere.
 """
@@ -28,16 +30,18 @@ from typing import Any
 
 import anyio
 
+from bench.site import serve_in_thread as serve_bench_site
 from sample_site import serve_in_thread as serve_site
 
-from .measures import SessionResult, run_session
+from .measures import BENCH_PAGES, SessionResult, run_bench_session, run_session
 from .raw import RawCdp
-from .report import markdown_notes, markdown_table, write_chart
+from .report import markdown_notes, markdown_table, markdown_targets, write_chart
 from .subjects import CHROMIUM, PEERS_DIR, Bridge, ChromeDevtoolsMcp, PlaywrightMcp
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 KINDS = {"bridge": Bridge, "playwright": PlaywrightMcp, "devtools": ChromeDevtoolsMcp, "raw": RawCdp}
+PAGE_KEYS = ["sample"] + [p.key for p in BENCH_PAGES]
 
 
 def _reset_site(site: str) -> None:
@@ -77,27 +81,51 @@ def _load() -> str:
     return f"{one:.2f} / {five:.2f} / {fifteen:.2f}"
 
 
-async def bench(rounds: int, kinds: list[str]) -> dict[str, Any]:
+def _subject(kind: str, workdir: Path, site: str, url: str = "") -> Any:
+    if kind == "raw":
+        return RawCdp()
+    if kind == "bridge":
+        return Bridge(workdir, site, url=url)
+    return KINDS[kind](workdir, site)
+
+
+async def _session(kind: str, site: str, bench_pages: list[Any] | None) -> SessionResult:
+    """One fresh server of `kind`: the sample site's session, or (bench_pages) bench.site's."""
+    await anyio.to_thread.run_sync(_reset_site, site)
+    with tempfile.TemporaryDirectory(prefix=f"bench-peers-{kind}-") as workdir:
+        if bench_pages is None:
+            return await run_session(_subject(kind, Path(workdir), site), site)
+        subject = _subject(kind, Path(workdir), site, site + bench_pages[0].path)
+        return await run_bench_session(subject, site, bench_pages)
+
+
+async def bench(rounds: int, kinds: list[str], pages: list[str]) -> dict[str, Any]:
     results: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
     notes: dict[str, list[dict[str, str]]] = {k: [] for k in kinds}
     loads = [_load()]
-    with serve_site() as site:
+    bench_pages = [p for p in BENCH_PAGES if p.key in pages]
+    with serve_site() as site, serve_bench_site() as bench_site:
         for round_no in range(rounds):
             order = kinds[round_no % len(kinds) :] + kinds[: round_no % len(kinds)]
             for kind in order:
-                await anyio.to_thread.run_sync(_reset_site, site)
-                with tempfile.TemporaryDirectory(prefix=f"bench-peers-{kind}-") as workdir:
-                    cls = KINDS[kind]
-                    subject = cls() if kind == "raw" else cls(Path(workdir), site)
-                    print(f"round {round_no + 1}/{rounds}: {kind} …", file=sys.stderr, flush=True)
-                    session: SessionResult = await run_session(subject, site)
-                results[kind].append(session.values)
-                notes[kind].append(session.notes)
-                failed = {k: v for k, v in session.values.items() if isinstance(v, str)}
-                if failed:
-                    print(f"  {kind} failed steps: {json.dumps(failed)[:600]}", file=sys.stderr, flush=True)
+                values: dict[str, Any] = {}
+                said: dict[str, str] = {}
+                sessions = ([(site, None)] if "sample" in pages else []) + (
+                    [(bench_site, bench_pages)] if bench_pages else []
+                )
+                for where, which in sessions:
+                    what = "sample site" if which is None else "bench site"
+                    print(f"round {round_no + 1}/{rounds}: {kind} on the {what} …", file=sys.stderr, flush=True)
+                    session = await _session(kind, where, which)
+                    values.update(session.values)
+                    said.update(session.notes)
+                    failed = {k: v for k, v in session.values.items() if isinstance(v, str)}
+                    if failed:
+                        print(f"  {kind} failed steps: {json.dumps(failed)[:600]}", file=sys.stderr, flush=True)
+                results[kind].append(values)
+                notes[kind].append(said)
             loads.append(_load())
-    return {"results": results, "notes": notes, "loads": loads}
+    return {"results": results, "notes": notes, "loads": loads, "pages": pages}
 
 
 def publish(raw: dict[str, Any]) -> str:
@@ -113,8 +141,12 @@ def publish(raw: dict[str, Any]) -> str:
     chart = RESULTS / f"peers-{stamp}.png"
     write_chart(raw["results"], chart, f"bench/peers {started:%Y-%m-%d %H:%M} UTC, {raw['rounds']} rounds")
     table = markdown_table(raw["results"], raw["notes"])
+    targets = markdown_targets(raw["results"])
     notes = markdown_notes(raw["notes"])
-    document = f"{header}\n{table}\n\nChart: `{chart.relative_to(ROOT)}`\n\nNotes:\n\n{notes}\n"
+    document = (
+        f"{header}\n{table}\n\nIssue 22 targets (bridge against the better peer, medians over rounds):\n\n"
+        f"{targets}\n\nChart: `{chart.relative_to(ROOT)}`\n\nNotes:\n\n{notes}\n"
+    )
     (RESULTS / f"peers-{stamp}.md").write_text(document)
     return document
 
@@ -123,6 +155,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.peers", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds; each starts every server once (default 3)")
     parser.add_argument("--only", default=",".join(KINDS), help="comma-separated subset of " + ",".join(KINDS))
+    parser.add_argument(
+        "--pages",
+        default=",".join(PAGE_KEYS),
+        help="comma-separated subset of " + ",".join(PAGE_KEYS) + " (sample = the sample site's session)",
+    )
     parser.add_argument("--report", metavar="JSON", help="only redraw the table and chart of an earlier run")
     args = parser.parse_args()
     if args.report:
@@ -132,13 +169,17 @@ def main() -> None:
     unknown = set(kinds) - set(KINDS)
     if unknown:
         parser.error(f"unknown: {', '.join(sorted(unknown))}")
+    pages = [p for p in args.pages.split(",") if p]
+    unknown = set(pages) - set(PAGE_KEYS)
+    if unknown or not pages:
+        parser.error(f"unknown page: {', '.join(sorted(unknown))}" if unknown else "--pages names no page")
     # Handshake clients subscribe with resources/subscribe; the SDK warns that 2026 clients do not.
     warnings.filterwarnings("ignore", message="resources/subscribe is removed")
     # The SDK's client warns when a tool was not in its last list (a dialog's tools are new).
     logging.getLogger("client").setLevel(logging.ERROR)
     started = datetime.datetime.now(datetime.UTC)
     info = versions()
-    run = anyio.run(bench, args.rounds, kinds)
+    run = anyio.run(bench, args.rounds, kinds, pages)
     raw = {"started": started.isoformat(), "rounds": args.rounds, "cpus": os.cpu_count(), "versions": info, **run}
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = started.strftime("%Y%m%d-%H%M")

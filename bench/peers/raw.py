@@ -65,6 +65,13 @@ class RawCdp:
         await self._wait_tool("list_tickets", STEP)
         return first, False, time.perf_counter() - started
 
+    async def start_state(self, url: str, tool: str, started: float) -> tuple[float, str]:
+        """launch → navigate → the page's `tool` seen → the full AX tree."""
+        await self.navigate(url)
+        await self._wait_tool(tool, STEP)
+        text = await self.state()
+        return time.perf_counter() - started, text
+
     async def close(self) -> None:
         # No cancel scope of our own around it: the task groups inside must exit in the scope they
         # entered. Each piece bounds its own shutdown (the SDK's stdio, the launcher's close).

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .measures import PAGES, shown
+from .measures import BENCH_PAGES, PAGES, shown
 
-__all__ = ["markdown_table", "markdown_notes", "write_chart", "COLUMNS"]
+__all__ = ["COLUMNS", "Target", "markdown_notes", "markdown_table", "markdown_targets", "targets", "write_chart"]
 
 COLUMNS = [
     ("playwright", "Playwright MCP"),
@@ -33,7 +34,24 @@ ROWS += [
     ("late_tool", "late tool (+1.5 s after load) → `tools/list_changed`, idle client", "time"),
     ("password_leaked", "typed password found in any output", "leak"),
     ("card_leaked", "typed card number found in any output", "leak"),
+    # Issue 22: the sample site once more, then the pages of bench.site (no test uses them).
+    ("start_state_sample", "start → page's state and tools: sample site `/` (peers: + navigate + snapshot)", "time"),
+    ("page_changing_state", "… `list_tickets` + a state read afterwards, median of 10", "time"),
 ]
+ROWS += [
+    ("start_state_shop", "start → page's state and tools: bench `/shop/` (peers: + navigate + snapshot)", "time"),
+    ("start_state_story", "start → page's state and tools: bench story (when started there)", "time"),
+    ("start_state_tasks", "start → page's state and tools: bench tasks (when started there)", "time"),
+]
+for _p in BENCH_PAGES:
+    assert _p.read_only is not None and _p.changing is not None
+    ROWS += [
+        (f"nav_{_p.key}", f"navigate + state: {_p.what}", "time"),
+        (f"bytes_{_p.key}", f"state bytes: {_p.what} (kept?)", "bytes"),
+        (f"ro_{_p.key}", f"{_p.key}: read-only tool `{_p.read_only.tool}` (changes nothing), median of 20", "time"),
+        (f"rw_{_p.key}", f"{_p.key}: page-changing tool `{_p.changing.tool}`, median of 20", "time"),
+        (f"rws_{_p.key}", f"{_p.key}: … `{_p.changing.tool}` + a state read afterwards, median of 10", "time"),
+    ]
 CHART_ROWS = [key for key, _label, kind in ROWS if kind == "time"]
 
 
@@ -90,8 +108,8 @@ def _cell(key: str, kind: str, rounds: list[dict[str, Any]], notes: list[dict[st
             text += f" ({fmt(min(numbers))}–{fmt(max(numbers))})"
         parts.append(text)
         if kind == "bytes":
-            checks = [r.get("kept_" + key.removeprefix("bytes_")) for r in rounds]
-            checks = [c for c in checks if c is not None]
+            found = [r.get("kept_" + key.removeprefix("bytes_")) for r in rounds]
+            checks: list[list[str]] = [c for c in found if c is not None]
             lost = sorted({_readable(m) for c in checks for m in c})
             if checks and not lost:
                 parts.append("all kept")
@@ -119,9 +137,147 @@ def markdown_table(results: dict[str, list[dict[str, Any]]], notes: dict[str, li
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Target:
+    """One issue-22 target on one page: the bridge's median against the peer's it is held to."""
+
+    target: str
+    page: str
+    bridge: float | None
+    peer: str
+    """Whom it is held to, e.g. "chrome-devtools-mcp" or "the smaller peer (Playwright MCP)"."""
+    against: float | None
+    ratio: float | None
+    limit: str
+    met: bool | None
+    """None when a figure is missing (failed or not run)."""
+    why: str = ""
+
+
+_PEERS = {"playwright": "Playwright MCP", "devtools": "chrome-devtools-mcp"}
+QUIET_SLACK = 0.001  # target 2: within 1 ms of raw invokeTool
+
+
+def median_of(results: dict[str, list[dict[str, Any]]], column: str, key: str) -> float | None:
+    """The median over rounds of one measure of one server; None when no round has a number."""
+    numbers = _numbers([r[key] for r in results.get(column, []) if key in r])
+    return statistics.median(numbers) if numbers else None
+
+
+def _best_peer(results: dict[str, list[dict[str, Any]]], key: str) -> tuple[str, float | None]:
+    """The peer with the smallest median for `key` (the better start, the smaller state)."""
+    medians = {col: median_of(results, col, key) for col in _PEERS}
+    known = {col: v for col, v in medians.items() if v is not None}
+    if not known:
+        return "the better peer", None
+    col = min(known, key=lambda c: known[c])
+    return _PEERS[col], known[col]
+
+
+def _ratio(bridge: float | None, against: float | None) -> float | None:
+    return bridge / against if bridge is not None and against else None
+
+
+def _lost(results: dict[str, list[dict[str, Any]]], key: str) -> list[str]:
+    checks = [r.get(f"kept_{key}") for r in results.get("bridge", [])]
+    return sorted({_readable(m) for c in checks if c for m in c})
+
+
+def targets(results: dict[str, list[dict[str, Any]]]) -> list[Target]:
+    """Issue 22's targets 1–4, per page, from one run's per-round results (medians over rounds).
+
+    1. start → state and tools ≤ 0.8 × the better peer's start + navigate (+ snapshot);
+    2. a tool that changes nothing ≤ raw + 1 ms and < chrome-devtools-mcp;
+    3. a tool that changes the page ≤ 2 × chrome-devtools-mcp;
+    4. state bytes ≤ 0.8 × the smaller peer's, with every key text of the page kept.
+    Pages without figures for the bridge are left out."""
+    rows: list[Target] = []
+    bench = [p.key for p in BENCH_PAGES]
+    for page in ["sample", *bench]:
+        key = f"start_state_{page}"
+        bridge = median_of(results, "bridge", key)
+        if bridge is None:
+            continue
+        peer, against = _best_peer(results, key)
+        ratio = _ratio(bridge, against)
+        rows.append(
+            Target("1 start", page, bridge, peer, against, ratio, "≤ 0.8×", None if ratio is None else ratio <= 0.8)
+        )
+    quiet = [("sample `get_queue_summary`", "read_only")] + [(p, f"ro_{p}") for p in bench]
+    for page, key in quiet:
+        bridge = median_of(results, "bridge", key)
+        if bridge is None:
+            continue
+        devtools, raw = median_of(results, "devtools", key), median_of(results, "raw", key)
+        near_raw = None if raw is None else bridge <= raw + QUIET_SLACK
+        below = None if devtools is None else bridge < devtools
+        met = None if near_raw is None or below is None else near_raw and below
+        why = "" if raw is None else f"bridge − raw = {(bridge - raw) * 1000:+.2f} ms (limit +1 ms)"
+        if near_raw is False or below is False:
+            met = False
+        rows.append(
+            Target(
+                "2 quiet tool",
+                page,
+                bridge,
+                "chrome-devtools-mcp",
+                devtools,
+                _ratio(bridge, devtools),
+                "< 1× and ≤ raw + 1 ms",
+                met,
+                why,
+            )
+        )
+    changing = [("sample `list_tickets`", "page_changing")] + [(p, f"rw_{p}") for p in bench]
+    for page, key in changing:
+        bridge = median_of(results, "bridge", key)
+        if bridge is None:
+            continue
+        devtools = median_of(results, "devtools", key)
+        ratio = _ratio(bridge, devtools)
+        rows.append(
+            Target(
+                "3 changing tool",
+                page,
+                bridge,
+                "chrome-devtools-mcp",
+                devtools,
+                ratio,
+                "≤ 2×",
+                None if ratio is None else ratio <= 2,
+            )
+        )
+    for page in [p.key for p in PAGES] + bench:
+        key = f"bytes_{page}"
+        bridge = median_of(results, "bridge", key)
+        if bridge is None:
+            continue
+        peer, against = _best_peer(results, key)
+        ratio = _ratio(bridge, against)
+        lost = _lost(results, page)
+        met = None if ratio is None else ratio <= 0.8 and not lost
+        why = f"bridge lost: {', '.join(lost)}" if lost else ""
+        rows.append(Target("4 state bytes", page, bridge, peer, against, ratio, "≤ 0.8×, all kept", met, why))
+    return rows
+
+
+def markdown_targets(results: dict[str, list[dict[str, Any]]]) -> str:
+    """The targets as a Markdown table: the bridge, whom it is held to, the ratio, met or not."""
+    lines = ["| target | page | bridge | held to | ratio | limit | met? |", "|---|---|---|---|---|---|---|"]
+    for t in targets(results):
+        fmt = _fmt_bytes if t.target.startswith("4") else _fmt_time
+        against = "n/a" if t.against is None else f"{t.peer} {fmt(t.against)}"
+        ratio = "n/a" if t.ratio is None else f"{t.ratio:.2f}×"
+        met = {True: "met", False: "**not met**", None: "n/a"}[t.met]
+        bridge = "n/a" if t.bridge is None else fmt(t.bridge)
+        met += f" ({t.why})" if t.why else ""
+        lines.append(f"| {t.target} | {t.page} | {bridge} | {against} | {ratio} | {t.limit} | {met} |")
+    return "\n".join(lines)
+
+
 def markdown_notes(notes: dict[str, list[dict[str, str]]]) -> str:
     """What each server said in the confirm() flow and where a password showed up (distinct notes)."""
-    lines = []
+    lines: list[str] = []
     for col, label in COLUMNS:
         for key in ("confirm", "password_leaked", "card_leaked"):
             seen = dict.fromkeys(n[key] for n in notes.get(col, []) if key in n)

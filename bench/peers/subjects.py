@@ -65,6 +65,12 @@ class Subject(McpSubject):
         start → page tools callable), `started` being the perf_counter() before open()."""
         raise NotImplementedError
 
+    async def start_state(self, url: str, tool: str, started: float) -> tuple[float, str]:
+        """After open(), on a page the server was not started for (issue 22): seconds from
+        `started` until both the page's state and its tool `tool` are in hand, and that state.
+        The bridge has `url` on its command line; a peer navigates there, then snapshots."""
+        raise NotImplementedError
+
     async def navigate(self, url: str, timeout: float = 60) -> str:
         """Open `url` in the tab; the answer. `timeout`: how long the client waits for it."""
         raise NotImplementedError
@@ -129,11 +135,21 @@ class Bridge(Subject):
     key = "bridge"
     label = "bridge"
 
-    def __init__(self, workdir: Path, site: str, browser: str = CHROMIUM) -> None:
+    def __init__(self, workdir: Path, site: str, browser: str = CHROMIUM, url: str = "") -> None:
         bridge = str(Path(sys.executable).parent / "webmcp-bridge")
         # The SDK passes on only a few variables: PYTHONPATH makes it run this checkout's code.
-        super().__init__([bridge, "--headless", "--browser", browser, site + "/"], workdir, {"PYTHONPATH": str(ROOT)})
+        command = [bridge, "--headless", "--browser", browser, url or site + "/"]
+        super().__init__(command, workdir, {"PYTHONPATH": str(ROOT)})
         self.win = ""
+
+    async def start_state(self, url: str, tool: str, started: float) -> tuple[float, str]:
+        # `url` is on the command line: list until the page's tool is there, then read the state.
+        names = await self.wait_tools(lambda n: any(x.endswith(f"__{tool}") for x in n), START_TIMEOUT)
+        self.win = next(n for n in names if n.endswith(f"__{tool}")).split("__")[0]
+        text = await self.state()
+        elapsed = time.perf_counter() - started
+        await self.subscribe("app://windows")  # as in start(): an agent watching its windows
+        return elapsed, text
 
     async def start(self, site: str, started: float) -> tuple[float, bool, float]:
         names = await self.tool_names()
@@ -182,7 +198,7 @@ class Bridge(Subject):
                 break
 
     def shown(self, state: str) -> Shown:
-        window = next((w for w in json.loads(state)["windows"] if w["id"] == self.win), {})
+        window: dict[str, Any] = next((w for w in json.loads(state)["windows"] if w["id"] == self.win), {})
         address = [i["value"] for b in window.get("blocks", []) if b["id"] == "address" for i in b["items"]]
         return Shown(window.get("title", ""), address[0] if address else "", self.plain(state))
 
@@ -263,6 +279,13 @@ class PlaywrightMcp(Subject):
         await self.wait_tools(lambda n: "webmcp_list_tickets" in n, START_TIMEOUT)
         return first, holds, time.perf_counter() - started
 
+    async def start_state(self, url: str, tool: str, started: float) -> tuple[float, str]:
+        await self.tool_names()
+        await self.navigate(url)
+        text = await self.state()
+        await self.ensure_tool(f"webmcp_{tool}", START_TIMEOUT)  # collected by those snapshots
+        return time.perf_counter() - started, text
+
     async def navigate(self, url: str, timeout: float = 60) -> str:
         return await self.call("browser_navigate", {"url": url}, timeout=timeout)
 
@@ -325,6 +348,14 @@ class ChromeDevtoolsMcp(Subject):
         await self.navigate(site + "/")
         await self._wait_page_tool("list_tickets", START_TIMEOUT)
         return first, "list_tickets" in names, time.perf_counter() - started
+
+    async def start_state(self, url: str, tool: str, started: float) -> tuple[float, str]:
+        await self.tool_names()
+        await self.ready(START_TIMEOUT)
+        await self.navigate(url)
+        text = await self.state()
+        await self._wait_page_tool(tool, START_TIMEOUT)
+        return time.perf_counter() - started, text
 
     async def ready(self, timeout: float) -> None:
         pages = await self.call("list_pages", {}, timeout=timeout)  # launches the browser

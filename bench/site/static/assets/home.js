@@ -1,0 +1,1 @@
+// Meridian home: nothing but the shared chrome.
