@@ -89,9 +89,12 @@ class LiveView:
         """Set (and replaced) at each report of a change."""
         self._read_began = -float("inf")
         """When the latest read began."""
-        self._whole = True
-        """The next read must read the page whole: something other than the page's own observer
-        marked it dirty (navigation, a frame, a load, a new session), or the last read failed."""
+        self._wholes = 0
+        """How many times something other than the page's own observers marked the view dirty
+        (navigation, a frame, a load, a new session): each asks for a whole read."""
+        self._clean = -1
+        """`_wholes` as it was when the last read that ended well began (-1: the last read failed,
+        and the changes it took from the observers are lost): unless it still is, read whole."""
 
     @property
     def view(self) -> View | None:
@@ -107,7 +110,7 @@ class LiveView:
 
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon, from a whole read."""
-        self._whole = True
+        self._wholes += 1
         self._dirty.set()
 
     def reported_change(self) -> None:
@@ -120,7 +123,7 @@ class LiveView:
     def forget(self) -> None:
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
-        self._whole = True
+        self._wholes += 1
 
     def close(self) -> None:
         """The tab closed: the refresher ends."""
@@ -130,7 +133,7 @@ class LiveView:
     def new_document(self) -> None:
         """The main frame committed another document: the last view is the old one's, and goes."""
         self._view = self._last_read = None
-        self._whole = True
+        self._wholes += 1
         self._dirty.set()
 
     async def quiet(self, period: float) -> None:
@@ -181,10 +184,11 @@ class LiveView:
             if self._page.crashed:
                 return False  # Nothing to read until a reload brings a new renderer.
             last = self._last_read if self._last_read is not None and self._last_read.doc_seq == doc_seq else None
-            whole = self._whole or not _INCREMENTAL_ON or last is None
+            asked = self._wholes
+            whole = self._clean != asked or not _INCREMENTAL_ON or last is None
             # The observers' changes are taken (and forgotten) by the read: until one ends well,
             # the next must read the page whole.
-            self._whole = True
+            self._clean = -1
             try:
                 with anyio.fail_after(self._timeouts.snapshot):
                     read = await self._read_unless_crashed(last, whole)
@@ -208,7 +212,7 @@ class LiveView:
                 # The tab committed another document during the read: this is the one it left.
                 self._dirty.set()
                 return False
-            self._whole = False
+            self._clean = asked  # a whole read asked for meanwhile is still to come
             self._take(read)
             self._host.show(read.view)
         await self._host.after_read()
