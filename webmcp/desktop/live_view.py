@@ -62,15 +62,20 @@ BINDING = "__webmcpBridgeDirty"
 _OBSERVER_JS = call(load("observer.js"), BINDING)
 _CHANGED_MAX = 40
 """Changed elements up to which a read takes only their subtrees (more: the whole page)."""
-_CHANGES_JS = call(
-    load("changes.js"),
-    _CHANGED_MAX,
-    SMALL_DOCUMENT,
-    Expression(f"() => {FIND_SECRETS_JS}"),
-    SECRET_SELECTOR,
-    REQUIRED_SELECTOR,
-    FLAGGED_SELECTOR,
-)
+_CHANGES_JS = {
+    alone: call(
+        load("changes.js"),
+        _CHANGED_MAX,
+        SMALL_DOCUMENT,
+        Expression(f"() => {FIND_SECRETS_JS}"),
+        SECRET_SELECTOR,
+        REQUIRED_SELECTOR,
+        FLAGGED_SELECTOR,
+        alone,
+    )
+    for alone in (False, True)
+}
+"""The script that takes a frame's changes; for a session's only frame it may answer "none"."""
 _CHANGES_GROUP = "webmcp-bridge-changes"
 
 
@@ -221,10 +226,12 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
     contexts = dict(last.contexts)
     patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
     read: list[tuple[CDPSession, PageNodes]] = []
-    for (frame_session, _old), nodes in zip(last.sessions, patched, strict=True):
+    for (frame_session, _before), nodes in zip(last.sessions, patched, strict=True):
         if nodes is None or isinstance(nodes, CDPError):
             return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
+    if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
+        return replace(last, contexts=contexts)  # Nothing changed: the same nodes build the same view.
     return _page_read(read, ids, last.doc_seq, last.oopifs, contexts)
 
 
@@ -256,6 +263,10 @@ class _Changes:
     flagged_ids: set[int]
 
 
+_UNCHANGED = _Changes([], set(), set(), set(), set())
+"""A frame where nothing changed (its secret fields and form state neither): its last read stands."""
+
+
 async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str, int]) -> PageNodes | None:
     """`old`, one session's last read, with what changed since read again; None when unsure.
 
@@ -266,7 +277,8 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     frames = [f for f in old.frames if not f.unreachable_url]
     if not frames or any(not f.frame_id for f in frames):
         return None
-    taken = await side_by_side([partial(_frame_changes, send, f, contexts) for f in frames])
+    alone = len(frames) == 1
+    taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone) for f in frames])
     changes: dict[str, _Changes] = {}
     for frame, found in zip(frames, taken, strict=True):
         if isinstance(found, CDPError):
@@ -274,6 +286,8 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         if found is None:
             return None
         changes[frame.key] = found
+    if all(c is _UNCHANGED for c in changes.values()):
+        return old
     result = PageNodes()
     touched: set[int] = set()
     for frame in old.frames:
@@ -321,8 +335,11 @@ def _touched(old: list[dict[str, Any]], subtrees: list[Subtree]) -> set[int]:
     return found
 
 
-async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]) -> _Changes | None:
+async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], alone: bool) -> _Changes | None:
     """What the observer in `frame` saw change since last asked, read again; None: "everything".
+
+    When `frame` is its session's `alone` frame and nothing changed there, `_UNCHANGED` (the
+    session's last read stands, its secret fields and form state included).
 
     Three steps, each one batch of commands: the observer's changes with the secret fields and
     form state (one script; the last such batch's objects released first), the objects it gave,
@@ -341,7 +358,7 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     taken = contexts.get(f"{frame.key} takes", 0)
     contexts[f"{frame.key} takes"] = taken + 1
     group = f"{_CHANGES_GROUP}-{taken + 1}"
-    params = {"expression": _CHANGES_JS, "contextId": context, "objectGroup": group, "silent": True}
+    params = {"expression": _CHANGES_JS[alone], "contextId": context, "objectGroup": group, "silent": True}
     _released, reply = await side_by_side(
         [
             partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
@@ -352,6 +369,8 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
         contexts.pop(frame.key, None)
         raise reply
     found = reply.get("result", {})
+    if found.get("value") == "none" and not reply.get("exceptionDetails"):
+        return _UNCHANGED
     if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
         return None
     props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
