@@ -94,13 +94,15 @@ def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
     Old nodes below a subtree's element that are not in it any more go; nodes read again
     take the place of their old selves; new ones follow the rest. The result must be one
     tree (every node's parent lists it, every node is reachable from the same root), as
-    `old` is; nothing of `old` is changed.
+    `old` is; nothing of `old` is changed. A node `old` lists twice (Chromium does so with some
+    `InlineTextBox`, alike both times) is listed once.
     """
     if not old or any(n.get(UNREAD) for n in old):
         return None
-    by_id = {n["nodeId"]: n for n in old}
-    if len(by_id) != len(old):
-        return None
+    by_id: dict[str, Node] = {}
+    for node in old:
+        if by_id.setdefault(node["nodeId"], node) != node:
+            return None  # Two nodes of one id that differ: no telling which one counts.
     fresh: dict[str, Node] = {}
     removed: set[str] = set()
     for sub in subtrees:
@@ -120,11 +122,14 @@ def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
     placed: set[str] = set()
     for node in old:
         node_id = node["nodeId"]
+        if node_id in placed or by_id[node_id] is not node:
+            continue  # Chromium lists some InlineTextBox twice, the same both times: once will do.
         if node_id in fresh:
             out.append(fresh[node_id])
             placed.add(node_id)
         elif node_id not in removed:
             out.append(node)
+            placed.add(node_id)
     out.extend(node for node_id, node in fresh.items() if node_id not in placed)
     return out if _one_tree(out, _root_id(old)) else None
 

@@ -160,3 +160,17 @@ async def test_layout_is_kept_without_a_snapshot_unless_a_node_in_running_text_w
     # A node in running text now that was not before: its layout was never read.
     await patch_text_layout(send, frames, (display, gaps), running - {next(iter(running))}, touched=set())
     assert "DOMSnapshot.captureSnapshot" in [c[0] for c in calls]
+
+
+def test_a_node_listed_twice_alike_is_listed_once_and_twice_unlike_gives_none() -> None:
+    case = CASES["rows_rerendered"]
+    box = next(n for n in case["before"] if n.get("role", {}).get("value") == "InlineTextBox")
+    twice = [*case["before"], dict(box)]
+    spliced = splice(twice, _subtrees(case))
+    assert spliced is not None
+    assert _without_text_boxes(spliced) == _without_text_boxes(case["after"])
+    assert len({n["nodeId"] for n in spliced}) == len(spliced)
+    assert (
+        splice([*case["before"], {**box, "name": {"type": "computedString", "value": "other"}}], _subtrees(case))
+        is None
+    )

@@ -9,6 +9,7 @@ own sessions) and builds the view from them.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -39,6 +40,8 @@ from webmcp.js import call, load
 from webmcp.view.build import BlockIds, Limits, View, build_view, run_part
 from webmcp.view.masking import SECRET_SELECTOR
 from webmcp.view.secrets import FIND_SECRETS_JS
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "BINDING",
@@ -222,12 +225,14 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
     """
     now = [page.session, *(page.frame_sessions[t] for t in last.oopifs if t in page.frame_sessions)]
     if tuple(page.frame_sessions) != last.oopifs or [s for s, _ in last.sessions] != now:
+        logger.debug("an incremental read fell back: the out-of-process iframes changed")
         return None  # An out-of-process iframe came or went, or was left out of the last read.
     contexts = dict(last.contexts)
     patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
     read: list[tuple[CDPSession, PageNodes]] = []
     for (frame_session, _before), nodes in zip(last.sessions, patched, strict=True):
         if nodes is None or isinstance(nodes, CDPError):
+            logger.debug("an incremental read fell back: %s", nodes or "everything changed in a frame")
             return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
     if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
@@ -276,6 +281,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     send = session.send
     frames = [f for f in old.frames if not f.unreachable_url]
     if not frames or any(not f.frame_id for f in frames):
+        logger.debug("an incremental read fell back: a frame without an id")
         return None
     alone = len(frames) == 1
     taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone) for f in frames])
@@ -297,6 +303,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         else:
             nodes = splice(frame.nodes, change.subtrees)
             if nodes is None:
+                logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
             touched |= _touched(frame.nodes, change.subtrees)
             result.frames.append(replace(frame, nodes=nodes))
@@ -307,6 +314,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         required = {b for c in changes.values() for b in c.required_ids}
         flagged = {b for c in changes.values() for b in c.flagged_ids}
         if len(required) >= FORM_STATE_MAX or len(flagged) >= FORM_STATE_MAX:
+            logger.debug("an incremental read fell back: too many required or invalid controls")
             return None  # A full read keeps the first of them only.
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
@@ -372,6 +380,7 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     if found.get("value") == "none" and not reply.get("exceptionDetails"):
         return _UNCHANGED
     if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
+        logger.debug("an incremental read fell back: the observer said everything changed (or failed)")
         return None
     props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
     items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
@@ -379,6 +388,7 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     objects = [str(items[str(i)]["objectId"]) for i in range(1, len(items))]
     cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
     if sum(cut) != len(objects):
+        logger.debug("an incremental read fell back: the observer's answer did not add up")
         return None
     roots, fields = objects[: cut[0]], objects[cut[0] :]
     reads: list[Callable[[], Awaitable[Any]]] = [partial(read_subtrees, send, [{"objectId": o} for o in roots])]

@@ -24,9 +24,13 @@
   };
   new MutationObserver((records) => {
     for (const r of records) {
-      // Text: its element. Children: the parent. An attribute (a class, hidden, style) may change
-      // how the element's siblings look (CSS `+`, `~`) and where the text around it breaks: its parent.
-      note(r.type === 'attributes' ? (r.target.parentNode ?? document) : r.target);
+      // Text: its element. Children: the parent. An attribute (a class, hidden, style) may also
+      // change how the element's neighbours look (CSS `+`) and where the text beside it breaks.
+      note(r.target);
+      if (r.type === 'attributes' && r.target.nodeType === 1) {
+        if (r.target.previousElementSibling) note(r.target.previousElementSibling);
+        if (r.target.nextElementSibling) note(r.target.nextElementSibling);
+      }
     }
     ping();
   }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
@@ -46,7 +50,7 @@
   // changed elements that are still in the document, none inside another, with the elements
   // whose name or relations come from them (a `<label for>`'s control, `aria-labelledby`, ...).
   // "all" past `limit` of them, on a document of more than `most` elements, or when they hold
-  // more than half of it (reading them would cost as much as reading all).
+  // more than three quarters of it (reading them would cost as much as reading all).
   const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-details', 'aria-errormessage',
     'aria-flowto', 'aria-activedescendant'];
   // A script may set a control's value, checked state or validity with no mutation and no
@@ -90,7 +94,7 @@
     if (roots.length > limit) return 'all';
     let inside = 0;
     for (const el of roots) inside += el.getElementsByTagName('*').length + 1;
-    return inside * 2 > size ? 'all' : roots;
+    return inside * 4 > size * 3 ? 'all' : roots;
   };
   // The write guard (desktop/input_guard.py): what the person types is counted; while a
   // checked write starts, their keystrokes are held back and replayed once it has started.
