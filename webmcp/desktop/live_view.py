@@ -1,9 +1,13 @@
-"""What a tab's view is read from: the change observer in every frame, and one full read.
+"""What a tab's view is read from: the change observer in every frame, a whole read, and a
+read of only what changed.
 
 Content changes are noticed by a MutationObserver that runs in an isolated world (the
 page can neither see nor call it) and reports through a CDP binding; `read_page` gathers
 the accessibility trees of every frame of a page (out-of-process iframes through their
-own sessions) and builds the view from them.
+own sessions) and builds the view from them. The observer also records what changed, and
+`read_changes` reads again only that (with the secret fields and form state), splicing it
+into the last read's nodes (`cdp_bridge.ax_patch`), so `build_view` gives the view a whole
+read would give.
 """
 
 from __future__ import annotations
