@@ -37,13 +37,18 @@ from .js import call, load
 from .layout import read_text_layout
 
 __all__ = [
+    "FLAGGED_SELECTOR",
+    "FORM_STATE_MAX",
+    "REQUIRED_SELECTOR",
     "RUN_ROLES",
+    "SMALL_DOCUMENT",
     "UNREAD",
     "FrameNodes",
     "PageNodes",
     "Send",
     "collect_page",
     "enable_accessibility",
+    "has_form_controls",
     "read_frame_tree",
     "read_run_range",
 ]
@@ -53,14 +58,14 @@ T = TypeVar("T")
 
 _VALUE_JS = "function() { return typeof this.value === 'string' ? this.value : ''; }"
 _GROUP = "webmcp-bridge-secrets"
-_REQUIRED_SELECTOR = "input[required], select[required], textarea[required]"
-_FLAGGED_SELECTOR = ":user-invalid, [aria-invalid]:not([aria-invalid='false'])"
+REQUIRED_SELECTOR = "input[required], select[required], textarea[required]"
+FLAGGED_SELECTOR = ":user-invalid, [aria-invalid]:not([aria-invalid='false'])"
 # AX roles of controls whose `required` or `invalid` the DOM must settle; a page without any skips the query.
 _FORM_ROLES = frozenset(
     {"textbox", "searchbox", "combobox", "checkbox", "radio", "spinbutton", "listbox", "switch", "slider"}
     | {"Date", "DateTime", "InputTime"}
 )
-_FORM_STATE_MAX = 200
+FORM_STATE_MAX = 200
 RUN_ROLES = frozenset({"row", "listitem"})
 """Roles of a run (a table's rows, a list's items) that a partial read may leave unread past `keep`."""
 UNREAD = "bridgeUnread"
@@ -71,7 +76,7 @@ _NESTED_RUNS = frozenset({"table", "grid", "treegrid", "list", "directory", "fee
 _LEAVES = frozenset({"StaticText", "InlineTextBox", "Iframe"})
 _BATCH = 256
 # Up to this many elements a document's whole tree is read in one command (a few ms).
-_SMALL_DOCUMENT = 2_000
+SMALL_DOCUMENT = 2_000
 _SIZE_WORLD = "cdp_bridge_size"
 # How much of a document lies in rows or list items past the first `keep` of their run.
 _RUNS_JS = load("runs.js")
@@ -234,7 +239,7 @@ async def _no_nodes() -> list[dict[str, Any]]:
 async def read_frame_tree(send: Send, frame_id: str, *, keep: int | None = None) -> list[dict[str, Any]]:
     """The AX nodes of one frame's document, in the form `getFullAXTree` gives them.
 
-    Without `keep`, for a document of at most `_SMALL_DOCUMENT` elements, or for one that
+    Without `keep`, for a document of at most `SMALL_DOCUMENT` elements, or for one that
     is not mostly long runs, that is one `getFullAXTree`. Otherwise the tree is read level
     by level from the root (`getRootAXNode`, then one pipelined `getChildAXNodes` per node
     of a level), so no single command holds the renderer for long and nothing is read that
@@ -267,7 +272,7 @@ async def _mostly_long_runs(send: Send, frame_id: str, keep: int) -> bool:
     reply = await send(
         "Runtime.evaluate",
         {
-            "expression": call(_RUNS_JS, int(keep), _SMALL_DOCUMENT),
+            "expression": call(_RUNS_JS, int(keep), SMALL_DOCUMENT),
             "contextId": world["executionContextId"],
             "returnByValue": True,
         },
@@ -276,7 +281,7 @@ async def _mostly_long_runs(send: Send, frame_id: str, keep: int) -> bool:
     if not isinstance(value, dict):
         return False
     elements, past = int(value.get("all", 0)), int(value.get("past", 0))
-    return elements > _SMALL_DOCUMENT and (elements - past) * 3 < elements
+    return elements > SMALL_DOCUMENT and (elements - past) * 3 < elements
 
 
 async def enable_accessibility(send: Send) -> None:
@@ -415,13 +420,13 @@ async def _collect_secrets(send: Send, result: PageNodes, selector: str, doc: di
         queries = [partial(send, "DOM.querySelectorAll", {"nodeId": r, "selector": selector}) for r in roots]
         node_ids = [n for found in _succeeded(await side_by_side(queries)) for n in found.get("nodeIds", ())]
         reads: list[Callable[[], Awaitable[Any]]] = [partial(_read_secret, send, n, result) for n in node_ids]
-        if _has_form_controls(result):
+        if has_form_controls(result):
 
             async def required() -> None:
-                result.required_ids = await _backend_ids(send, roots, _REQUIRED_SELECTOR)
+                result.required_ids = await _backend_ids(send, roots, REQUIRED_SELECTOR)
 
             async def flagged() -> None:
-                result.flagged_ids = await _backend_ids(send, roots, _FLAGGED_SELECTOR)
+                result.flagged_ids = await _backend_ids(send, roots, FLAGGED_SELECTOR)
 
             reads += [required, flagged]
         for outcome in await side_by_side(reads):
@@ -454,15 +459,16 @@ async def _content_root(send: Send, owner: int) -> list[int]:
     return [n for n in pushed.get("nodeIds", ()) if n]
 
 
-def _has_form_controls(result: PageNodes) -> bool:
+def has_form_controls(result: PageNodes) -> bool:
+    """Whether a frame of `result` shows a form control (then its required and invalid ones are read)."""
     return any(n.get("role", {}).get("value") in _FORM_ROLES for f in result.frames for n in f.nodes)
 
 
 async def _backend_ids(send: Send, roots: list[int], selector: str) -> set[int]:
-    """Backend ids of the first `_FORM_STATE_MAX` elements matching `selector` under `roots`."""
+    """Backend ids of the first `FORM_STATE_MAX` elements matching `selector` under `roots`."""
     queries = [partial(send, "DOM.querySelectorAll", {"nodeId": r, "selector": selector}) for r in roots]
     replies = _succeeded(await side_by_side(queries))
-    node_ids = [n for reply in replies for n in reply.get("nodeIds", ())][:_FORM_STATE_MAX]
+    node_ids = [n for reply in replies for n in reply.get("nodeIds", ())][:FORM_STATE_MAX]
     described = _succeeded(await side_by_side([partial(send, "DOM.describeNode", {"nodeId": n}) for n in node_ids]))
     return {int(d["node"]["backendNodeId"]) for d in described}
 

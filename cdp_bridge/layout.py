@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import CDPError
 
-__all__ = ["read_text_layout"]
+__all__ = ["patch_text_layout", "read_text_layout", "wanted"]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 Frames = Sequence[tuple[str, list[dict[str, Any]]]]
@@ -116,6 +116,38 @@ async def read_text_layout(
                 texts[index] = strings[text]
         gaps.update(_gaps(nodes, displays, texts, wanted))
     return display, gaps
+
+
+async def patch_text_layout(
+    send: Send,
+    frames: Frames,
+    before: tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None],
+    wanted_before: set[int],
+    touched: set[int],
+) -> tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None]:
+    """What `read_text_layout` gives for `frames` now, after only the DOM around `touched` changed.
+
+    `before` is what it gave for the frames as they were, whose nodes in running text were
+    `wanted_before` (`wanted`); `touched` are the backend ids of the nodes that were read
+    again (a changed element and everything below it, old and new). A node elsewhere keeps
+    its `display` and what lies beside it (its siblings and its parent are as they were), so
+    no snapshot is taken unless a node in running text is among the touched, or one is in
+    running text now that was not before, or there was no layout to keep.
+    """
+    below, beside, other_links = _in_running_text(frames)
+    if not below and not beside:
+        return {}, {}
+    display, gaps = before
+    wanted = below | beside | other_links
+    if display is None or gaps is None or wanted & touched or not wanted <= wanted_before:
+        return await read_text_layout(send, frames)
+    return {b: v for b, v in display.items() if b in wanted}, {b: v for b, v in gaps.items() if b in wanted}
+
+
+def wanted(frames: Frames) -> set[int]:
+    """Backend ids of the nodes whose layout `read_text_layout` reads, if it takes a snapshot."""
+    below, beside, other_links = _in_running_text(frames)
+    return below | beside | other_links if below or beside else set()
 
 
 async def _element_count(send: Send, frame_id: str) -> int:

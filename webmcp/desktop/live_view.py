@@ -1,29 +1,63 @@
-"""What a tab's view is read from: the change observer in every frame, and one full read.
+"""What a tab's view is read from: the change observer in every frame, a whole read, and a
+read of only what changed.
 
 Content changes are noticed by a MutationObserver that runs in an isolated world (the
 page can neither see nor call it) and reports through a CDP binding; `read_page` gathers
 the accessibility trees of every frame of a page (out-of-process iframes through their
-own sessions) and builds the view from them.
+own sessions) and builds the view from them. The observer also records what changed, and
+`read_changes` reads again only that (with the secret fields and form state), splicing it
+into the last read's nodes (`cdp_bridge.ax_patch`), so `build_view` gives the view a whole
+read would give.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from cdp_bridge.ax import FrameNodes, PageNodes, Send, collect_page, enable_accessibility, read_run_range
+from cdp_bridge.ax import (
+    FLAGGED_SELECTOR,
+    FORM_STATE_MAX,
+    REQUIRED_SELECTOR,
+    SMALL_DOCUMENT,
+    FrameNodes,
+    PageNodes,
+    Send,
+    collect_page,
+    enable_accessibility,
+    has_form_controls,
+    read_run_range,
+)
+from cdp_bridge.ax_patch import Subtree, read_subtrees, splice, subtree_ids
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
+from cdp_bridge.js import Expression
+from cdp_bridge.layout import patch_text_layout, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.js import call, load
 from webmcp.view.build import BlockIds, Limits, View, build_view, run_part
 from webmcp.view.masking import SECRET_SELECTOR
+from webmcp.view.secrets import FIND_SECRETS_JS
 
-__all__ = ["BINDING", "WORLD", "PageRead", "frame_origins", "install_observer", "read_page", "read_run"]
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "BINDING",
+    "WORLD",
+    "PageRead",
+    "changed_since",
+    "frame_origins",
+    "install_observer",
+    "read_changes",
+    "read_page",
+    "read_run",
+]
 
 WORLD = "webmcp_bridge"
 _SECRET_READ_S = 2.0
@@ -33,6 +67,23 @@ _KEEP = max(_LIMITS.table_rows, _LIMITS.list_items)
 BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = call(load("observer.js"), BINDING)
+_CHANGED_MAX = 40
+"""Changed elements up to which a read takes only their subtrees (more: the whole page)."""
+_CHANGES_JS = {
+    alone: call(
+        load("changes.js"),
+        _CHANGED_MAX,
+        SMALL_DOCUMENT,
+        Expression(f"() => {FIND_SECRETS_JS}"),
+        SECRET_SELECTOR,
+        REQUIRED_SELECTOR,
+        FLAGGED_SELECTOR,
+        alone,
+    )
+    for alone in (False, True)
+}
+"""The script that takes a frame's changes; for a session's only frame it may answer "none"."""
+_CHANGES_GROUP = "webmcp-bridge-changes"
 
 
 async def install_observer(session: CDPSession) -> None:
@@ -96,6 +147,15 @@ class PageRead:
     """Values of its secret inputs: memory only, to mask echoes; never logged, never published."""
     readers: dict[str, tuple[Send, str]] = field(default_factory=dict)
     """Frame key → (the session's send, the frame id): where a long run's other rows are read."""
+    doc_seq: int = -1
+    """The document generation read (`ViewHost.doc_seq`)."""
+    sessions: list[tuple[CDPSession, PageNodes]] = field(default_factory=list)
+    """What each session read gave (the page's own first; then its out-of-process iframes')."""
+    oopifs: tuple[str, ...] = ()
+    """The out-of-process iframes (target ids) the page had when read."""
+    contexts: dict[str, int] = field(default_factory=dict)
+    """Frame key → the observer's isolated world in that frame's document (to take its changes);
+    frame key + " takes" → how many takes there were (each take's objects are its own group)."""
 
 
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
@@ -124,17 +184,231 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     )
     if isinstance(main, CDPError):
         raise main
-    frames: list[FrameNodes] = list(main.frames)
-    values = set(main.secret_values)
-    readers: dict[str, tuple[Send, str]] = {f.key: (session.send, f.frame_id) for f in main.frames}
+    read = [(session, main)]
     for sub, frame_session in zip(subs, sessions.values(), strict=True):
         if isinstance(sub, CDPError):
             continue  # Mid-navigation or gone; its next change retries.
-        frames.extend(sub.frames)
-        values |= sub.secret_values
-        readers.update((f.key, (frame_session.send, f.frame_id)) for f in sub.frames)
+        read.append((frame_session, sub))
+    return _page_read(read, ids, doc_seq, tuple(sessions), {})
+
+
+def _page_read(
+    read: list[tuple[CDPSession, PageNodes]],
+    ids: BlockIds,
+    doc_seq: int,
+    oopifs: tuple[str, ...],
+    contexts: dict[str, int],
+) -> PageRead:
+    """The view built from what each session read."""
+    frames: list[FrameNodes] = []
+    values: set[str] = set()
+    readers: dict[str, tuple[Send, str]] = {}
+    for frame_session, nodes in read:
+        frames.extend(nodes.frames)
+        values |= nodes.secret_values
+        readers.update((f.key, (frame_session.send, f.frame_id)) for f in nodes.frames)
     view = build_view(frames, ids, limits=_LIMITS, secret_values=values)
-    return PageRead(view, frozenset(values), readers)
+    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts)
+
+
+async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageRead | None:
+    """The view of `page` read again only where it changed since `last`; None when unsure.
+
+    The observer of each frame hands over the elements that changed since it was last
+    asked (`__webmcpBridgeTakeChanged` in observer.js); their subtrees and ancestors are read
+    again and spliced into the last read's nodes (`cdp_bridge.ax_patch`), the secret fields
+    and form state are read again whole (one script per frame, with the changes), and the
+    layout of running text only if a node in it was touched (`layout.patch_text_layout`).
+    What it gives is what `read_page` would give, so `build_view` gives the same view.
+    None (the caller then reads the page whole) when the page's frames or sessions are not
+    those of `last`, a frame cannot say what changed (too much, or its observer is new), or
+    the new nodes do not splice into one tree.
+
+    Raises:
+        CDPError: a session could not be read (it is navigating or gone).
+    """
+    now = [page.session, *(page.frame_sessions[t] for t in last.oopifs if t in page.frame_sessions)]
+    if tuple(page.frame_sessions) != last.oopifs or [s for s, _ in last.sessions] != now:
+        logger.debug("an incremental read fell back: the out-of-process iframes changed")
+        return None  # An out-of-process iframe came or went, or was left out of the last read.
+    contexts = dict(last.contexts)
+    patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
+    read: list[tuple[CDPSession, PageNodes]] = []
+    for (frame_session, _before), nodes in zip(last.sessions, patched, strict=True):
+        if nodes is None or isinstance(nodes, CDPError):
+            logger.debug("an incremental read fell back: %s", nodes or "everything changed in a frame")
+            return None  # A frame navigated, or a changed element went, as it was read: read whole.
+        read.append((frame_session, nodes))
+    if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
+        return replace(last, contexts=contexts)  # Nothing changed: the same nodes build the same view.
+    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts)
+
+
+async def changed_since(read: PageRead) -> bool:
+    """Whether an observer of the frames `read` took changes from has seen more since (or cannot say)."""
+    asks = []
+    for frame_session, nodes in read.sessions:
+        for frame in nodes.frames:
+            context = read.contexts.get(frame.key)
+            if context is None:
+                continue
+            params = {"expression": "globalThis.__webmcpBridgeChangePending()", "contextId": context}
+            asks.append(partial(frame_session.send, "Runtime.evaluate", {**params, "returnByValue": True}))
+    for reply in await side_by_side(asks):
+        if isinstance(reply, CDPError) or reply.get("result", {}).get("value") is not False:
+            return True
+    return False
+
+
+@dataclass
+class _Changes:
+    """What one frame's observer handed over, with the secret fields and form state of its document."""
+
+    subtrees: list[Subtree]
+    """Each changed element's AX node, ancestors and subtree as they are now."""
+    secret_ids: set[int]
+    values: set[str]
+    required_ids: set[int]
+    flagged_ids: set[int]
+
+
+_UNCHANGED = _Changes([], set(), set(), set(), set())
+"""A frame where nothing changed (its secret fields and form state neither): its last read stands."""
+
+
+async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str, int]) -> PageNodes | None:
+    """`old`, one session's last read, with what changed since read again; None when unsure.
+
+    Raises:
+        CDPError: a frame's world or a changed element is gone.
+    """
+    send = session.send
+    frames = [f for f in old.frames if not f.unreachable_url]
+    if not frames or any(not f.frame_id for f in frames):
+        logger.debug("an incremental read fell back: a frame without an id")
+        return None
+    alone = len(frames) == 1
+    taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone) for f in frames])
+    changes: dict[str, _Changes] = {}
+    for frame, found in zip(frames, taken, strict=True):
+        if isinstance(found, CDPError):
+            raise found
+        if found is None:
+            return None
+        changes[frame.key] = found
+    if all(c is _UNCHANGED for c in changes.values()):
+        return old
+    result = PageNodes()
+    touched: set[int] = set()
+    for frame in old.frames:
+        change = changes.get(frame.key)
+        if change is None or not change.subtrees:
+            result.frames.append(replace(frame))
+        else:
+            nodes = splice(frame.nodes, change.subtrees)
+            if nodes is None:
+                logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
+                return None
+            touched |= _touched(frame.nodes, change.subtrees)
+            result.frames.append(replace(frame, nodes=nodes))
+        if change is not None:
+            result.secret_ids |= change.secret_ids
+            result.secret_values |= change.values
+    if has_form_controls(result):
+        required = {b for c in changes.values() for b in c.required_ids}
+        flagged = {b for c in changes.values() for b in c.flagged_ids}
+        if len(required) >= FORM_STATE_MAX or len(flagged) >= FORM_STATE_MAX:
+            logger.debug("an incremental read fell back: too many required or invalid controls")
+            return None  # A full read keeps the first of them only.
+        result.required_ids, result.flagged_ids = required, flagged
+    layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
+    result.display, result.gaps = await patch_text_layout(
+        send, layout_frames, (old.display, old.gaps), wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
+    )
+    for frame in result.frames:
+        frame.secret_ids = result.secret_ids
+        frame.required_ids = result.required_ids
+        frame.flagged_ids = result.flagged_ids
+        frame.display = result.display
+        frame.gaps = result.gaps
+    return result
+
+
+def _touched(old: list[dict[str, Any]], subtrees: list[Subtree]) -> set[int]:
+    """Backend ids of the nodes read again: each changed element's subtree as it was and as it is."""
+    by_id = {n["nodeId"]: n for n in old}
+    found: set[int] = set()
+    for sub in subtrees:
+        before = by_id.get(sub.ancestors[0]["nodeId"])
+        for node_id in subtree_ids(before, by_id) if before is not None else ():
+            if "backendDOMNodeId" in by_id[node_id]:
+                found.add(int(by_id[node_id]["backendDOMNodeId"]))
+        found.update(int(n["backendDOMNodeId"]) for n in sub.nodes if "backendDOMNodeId" in n)
+    return found
+
+
+async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], alone: bool) -> _Changes | None:
+    """What the observer in `frame` saw change since last asked, read again; None: "everything".
+
+    When `frame` is its session's `alone` frame and nothing changed there, `_UNCHANGED` (the
+    session's last read stands, its secret fields and form state included).
+
+    Three steps, each one batch of commands: the observer's changes with the secret fields and
+    form state (one script; the last such batch's objects released first), the objects it gave,
+    then the AX subtree and ancestors of each changed element side by side with the backend ids
+    of the fields.
+
+    Raises:
+        CDPError: the frame, its world or a changed element is gone.
+    """
+    context = contexts.get(frame.key)
+    if context is None:
+        world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
+        context = contexts[frame.key] = int(world["executionContextId"])
+    # Each take's objects are kept in a group of their own until the next take releases them,
+    # side by side with that take's script: no round trip of its own.
+    taken = contexts.get(f"{frame.key} takes", 0)
+    contexts[f"{frame.key} takes"] = taken + 1
+    group = f"{_CHANGES_GROUP}-{taken + 1}"
+    params = {"expression": _CHANGES_JS[alone], "contextId": context, "objectGroup": group, "silent": True}
+    _released, reply = await side_by_side(
+        [
+            partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
+            partial(send, "Runtime.evaluate", params),
+        ]
+    )
+    if isinstance(reply, CDPError):
+        contexts.pop(frame.key, None)
+        raise reply
+    found = reply.get("result", {})
+    if found.get("value") == "none" and not reply.get("exceptionDetails"):
+        return _UNCHANGED
+    if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
+        logger.debug("an incremental read fell back: the observer said everything changed (or failed)")
+        return None
+    props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
+    items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
+    meta = json.loads(items["0"]["value"])
+    objects = [str(items[str(i)]["objectId"]) for i in range(1, len(items))]
+    cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
+    if sum(cut) != len(objects):
+        logger.debug("an incremental read fell back: the observer's answer did not add up")
+        return None
+    roots, fields = objects[: cut[0]], objects[cut[0] :]
+    reads: list[Callable[[], Awaitable[Any]]] = [partial(read_subtrees, send, [{"objectId": o} for o in roots])]
+    reads += [partial(send, "DOM.describeNode", {"objectId": o}) for o in fields]
+    subtrees, *described = await side_by_side(reads)
+    backends: list[int] = []
+    for node in described:
+        if isinstance(node, CDPError):
+            raise node
+        backends.append(int(node["node"]["backendNodeId"]))
+    if isinstance(subtrees, CDPError):
+        raise subtrees
+    secret, rest = backends[: cut[1]], backends[cut[1] :]
+    required, flagged = rest[: cut[2]], rest[cut[2] :]
+    values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
+    return _Changes(subtrees, set(secret), values, set(required), set(flagged))
 
 
 async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:

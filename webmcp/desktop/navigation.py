@@ -283,7 +283,7 @@ class Navigator:
         with anyio.move_on_after(SETTLE_LIMIT):
             while (answered := await self._requests.answered()) is not None:
                 with anyio.move_on_after(_DATA_RENDER):
-                    await self._view.changed_since(answered)
+                    await self._view.reported_after(answered)
                 await self._view.quiet(_DATA_FOLD)
 
 

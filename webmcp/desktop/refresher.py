@@ -10,7 +10,12 @@ and renders; a read that began on a document the tab has since left is thrown aw
 
 from __future__ import annotations
 
+import copy
+import difflib
+import json
 import logging
+import os
+from dataclasses import asdict
 from typing import Any, Protocol
 
 import anyio
@@ -24,9 +29,19 @@ from webmcp.desktop.races import first_of
 from webmcp.view.build import BlockIds, View
 from webmcp.view.masking import mask_secrets
 
-__all__ = ["LiveView", "ViewHost"]
+__all__ = ["INCREMENTAL", "LiveView", "ViewHost"]
 
 logger = logging.getLogger(__name__)
+
+INCREMENTAL = {"reads": 0, "whole": 0, "verified": 0, "raced": 0, "mismatches": 0}
+"""Reads of this process: incremental (`live_view.read_changes`), whole after an incremental one
+was unsure, and under `WEBMCP_VERIFY_INCREMENTAL=1` the ones checked against a whole read, those
+that could not be (the page changed again between the two), and those that differed (each logged
+at ERROR)."""
+_INCREMENTAL_ON = os.environ.get("WEBMCP_INCREMENTAL", "1") != "0"
+_VERIFY = os.environ.get("WEBMCP_VERIFY_INCREMENTAL", "") == "1"
+_VERIFY_COUNTS = os.environ.get("WEBMCP_VERIFY_INCREMENTAL_COUNTS", "")
+"""A file that the counts are written to (JSON) after each checked read, for the tests to read."""
 
 _REFRESH_MIN_INTERVAL = 0.05
 _FOLD_WINDOW = 0.1
@@ -76,6 +91,12 @@ class LiveView:
         """When the latest read began."""
         self._marked = -float("inf")
         """When the page was last marked changed, by its observer or by anything else."""
+        self._wholes = 0
+        """How many times something other than the page's own observers marked the view dirty
+        (navigation, a frame, a load, a new session): each asks for a whole read."""
+        self._clean = -1
+        """`_wholes` as it was when the last read that ended well began (-1: the last read failed,
+        and the changes it took from the observers are lost): unless it still is, read whole."""
 
     @property
     def view(self) -> View | None:
@@ -90,8 +111,9 @@ class LiveView:
     # --- what the page did -----------------------------------------------------------
 
     def mark_dirty(self) -> None:
-        """Note that the page may have changed; the refresher rebuilds the view soon."""
+        """Note that the page may have changed; the refresher rebuilds the view soon, from a whole read."""
         self._marked = anyio.current_time()
+        self._wholes += 1
         self._dirty.set()
 
     def reported_change(self) -> None:
@@ -104,6 +126,7 @@ class LiveView:
     def forget(self) -> None:
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
+        self._wholes += 1
 
     def close(self) -> None:
         """The tab closed: the refresher ends."""
@@ -114,6 +137,7 @@ class LiveView:
         """The main frame committed another document: the last view is the old one's, and goes."""
         self._view = self._last_read = None
         self._marked = anyio.current_time()
+        self._wholes += 1
         self._dirty.set()
 
     async def quiet(self, period: float) -> None:
@@ -126,7 +150,7 @@ class LiveView:
             if waited.cancelled_caught:
                 return
 
-    async def changed_since(self, moment: float) -> None:
+    async def reported_after(self, moment: float) -> None:
         """Until the page reports a change after `moment` (`anyio.current_time()`); the caller bounds it."""
         while self._last_report <= moment:
             await self._report.wait()
@@ -168,9 +192,15 @@ class LiveView:
             doc_seq = self._host.doc_seq
             if self._page.crashed:
                 return False  # Nothing to read until a reload brings a new renderer.
+            last = self._last_read if self._last_read is not None and self._last_read.doc_seq == doc_seq else None
+            asked = self._wholes
+            whole = self._clean != asked or not _INCREMENTAL_ON or last is None
+            # The observers' changes are taken (and forgotten) by the read: until one ends well,
+            # the next must read the page whole.
+            self._clean = -1
             try:
                 with anyio.fail_after(self._timeouts.snapshot):
-                    read = await self._read_unless_crashed()
+                    read = await self._read_unless_crashed(last, whole)
                 if read is None:
                     return False  # The renderer crashed mid-read: its commands would never be answered.
             except CDPError as exc:
@@ -191,21 +221,55 @@ class LiveView:
                 # The tab committed another document during the read: this is the one it left.
                 self._dirty.set()
                 return False
+            self._clean = asked  # a whole read asked for meanwhile is still to come
             self._take(read)
             self._host.show(read.view)
         await self._host.after_read()
         return True
 
-    async def _read_unless_crashed(self) -> PageRead | None:
-        """`read_page`, given up (None) the moment the renderer crashes.
+    async def _read_unless_crashed(self, last: PageRead | None, whole: bool) -> PageRead | None:
+        """`_read`, given up (None) the moment the renderer crashes.
 
         Raises:
             CDPError: the document could not be read.
         """
-        first = await first_of(
-            lambda: live_view.read_page(self._page, self._host.doc_seq, self._ids), self._host.until_crashed
-        )
+        first = await first_of(lambda: self._read(last, whole), self._host.until_crashed)
         return first.value if first.index == 0 else None
+
+    async def _read(self, last: PageRead | None, whole_only: bool) -> PageRead:
+        """The page read whole, or (unless `whole_only`) only where it changed since `last`, an
+        earlier read of the same document, when that can be said.
+
+        Raises:
+            CDPError: the document could not be read.
+        """
+        if last is None:
+            return await live_view.read_page(self._page, self._host.doc_seq, self._ids)
+        before = copy.deepcopy(self._ids) if _VERIFY and not whole_only else None
+        read = None if whole_only else await live_view.read_changes(self._page, last, self._ids)
+        if read is None:
+            INCREMENTAL["whole"] += 0 if whole_only else 1
+            whole_read = await live_view.read_page(self._page, self._host.doc_seq, self._ids)
+            if whole_read.doc_seq == last.doc_seq:
+                whole_read.contexts.update(last.contexts)  # the observers' worlds live as long as their documents
+            return whole_read
+        INCREMENTAL["reads"] += 1
+        if before is None:
+            return read
+        # The check: a whole read, with the ids as they were, must give the very same view.
+        whole = await live_view.read_page(self._page, self._host.doc_seq, before)
+        incremental_ids, self._ids = self._ids, before
+        try:
+            if await live_view.changed_since(read):
+                # The page changed again meanwhile: the two reads saw different pages (the change
+                # is recorded, and the next read takes it).
+                INCREMENTAL["raced"] += 1
+            else:
+                _compare(read, incremental_ids, whole, before)
+        finally:
+            if _VERIFY_COUNTS:
+                await anyio.Path(_VERIFY_COUNTS).write_text(json.dumps(INCREMENTAL), encoding="utf-8")
+        return whole
 
     def _take(self, read: PageRead) -> None:
         view = read.view
@@ -246,7 +310,9 @@ class LiveView:
             # refresh() waits for a rebuild already under way, then rebuilds only if still dirty.
             await self.refresh()
             if not quiet and self._read_began < answered and not self._closed:
-                self.mark_dirty()
+                # What the observer saw and has not reported yet is read (from the page's own
+                # observer, so only where it changed).
+                self._dirty.set()
                 await self.refresh()
 
     # --- secrets ----------------------------------------------------------------------
@@ -262,3 +328,24 @@ class LiveView:
     def mask(self, value: Any) -> Any:
         """`value` with every secret input's current value replaced by the mask."""
         return mask_secrets(value, self._secret_values)
+
+
+def _view_json(view: View, ids: BlockIds) -> str:
+    """Everything a view (masked: no secret value is in it) and its ids say, one item a line."""
+    return json.dumps({"view": asdict(view), "ids": repr(ids)}, indent=1, sort_keys=True, default=repr)
+
+
+def _compare(read: PageRead, ids: BlockIds, whole: PageRead, whole_ids: BlockIds) -> None:
+    """Count the check of an incremental read against a whole one; log at ERROR how they differ."""
+    INCREMENTAL["verified"] += 1
+    got, want = _view_json(read.view, ids), _view_json(whole.view, whole_ids)
+    if got != want or read.secret_values != whole.secret_values:
+        INCREMENTAL["mismatches"] += 1
+        diff = difflib.unified_diff(want.splitlines(), got.splitlines(), "whole", "incremental", n=1, lineterm="")
+        logger.error(
+            "an incremental read differs from the whole read (secret values: %d whole, %d incremental, %s):\n%s",
+            len(whole.secret_values),
+            len(read.secret_values),
+            "the same" if read.secret_values == whole.secret_values else "not the same",
+            "\n".join(list(diff)[:60]),
+        )

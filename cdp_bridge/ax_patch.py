@@ -1,0 +1,153 @@
+"""Reading again only the parts of a frame's AX tree that changed, and splicing them in.
+
+A frame's nodes as `Accessibility.getFullAXTree` gives them (`ax.read_frame_tree`) stay
+what a full read would give if every subtree that changed is read again whole, with the
+ancestors above it (their names may come from their contents: a row, a link, a heading):
+`read_subtrees` reads, for the element of each backend id, its node and ancestors
+(`Accessibility.getAXNodeAndAncestors`) and its whole subtree (`Accessibility.queryAXTree`,
+one command, ignored nodes included), pipelined; `splice` (pure) puts them in place of the
+old ones in a copy of the frame's list. `queryAXTree` computes a role and a name for the
+ignored nodes that `getFullAXTree` leaves as role "none" without a name: `full_form` makes
+them as the full tree has them.
+
+Whatever cannot be said for certain gives None (the caller then reads the frame whole): an
+element without an AX node, a subtree that does not hang where its ancestors say, a list
+read level by level with runs left unread (`ax.UNREAD`), a result that is not one tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from .ax import UNREAD, Send
+from .batch import side_by_side
+from .errors import CDPError
+
+__all__ = ["Subtree", "full_form", "read_subtrees", "splice", "subtree_ids"]
+
+Node = dict[str, Any]
+_NONE_ROLE = {"type": "role", "value": "none"}
+_NONE_CHROME_ROLE = {"type": "internalRole", "value": 0}
+
+
+@dataclass
+class Subtree:
+    """One changed element as the AX tree has it now."""
+
+    ancestors: list[Node]
+    """Its own node first, then its parent's, up to the root (`getAXNodeAndAncestors`)."""
+    nodes: list[Node]
+    """Its node and every node below it, ignored ones too (`queryAXTree`, in `full_form`)."""
+
+
+def full_form(node: Node) -> Node:
+    """`node` from `queryAXTree` as `getFullAXTree` gives it: an ignored node has role "none" and no name."""
+    if not node.get("ignored"):
+        return node
+    out = {k: v for k, v in node.items() if k != "name"}
+    out["role"] = dict(_NONE_ROLE)
+    out["chromeRole"] = dict(_NONE_CHROME_ROLE)
+    return out
+
+
+async def read_subtrees(send: Send, elements: list[dict[str, Any]]) -> list[Subtree]:
+    """The nodes, ancestors and subtrees of `elements` (each `{"backendNodeId": …}` or
+    `{"objectId": …}`), all commands side by side.
+
+    Raises:
+        CDPError: an element is gone.
+    """
+    reads = []
+    for element in elements:
+        reads.append(partial(send, "Accessibility.getAXNodeAndAncestors", element))
+        reads.append(partial(send, "Accessibility.queryAXTree", element))
+    replies = await side_by_side(reads)
+    found: list[Subtree] = []
+    for index in range(len(elements)):
+        ancestors, below = replies[2 * index], replies[2 * index + 1]
+        if isinstance(ancestors, CDPError):
+            raise ancestors
+        if isinstance(below, CDPError):
+            raise below
+        found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
+    return found
+
+
+def subtree_ids(node: Node, by_id: dict[str, Node]) -> set[str]:
+    """The ids of `node` and of every node below it in `by_id`."""
+    seen: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current["nodeId"] in seen:
+            continue
+        seen.add(current["nodeId"])
+        stack.extend(by_id[c] for c in current.get("childIds", ()) if c in by_id)
+    return seen
+
+
+def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
+    """A copy of the frame's nodes `old` with each subtree read again, or None if unsure.
+
+    Old nodes below a subtree's element that are not in it any more go; nodes read again
+    take the place of their old selves; new ones follow the rest. The result must be one
+    tree (every node's parent lists it, every node is reachable from the same root), as
+    `old` is; nothing of `old` is changed. A node `old` lists twice (Chromium does so with some
+    `InlineTextBox`, alike both times) is listed once.
+    """
+    if not old or any(n.get(UNREAD) for n in old):
+        return None
+    by_id: dict[str, Node] = {}
+    for node in old:
+        if by_id.setdefault(node["nodeId"], node) != node:
+            return None  # Two nodes of one id that differ: no telling which one counts.
+    fresh: dict[str, Node] = {}
+    removed: set[str] = set()
+    for sub in subtrees:
+        if not sub.ancestors or not sub.nodes:
+            return None
+        top = sub.ancestors[0]
+        if "backendDOMNodeId" not in top or sub.nodes[0].get("nodeId") != top["nodeId"]:
+            return None  # The element has no node of its own in the tree (Chromium left it out).
+        before = by_id.get(top["nodeId"])
+        if before is not None:
+            removed |= subtree_ids(before, by_id)
+        for node in sub.nodes[1:]:
+            fresh[node["nodeId"]] = node
+        for node in sub.ancestors:
+            fresh[node["nodeId"]] = node
+    out: list[Node] = []
+    placed: set[str] = set()
+    for node in old:
+        node_id = node["nodeId"]
+        if node_id in placed or by_id[node_id] is not node:
+            continue  # Chromium lists some InlineTextBox twice, the same both times: once will do.
+        if node_id in fresh:
+            out.append(fresh[node_id])
+            placed.add(node_id)
+        elif node_id not in removed:
+            out.append(node)
+            placed.add(node_id)
+    out.extend(node for node_id, node in fresh.items() if node_id not in placed)
+    return out if _one_tree(out, _root_id(old)) else None
+
+
+def _root_id(nodes: list[Node]) -> str | None:
+    roots = [n["nodeId"] for n in nodes if not n.get("parentId")]
+    return roots[0] if len(roots) == 1 else None
+
+
+def _one_tree(nodes: list[Node], root: str | None) -> bool:
+    """Whether `nodes` are one tree from `root`: unique ids, parents listing their children, all reachable."""
+    by_id = {n["nodeId"]: n for n in nodes}
+    if root is None or root not in by_id or len(by_id) != len(nodes) or _root_id(nodes) != root:
+        return False
+    for node in nodes:
+        parent_id = node.get("parentId")
+        if parent_id and (parent_id not in by_id or node["nodeId"] not in by_id[parent_id].get("childIds", ())):
+            return False
+        if any(c not in by_id for c in node.get("childIds", ())):
+            return False
+    return len(subtree_ids(by_id[root], by_id)) == len(nodes)

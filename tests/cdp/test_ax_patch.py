@@ -1,0 +1,176 @@
+"""The splice of re-read subtrees into a frame's AX nodes (`cdp_bridge.ax_patch`), on recorded trees.
+
+`tests/cdp/data/ax_patch.json.gz` (recorded by `tests/support/record_ax_patch.py` from the sample
+site in Chromium) holds, per case, `getFullAXTree` before and after a change and the raw
+`getAXNodeAndAncestors` / `queryAXTree` answers for the changed elements: the spliced list
+must hold exactly the nodes of the tree read after the change.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import pytest
+
+from cdp_bridge.ax import UNREAD
+from cdp_bridge.ax_patch import Subtree, full_form, read_subtrees, splice
+from cdp_bridge.errors import ProtocolError
+from cdp_bridge.layout import patch_text_layout, wanted
+
+DATA = Path(__file__).parent / "data" / "ax_patch.json.gz"
+CASES = json.loads(gzip.decompress(DATA.read_bytes()))
+
+
+def _subtrees(case: dict[str, Any]) -> list[Subtree]:
+    return [Subtree(s["ancestors"], [full_form(n) for n in s["nodes"]]) for s in case["subtrees"]]
+
+
+def _by_id(nodes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {n["nodeId"]: n for n in nodes}
+
+
+def _without_text_boxes(nodes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The nodes by id, without Chromium's InlineTextBox fragments of laid-out text: their ids
+    are renewed whenever the text is laid out again (a table's header, when its rows change),
+    and the view never reads them (`walk._SKIP_ROLES`)."""
+    boxes = {n["nodeId"] for n in nodes if n.get("role", {}).get("value") == "InlineTextBox"}
+    return {
+        n["nodeId"]: {**n, "childIds": [c for c in n.get("childIds", ()) if c not in boxes]}
+        for n in nodes
+        if n["nodeId"] not in boxes
+    }
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_spliced_nodes_are_the_nodes_of_a_whole_read_after_the_change(name: str) -> None:
+    case = CASES[name]
+    before = copy.deepcopy(case["before"])
+    spliced = splice(case["before"], _subtrees(case))
+    assert spliced is not None
+    assert _without_text_boxes(spliced) == _without_text_boxes(case["after"])
+    assert len(_by_id(spliced)) == len(spliced)
+    assert case["before"] == before, "the old list is left as it was"
+    assert _without_text_boxes(spliced) != _without_text_boxes(case["before"]), "the change is one a splice must see"
+
+
+def test_old_nodes_keep_their_places_and_new_ones_follow() -> None:
+    case = CASES["rows_rerendered"]
+    spliced = splice(case["before"], _subtrees(case))
+    assert spliced is not None
+    old_ids = [n["nodeId"] for n in case["before"]]
+    kept = [n["nodeId"] for n in spliced if n["nodeId"] in set(old_ids)]
+    assert kept == [i for i in old_ids if i in set(kept)]
+    assert spliced[0]["nodeId"] == case["before"][0]["nodeId"]
+
+
+def test_query_ax_tree_names_ignored_nodes_that_the_full_tree_leaves_as_none() -> None:
+    renamed = 0
+    for case in CASES.values():
+        full = _by_id(case["after"])
+        for sub in case["subtrees"]:
+            for node in sub["nodes"]:
+                if node.get("ignored"):
+                    renamed += node["role"]["value"] != "none"
+                    assert {k: v for k, v in full_form(node).items() if k != "childIds"} == {
+                        k: v for k, v in full[node["nodeId"]].items() if k != "childIds"
+                    }
+    assert renamed, "the recording has such a node"
+    unignored = next(n for case in CASES.values() for s in case["subtrees"] for n in s["nodes"] if not n.get("ignored"))
+    assert full_form(unignored) is unignored
+
+
+def test_a_subtree_that_does_not_hang_where_its_ancestors_say_gives_none() -> None:
+    case = CASES["rows_rerendered"]
+    subtrees = _subtrees(case)
+    # The element's own node missing from its subtree (Chromium left it out of the tree).
+    assert splice(case["before"], [Subtree(subtrees[0].ancestors, subtrees[0].nodes[1:])]) is None
+    # A child dropped from the subtree, its parent still listing it: not one tree.
+    nodes = subtrees[0].nodes
+    assert splice(case["before"], [Subtree(subtrees[0].ancestors, [nodes[0], *nodes[2:]])]) is None
+    # An element without a node of its own.
+    assert splice(case["before"], [Subtree([], nodes)]) is None
+
+
+def test_a_tree_read_level_by_level_with_runs_left_unread_gives_none() -> None:
+    case = CASES["rows_rerendered"]
+    before = [dict(n) for n in case["before"]]
+    before[-1][UNREAD] = True
+    assert splice(before, _subtrees(case)) is None
+
+
+def test_nothing_changed_splices_to_the_same_nodes() -> None:
+    case = CASES["heading_from_contents"]
+    assert splice(case["after"], []) == case["after"]
+
+
+async def _replying(answers: dict[str, Any]) -> Any:
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def send(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        calls.append((method, params))
+        await anyio.lowlevel.checkpoint()
+        if method not in answers:
+            raise ProtocolError(method, -32000, "no such node")
+        return answers[method]
+
+    return send, calls
+
+
+@pytest.mark.anyio
+async def test_read_subtrees_asks_for_each_element_its_ancestors_and_subtree_at_once() -> None:
+    case = CASES["heading_from_contents"]
+    sub = case["subtrees"][0]
+    send, calls = await _replying(
+        {
+            "Accessibility.getAXNodeAndAncestors": {"nodes": sub["ancestors"]},
+            "Accessibility.queryAXTree": {"nodes": sub["nodes"]},
+        }
+    )
+    found = await read_subtrees(send, [{"objectId": "1"}, {"backendNodeId": 7}])
+    assert [c[0] for c in calls] == ["Accessibility.getAXNodeAndAncestors", "Accessibility.queryAXTree"] * 2
+    assert [c[1] for c in calls] == [{"objectId": "1"}, {"objectId": "1"}, {"backendNodeId": 7}, {"backendNodeId": 7}]
+    assert found[0].ancestors == sub["ancestors"] and found[0].nodes == [full_form(n) for n in sub["nodes"]]
+    failing, _ = await _replying({"Accessibility.queryAXTree": {"nodes": []}})
+    with pytest.raises(ProtocolError):
+        await read_subtrees(failing, [{"objectId": "1"}])
+
+
+@pytest.mark.anyio
+async def test_layout_is_kept_without_a_snapshot_unless_a_node_in_running_text_was_touched() -> None:
+    case = CASES["rows_rerendered"]
+    frames = [("F", case["after"])]
+    running = wanted(frames)
+    assert running, "the queue page has links and spans in running text"
+    display = dict.fromkeys(running, "inline") | {999_999: "block"}
+    gaps = {next(iter(running)): (" ", "")}
+    snapshot = {"documents": [], "strings": []}
+    send, calls = await _replying({"DOMSnapshot.captureSnapshot": snapshot})
+    kept = await patch_text_layout(send, frames, (display, gaps), running, touched=set())
+    assert calls == []
+    assert kept == (dict.fromkeys(running, "inline"), gaps)
+    await patch_text_layout(send, frames, (display, gaps), running, touched={next(iter(running))})
+    assert "DOMSnapshot.captureSnapshot" in [c[0] for c in calls]
+    calls.clear()
+    # A node in running text now that was not before: its layout was never read.
+    await patch_text_layout(send, frames, (display, gaps), running - {next(iter(running))}, touched=set())
+    assert "DOMSnapshot.captureSnapshot" in [c[0] for c in calls]
+
+
+def test_a_node_listed_twice_alike_is_listed_once_and_twice_unlike_gives_none() -> None:
+    case = CASES["rows_rerendered"]
+    box = next(n for n in case["before"] if n.get("role", {}).get("value") == "InlineTextBox")
+    twice = [*case["before"], dict(box)]
+    spliced = splice(twice, _subtrees(case))
+    assert spliced is not None
+    assert _without_text_boxes(spliced) == _without_text_boxes(case["after"])
+    assert len({n["nodeId"] for n in spliced}) == len(spliced)
+    assert (
+        splice([*case["before"], {**box, "name": {"type": "computedString", "value": "other"}}], _subtrees(case))
+        is None
+    )
