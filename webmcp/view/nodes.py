@@ -46,6 +46,18 @@ def name_of(node: Node) -> str:
     return " ".join(str(node.get("name", {}).get("value", "") or "").split())
 
 
+def named_by_author(node: Node) -> bool:
+    """Whether the node's accessible name is the page author's (`aria-label`, `aria-labelledby`), not its contents.
+
+    Chromium lists the sources it tried (live reads carry them); the one used has a value and is
+    not superseded.
+    """
+    for source in node.get("name", {}).get("sources", ()) or ():
+        if isinstance(source, dict) and "value" in source and not source.get("superseded"):
+            return source.get("attribute") in ("aria-label", "aria-labelledby")
+    return False
+
+
 def role_of(node: Node) -> str:
     """The node's role string (`StaticText`, `heading`, …)."""
     return str(node.get("role", {}).get("value", ""))

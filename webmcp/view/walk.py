@@ -36,6 +36,7 @@ from .nodes import (
     hidden,
     join_text,
     name_of,
+    named_by_author,
     prop,
     related,
     role_of,
@@ -423,7 +424,8 @@ class _Walker:
 
         The link is one unit (a card's heading and text are its lines); the space its own text
         begins or ends with stays, and so does one around a link laid out as a box or a block.
-        An icon link with no text gives its name, as a word of its own.
+        An icon link with no text gives its name, as a word of its own, and so does a link whose
+        author-given name (`aria-label`) holds all its text and more.
         """
         parts: list[str] = []
         for child in self.children(node):
@@ -432,6 +434,10 @@ class _Walker:
         text = join_text(parts)
         if not text:
             return f" {name_of(node)} "
+        name = name_of(node)
+        if named_by_author(node) and " ".join(text.split()).casefold() in name.casefold():
+            # The author's name says more than the text it holds: a cart link's badge "0" is "Cart, 0 items".
+            return f" {name} "
         raw = "".join(parts)
         edge = self.edge(node)
         edge = " " if edge is None else edge  # the layout not read: a word of its own, as before
