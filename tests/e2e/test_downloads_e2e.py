@@ -105,7 +105,7 @@ async def test_downloads_past_the_caps_are_cancelled_with_a_notice(stage: Stage,
     page = await stage.user_page("/files/downloads.html")
     await page.click("#huge")  # 8 MiB, its length unknown until the end
     window = await _until_row(stage, tab, "huge.txt", "cancelled")
-    notices = [b["text"] for b in window["blocks"] if b["type"] == "notice" and b["id"].startswith("download-")]
+    notices = [b["text"] for b in window["blocks"] if b["type"] == "notice" and b.get("id", "").startswith("download-")]
     assert any("--download-limit" in n and "huge.txt" in n for n in notices), notices
     await page.click("#huge-declared")  # 8 MiB, said up front
     window = await _until_row(stage, tab, "huge (2).txt", "cancelled")

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
 def _notices(window: dict[str, Any]) -> dict[str, str]:
-    return {b["id"]: b["text"] for b in window["blocks"] if b["type"] == "notice"}
+    return {b["id"]: b["text"] for b in window["blocks"] if b["type"] == "notice" and "id" in b}
 
 
 async def _open(stage: Stage, tool: str) -> str:
