@@ -31,9 +31,12 @@ def test_a_request_counts_only_when_it_goes_to_the_pages_own_site(url: str, same
     assert same_site(url, _PAGE) is same
 
 
-def test_an_ip_address_is_its_own_site() -> None:
-    assert same_site("http://127.0.0.1:9/x", "http://127.0.0.1:8/") is True
+def test_on_one_machine_each_port_is_a_site_of_its_own() -> None:
+    assert same_site("http://127.0.0.1:8/api", "http://127.0.0.1:8/") is True
+    assert same_site("http://127.0.0.1:9/img/pv.gif", "http://127.0.0.1:8/") is False, "a CDN or vendor on its port"
     assert same_site("http://localhost:9/x", "http://127.0.0.1:9/") is False
+    assert same_site("http://localhost:9/x", "http://localhost:9/") is True
+    assert same_site("http://[::1]:9/x", "http://[::1]:9/") is True
 
 
 async def test_only_the_documents_own_fetches_and_xhrs_are_waited_for() -> None:

@@ -5,7 +5,8 @@ ticket page) fires its load event before that data arrives, so a navigation that
 load showed the page without its data ("…" where the customer's name goes). The navigator
 waits, bounded, for the requests the new document sent to its own site to be answered and
 rendered (`Navigator`). Requests to other sites (analytics, ads, trackers) are not waited for:
-on a filtering network they may never be answered, and the page does not show them.
+on a filtering network they may never be answered, and the page does not show them. On an IP
+address or localhost, another port is another site (the bench's "CDN" and tag vendor).
 """
 
 from __future__ import annotations
@@ -30,13 +31,24 @@ def _site(host: str) -> str:
     return ".".join(labels[-2:])
 
 
+def _local(host: str) -> bool:
+    """An IP address or localhost: one machine, where each port is a server of its own."""
+    if host == "localhost" or host.endswith(".localhost") or ":" in host:  # ":": an IPv6 address
+        return True
+    return all(part.isdigit() for part in host.split("."))
+
+
 def same_site(url: str, document_url: str) -> bool:
-    """Whether `url` goes to the site of `document_url` (same scheme family and registrable domain)."""
+    """Whether `url` goes to the site of `document_url`: the same registrable domain, or on an
+    IP address or localhost the same host and port (another port there is another server: a
+    CDN or a vendor, as another domain would be on the web)."""
     try:
         target, document = urlsplit(url), urlsplit(document_url)
+        if not target.hostname or not document.hostname:
+            return False
+        if _local(document.hostname) or _local(target.hostname):
+            return (target.hostname, target.port) == (document.hostname, document.port)
     except ValueError:
-        return False
-    if not target.hostname or not document.hostname:
         return False
     return _site(target.hostname) == _site(document.hostname)
 
