@@ -159,6 +159,15 @@ class PageNodes:
     display: dict[int, str] | None = None
     gaps: dict[int, tuple[str, str]] | None = None
 
+    def share_with_frames(self) -> None:
+        """Give every frame the session-wide secret ids, form state and text layout (each frame's view reads them)."""
+        for frame in self.frames:
+            frame.secret_ids = self.secret_ids
+            frame.required_ids = self.required_ids
+            frame.flagged_ids = self.flagged_ids
+            frame.display = self.display
+            frame.gaps = self.gaps
+
 
 async def collect_page(
     send: Send, key_prefix: str, *, secret_selector: str, oopif: bool = False, keep: int | None = None
@@ -216,12 +225,7 @@ async def collect_page(
             result.display, result.gaps = await read_text_layout(send, frames)
 
         tg.start_soon(layout)
-    for frame in result.frames:
-        frame.secret_ids = result.secret_ids
-        frame.required_ids = result.required_ids
-        frame.flagged_ids = result.flagged_ids
-        frame.display = result.display
-        frame.gaps = result.gaps
+    result.share_with_frames()
     return result
 
 

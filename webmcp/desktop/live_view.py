@@ -325,12 +325,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     result.display, result.gaps = await patch_text_layout(
         send, layout_frames, (old.display, old.gaps), wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
     )
-    for frame in result.frames:
-        frame.secret_ids = result.secret_ids
-        frame.required_ids = result.required_ids
-        frame.flagged_ids = result.flagged_ids
-        frame.display = result.display
-        frame.gaps = result.gaps
+    result.share_with_frames()
     return result
 
 
