@@ -41,6 +41,8 @@ class Limits:
     text_chars: int = 600
     budget_chars: int = 12_000
     """JSON characters of blocks in one window (the 16 KB window state leaves room for the rest)."""
+    attention_chars: int = 2_000
+    """Past the budget, how many more characters notices and a non-modal dialog's blocks may take."""
 
 
 @dataclass
@@ -132,18 +134,30 @@ def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
     return block
 
 
-def _fit(full: list[dict[str, Any]], ids: BlockIds, limits: Limits, scope: Any) -> tuple[list[dict[str, Any]], int]:
-    """The blocks that fit the budget, plus one notice saying what was cut or left out."""
+def _fit(
+    full: list[dict[str, Any]], ids: BlockIds, limits: Limits, scope: Any, over_page: Collection[str] = ()
+) -> tuple[list[dict[str, Any]], int]:
+    """The blocks that fit the budget, plus one notice saying what was cut or left out.
+
+    Blocks are taken in reading order until one does not fit; none after it, so nothing is
+    shown apart from what it belongs to (a card's category line without its card). What asks
+    for attention is kept past that point: notices, and the blocks of a non-modal dialog over
+    the page (`over_page`, block ids), within `limits.attention_chars` more.
+    """
     blocks: list[dict[str, Any]] = []
     used = 0
     left_out = 0
+    full_up = False
     cut_notes: list[str] = []
     for block in full:
         cut = _cut(block, limits)
         size = len(json.dumps(cut, ensure_ascii=False))
-        if used + size > limits.budget_chars and blocks:
-            left_out += 1
-            continue
+        urgent = block["type"] == "notice" or block.get("id") in over_page
+        if blocks and (full_up or used + size > limits.budget_chars):
+            full_up = True
+            if not urgent or used + size > limits.budget_chars + limits.attention_chars:
+                left_out += 1
+                continue
         used += size
         blocks.append(cut)
         if "total" in cut and cut is not block:
@@ -229,7 +243,8 @@ def build_view(
     sources = {block["id"]: key for key, block in zip(all_keys, all_blocks, strict=True) if "total" in block}
     # The bridge's own word on frames that did not load is no notice of the page's.
     own = {b["id"] for (key, _), b in zip(keyed, full, strict=True) if key == walk.failed_frames_key}
-    blocks, left_out = _fit(full, ids, limits, "page")
+    over_page = {b["id"] for (key, _), b in zip(keyed, full, strict=True) if key in walk.over_page}
+    blocks, left_out = _fit(full, ids, limits, "page", over_page)
     live.append(("page", "left-out"))
     ids.retain(live)
     return View(

@@ -169,6 +169,8 @@ class Walk:
     """The key of the one notice about frames that failed to load, if one is shown."""
     targets: list[ActionTarget] = field(default_factory=list)
     """The page's fields, buttons and links as its blocks show them (outside modals), in reading order."""
+    over_page: set[tuple[Any, ...]] = field(default_factory=set)
+    """Keys of the page's blocks inside a non-modal dialog (a cookie banner, a chat box): shown over the page."""
 
 
 @dataclass
@@ -263,6 +265,7 @@ class _Walker:
         """Buttons and links met while collecting a block's text, until that block is emitted."""
         self.groups: list[str] = []
         """Names of the radio groups and fieldsets the walk is in."""
+        self.over_page: set[tuple[Any, ...]] = set()
         for f in frames:
             for n in f.nodes:
                 self.error_targets.update(related(n, "errormessage"))
@@ -483,6 +486,17 @@ class _Walker:
         return labels
 
     def container(self, node: Node, role: str) -> None:
+        if role in ("dialog", "alertdialog") and self.sink is self.page_sink:
+            # A non-modal dialog (a modal one is its own window): what it says is over the page.
+            self.flush()
+            start = len(self.sink.out)
+            self.walk_container(node, role)
+            self.flush()
+            self.over_page.update(key for key, _ in self.sink.out[start:])
+            return
+        self.walk_container(node, role)
+
+    def walk_container(self, node: Node, role: str) -> None:
         self.flush_text()
         self.containers.append((self.frame.key, node.get("backendDOMNodeId", 0), role))
         grouping = role in ("radiogroup", "group")
@@ -753,4 +767,4 @@ def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: boo
                 walker.walk_frame(index)
     walker.flush()
     failed = walker.failed_notice[0] if walker.failed_notice is not None else None
-    return Walk(walker.sink.out, walker.modals, walker.headings, failed, walker.targets)
+    return Walk(walker.sink.out, walker.modals, walker.headings, failed, walker.targets, walker.over_page)
