@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +22,7 @@ import anyio
 
 from .errors import CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
 from .timeouts import Timeouts
-from .transport import Transport, WebSocketTransport
+from .transport import Transport, WebSocketTransport, send_together
 
 __all__ = ["CDPSession", "Connection", "EventHandler"]
 
@@ -58,9 +58,18 @@ class CDPSession:
         self.closed = False
 
     async def send(
-        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        preceded_by: Sequence[tuple[str, Mapping[str, Any]]] = (),
     ) -> dict[str, Any]:
         """Send one command and wait for its answer.
+
+        `preceded_by`: commands sent just before it on this session, in the same write where
+        the channel allows, whose answers (errors included) nobody waits for: the browser
+        handles a session's commands in order, so they have run when this one does.
 
         Raises:
             ProtocolError: the browser answered with an error.
@@ -71,7 +80,7 @@ class CDPSession:
             raise ConnectionClosed(f"{method}: {self.connection.close_reason}")
         if self.closed:
             raise SessionClosed(f"{method}: the target's session is closed")
-        return await self.connection._send(method, params, self.session_id, timeout)
+        return await self.connection._send(method, params, self.session_id, timeout, preceded_by)
 
     def on(self, method: str, handler: EventHandler) -> Callable[[], None]:
         """Call `handler(params)` for each `method` event; returns the unsubscribe function."""
@@ -205,7 +214,12 @@ class Connection:
         self._on_session_closed.append(callback)
 
     async def _send(
-        self, method: str, params: Mapping[str, Any] | None, session_id: str | None, timeout: float | None
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        session_id: str | None,
+        timeout: float | None,
+        preceded_by: Sequence[tuple[str, Mapping[str, Any]]] = (),
     ) -> dict[str, Any]:
         if self.closed.is_set():
             raise ConnectionClosed(f"{method}: {self.close_reason}")
@@ -218,7 +232,12 @@ class Connection:
         self._pending[message_id] = pending
         try:
             with anyio.move_on_after(deadline):
-                await self._transport.send(json.dumps(message))
+                if preceded_by:
+                    # Not pending: `_route` drops an answer whose id nobody waits for.
+                    first = [self._message(m, p, session_id) for m, p in preceded_by]
+                    await send_together(self._transport, [*first, json.dumps(message)])
+                else:
+                    await self._transport.send(json.dumps(message))
                 await pending.done.wait()
             if not pending.done.is_set():
                 raise CommandTimeout(method, deadline)
@@ -230,6 +249,13 @@ class Connection:
             raise pending.error
         assert pending.result is not None
         return pending.result
+
+    @staticmethod
+    def _message(method: str, params: Mapping[str, Any], session_id: str | None) -> str:
+        message: dict[str, Any] = {"id": next(Connection._ids), "method": method, "params": dict(params)}
+        if session_id is not None:
+            message["sessionId"] = session_id
+        return json.dumps(message)
 
     async def _read_loop(self) -> None:
         try:

@@ -164,3 +164,24 @@ async def test_unreachable_endpoint_is_a_clear_error() -> None:
     with pytest.raises(ConnectionClosed, match="Could not reach"):
         async with Connection.connect("ws://127.0.0.1:9/devtools/browser/x", Timeouts(launch=2)):
             pass
+
+
+async def test_commands_sent_before_another_go_first_and_their_answers_even_errors_are_dropped() -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        seen.append(message)
+        if message["method"] == "Runtime.evaluate":
+            await reply(ws, message, error={"code": -32000, "message": "no context"})
+        else:
+            await reply(ws, message, result={"after": [m["method"] for m in seen]})
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        session = conn.session("S1")
+        gesture = {"expression": "0", "userGesture": True}
+        answer = await session.send("WebMCP.invokeTool", {}, preceded_by=[("Runtime.evaluate", gesture)])
+        assert not conn._pending, "nothing waits for the answer of a command sent before"
+        assert await session.send("Echo") == {"after": ["Runtime.evaluate", "WebMCP.invokeTool", "Echo"]}
+    assert answer == {"after": ["Runtime.evaluate", "WebMCP.invokeTool"]}
+    assert seen[0]["sessionId"] == "S1" and seen[0]["params"] == gesture
+    assert len({m["id"] for m in seen}) == 3

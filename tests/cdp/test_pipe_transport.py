@@ -102,3 +102,30 @@ async def test_browser_closing_the_pipe_fails_every_waiter() -> None:
                     await conn.browser.send("Browser.crash")
         assert len(failures) == 2 and "pipe" in str(failures[0])
         assert conn.closed.is_set()
+
+
+async def test_a_command_and_those_sent_before_it_cross_the_pipe_in_one_write() -> None:
+    to_browser_r, to_browser_w = os.pipe()
+    from_browser_r, from_browser_w = os.pipe()
+    ours = PipeTransport(from_browser_r, to_browser_w)
+    try:
+        await ours.send_joined(['{"id":1}', '{"id":2}'])
+        # Both are in the pipe before the browser's side reads anything: one write put them there.
+        assert os.read(to_browser_r, 1 << 16) == b'{"id":1}\0{"id":2}\0'
+    finally:
+        await ours.close()
+        for fd in (to_browser_r, from_browser_w):
+            os.close(fd)
+
+
+async def test_the_answer_to_a_command_sent_before_another_is_dropped_over_the_pipe() -> None:
+    got: list[str] = []
+
+    async def peer(theirs: PipeTransport, message: dict[str, Any]) -> None:
+        got.append(message["method"])
+        await theirs.send(json.dumps({"id": message["id"], "result": {"n": len(got)}}))
+
+    async with pipe_pair(peer) as transport, Connection.open(transport) as conn:
+        answer = await conn.browser.send("Second", preceded_by=[("First", {})])
+    assert got == ["First", "Second"]
+    assert answer == {"n": 2}, "the first answer is not taken for the second's"

@@ -9,12 +9,14 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.server._otel import OpenTelemetryMiddleware
+from opentelemetry import trace
 
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
-from webmcp.server.app import build_server
+from webmcp.server.app import build_server, trace_requests_if_traced
 from webmcp.server.transport import Broadcaster
 
 pytestmark = pytest.mark.anyio
@@ -186,3 +188,19 @@ async def test_an_error_that_says_the_page_does_not_answer_does_not_wait_for_the
     result = await _call(None, "auto", desktop)
     assert result.structured_content["code"] == "action_timeout"
     assert desktop.asked == [("tab-1", False)]
+
+
+class _SomeTracerProvider(trace.TracerProvider):
+    def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
+        return trace.NoOpTracer()
+
+
+def test_requests_are_traced_only_when_a_tracer_provider_is_set() -> None:
+    untraced = build_server(FakeDesktop(FakeTab(None)), Broadcaster())  # type: ignore[arg-type]
+    assert not any(isinstance(m, OpenTelemetryMiddleware) for m in untraced.middleware)
+    traced = build_server(FakeDesktop(FakeTab(None)), Broadcaster())  # type: ignore[arg-type]
+    traced.middleware.append(OpenTelemetryMiddleware())
+    trace_requests_if_traced(traced, _SomeTracerProvider())
+    assert any(isinstance(m, OpenTelemetryMiddleware) for m in traced.middleware)
+    trace_requests_if_traced(traced, trace.ProxyTracerProvider())
+    assert not any(isinstance(m, OpenTelemetryMiddleware) for m in traced.middleware)

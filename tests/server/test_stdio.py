@@ -1,5 +1,8 @@
 """The event-loop stdio streams: framing, big messages, end of input, cancellation, fallbacks.
 
+`MessageReader` / `MessageWriter` are what the server runs on when stdin and stdout are pipes;
+`PipeStdin` / `PipeStdout` feed the SDK's own transport when only one of them is.
+
 In-process over real pipes (`os.pipe`); the whole transport over a real stdio child, in
 both protocol generations, is in test_transport.py.
 """
@@ -10,10 +13,12 @@ import os
 from collections.abc import Iterator
 
 import anyio
+import mcp_types as types
 import pytest
+from mcp.shared.message import SessionMessage
 
 from webmcp.server.stdin import DaemonStdin
-from webmcp.server.stdio import PipeStdin, PipeStdout, is_pipe, stdio_streams
+from webmcp.server.stdio import MessageReader, MessageWriter, PipeStdin, PipeStdout, is_pipe, stdio_streams
 
 
 @pytest.fixture
@@ -163,3 +168,104 @@ def test_anything_but_a_pipe_is_read_as_before() -> None:
         assert os.get_blocking(fd)
     finally:
         os.close(fd)
+
+
+def _ping(request_id: int, pad: str = "") -> SessionMessage:
+    params = {"_meta": {"pad": pad}} if pad else None
+    return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="ping", params=params))
+
+
+async def _messages(fd: int) -> list[SessionMessage | Exception]:
+    return [m async for m in MessageReader(PipeStdin(fd))]
+
+
+@pytest.mark.anyio
+async def test_the_reader_parses_each_line_as_it_is_received_and_ends_at_end_of_input(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    received: list[SessionMessage | Exception] = []
+
+    async def read() -> None:
+        received.extend(await _messages(read_end))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read)
+        await _write_all(write_end, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,')
+        await anyio.wait_all_tasks_blocked()  # the reader has the first line and waits for the rest of the second
+        await _write_all(write_end, b'"method":"tools/list"}\nnot json\n')
+        await _write_all(write_end, b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        os.close(write_end)  # the last line has no newline
+    messages = [m.message for m in received if isinstance(m, SessionMessage)]
+    assert [getattr(m, "method", None) for m in messages] == ["ping", "tools/list", "notifications/initialized"]
+    assert [getattr(m, "id", None) for m in messages[:2]] == [1, 2]
+    assert isinstance(received[2], Exception), "a line that is no message reaches the server as its parse error"
+    assert len(received) == 4
+
+
+@pytest.mark.anyio
+async def test_a_closed_reader_refuses_to_read(pipe: tuple[int, int]) -> None:
+    read_end, _write_end = pipe
+    reader = MessageReader(PipeStdin(read_end))
+    async with reader:
+        pass
+    with pytest.raises(anyio.ClosedResourceError):
+        await reader.receive()
+
+
+@pytest.mark.anyio
+async def test_messages_sent_side_by_side_reach_the_wire_whole_and_in_order_while_the_client_reads_slowly(
+    pipe: tuple[int, int],
+) -> None:
+    read_end, write_end = pipe
+    writer = MessageWriter(write_end)
+    pad = "é" * (1 << 19)  # each message is far more than a pipe holds
+    received: list[bytes] = []
+
+    async def drain() -> None:
+        received.append(await _read_all(read_end))
+
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(drain)
+        async with anyio.create_task_group() as tg:
+            for i in range(4):
+                tg.start_soon(writer.send, _ping(i, pad))
+        os.close(write_end)
+    lines = received[0].decode().splitlines()
+    assert len(lines) == 4
+    parsed = [types.jsonrpc_message_adapter.validate_json(line) for line in lines]
+    assert sorted(m.id for m in parsed) == [0, 1, 2, 3]  # type: ignore[union-attr]
+    assert all(m.params == {"_meta": {"pad": pad}} for m in parsed)  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_an_answer_cut_short_by_cancellation_is_finished_before_the_next_message(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    writer = MessageWriter(write_end)
+    big = _ping(1, "x" * (1 << 20))
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(writer.send, big)
+            await anyio.wait_all_tasks_blocked()  # the pipe is full: part of the line is out
+            scope.cancel()
+    assert scope.cancelled_caught
+    received: list[bytes] = []
+
+    async def drain() -> None:
+        received.append(await _read_all(read_end))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(drain)
+        await writer.send(_ping(2))
+        os.close(write_end)
+    lines = received[0].decode().splitlines()
+    assert [types.jsonrpc_message_adapter.validate_json(line).id for line in lines] == [1, 2]  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_a_client_that_closed_its_end_breaks_the_writer(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    os.close(read_end)
+    writer = MessageWriter(write_end)
+    with pytest.raises(anyio.BrokenResourceError):
+        await writer.send(_ping(1))
+    with pytest.raises(anyio.ClosedResourceError):
+        await writer.send(_ping(2))

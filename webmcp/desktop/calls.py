@@ -21,7 +21,6 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import anyio
-import anyio.lowlevel
 
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
@@ -477,14 +476,11 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
 
     async def start() -> None:
         try:
-            async with anyio.create_task_group() as tg:
-                # Pipelined: written first, it runs in the page first, with no round trip of its own.
-                tg.start_soon(_act_for_the_user, tool, timeouts.command)
-                await anyio.lowlevel.checkpoint()
-                try:  # caught inside the group, which would wrap it in an ExceptionGroup
-                    box["invocation"] = await mirror.start(tool, arguments, timeouts.command + _left(deadline))
-                except CDPError as exc:
-                    box["error"] = exc
+            box["invocation"] = await mirror.start(
+                tool, arguments, timeouts.command + _left(deadline), preceded_by=_acting_for_the_user(tool)
+            )
+        except CDPError as exc:
+            box["error"] = exc
         finally:
             taken.set()
             wake.set()
@@ -519,21 +515,21 @@ async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], d
     return invocation
 
 
-async def _act_for_the_user(tool: PageTool, timeout: float) -> None:
-    """Give the tool's document the transient user activation a person's click would (issue 21).
+def _acting_for_the_user(tool: PageTool) -> list[tuple[str, dict[str, Any]]]:
+    """What gives the tool's document the transient user activation a person's click would (issue 21).
 
     The agent calls a tool for the person, as a click would; without activation Chromium
     refuses what a page may do only for a person (`showPicker()` and a file input's
     `click()` open no chooser, `NotAllowedError`). Only a main frame's tools get it: the
-    activation of a document does not reach its iframes. Sent just before `invokeTool` on
-    the same session, which the page then handles after it.
+    activation of a document does not reach its iframes. Written with `invokeTool`, just
+    before it on the same session, in one write, which the page handles first; nothing
+    waits for its answer (awaited beside `invokeTool` in a task of its own, it cost a task
+    and a write on every call), and an error of its own is dropped: `invokeTool` says what
+    is wrong.
     """
     if tool.frame_id != tool.session.target_id:
-        return
-    try:
-        await tool.session.send("Runtime.evaluate", {"expression": "0", "userGesture": True}, timeout=timeout)
-    except CDPError:
-        return  # invokeTool, on the same session next, says what is wrong
+        return []
+    return [("Runtime.evaluate", {"expression": "0", "userGesture": True})]
 
 
 async def _page_result(

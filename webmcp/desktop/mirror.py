@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -329,8 +329,16 @@ class ToolMirror:
         while len(self._early) > _EARLY_KEEP:
             self._early.pop(next(iter(self._early)))
 
-    async def start(self, tool: PageTool, arguments: dict[str, Any], timeout: float) -> Invocation:
+    async def start(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        timeout: float,
+        preceded_by: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    ) -> Invocation:
         """Send `invokeTool`; the returned invocation settles when the page answers.
+
+        `preceded_by`: commands for the tool's session written just before it (see `CDPSession.send`).
 
         Raises:
             ProtocolError: the browser refused the call (e.g. -32602 "Tool not found").
@@ -344,6 +352,7 @@ class ToolMirror:
                 "WebMCP.invokeTool",
                 {"frameId": tool.frame_id, "toolName": tool.name, "input": _page_input(tool, arguments)},
                 timeout=timeout,
+                preceded_by=preceded_by,
             )
         except BaseException:
             self.in_flight.discard(invocation)

@@ -15,9 +15,11 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
+from opentelemetry import trace
 
 from webmcp import package_version
 from webmcp.desktop.registry import Desktop
@@ -222,7 +224,19 @@ def build_server(
         on_read_resource=on_read_resource,
         **kwargs,
     )
+    trace_requests_if_traced(server, trace.get_tracer_provider())
     return server
+
+
+def trace_requests_if_traced(server: Server[Any], provider: trace.TracerProvider) -> None:
+    """Keep the SDK's OpenTelemetry span around each request only when a tracer provider is set.
+
+    With none (OpenTelemetry's default proxy provider: `opentelemetry-instrument` or an
+    `OTEL_PYTHON_TRACER_PROVIDER` sets one before the bridge starts), every span records
+    nothing, and making it cost ~0.1-0.2 ms of each `tools/call` (issue 22, bench/README.md).
+    """
+    if isinstance(provider, trace.ProxyTracerProvider):
+        server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
 
 
 async def run_notifier(desktop: Desktop, broadcaster: Broadcaster, *, min_interval: float = 0.03) -> None:

@@ -2,26 +2,33 @@
 
 The SDK's `stdio_server` reads and writes through `anyio.wrap_file`: every line read and
 every message written (a write, then a flush) is a hand-off to a worker thread and back.
-On a page-tool call that is three round trips between threads, about 0.2–0.3 ms of a call
-that otherwise costs ~1 ms in the bridge (measured in bench/README.md, "call latency").
-When stdin and stdout are pipes or sockets, as they are under every MCP client, this module
-reads and writes them from the event loop instead: non-blocking descriptors, woken by the
-loop's selector (`anyio.wait_readable` / `wait_writable`), no thread at all.
+Behind it, each message crosses two more tasks: a reader task parses the line and hands it
+over a memory stream, and a writer task takes each answer from another stream to write it.
+When stdin and stdout are pipes or sockets, as they are under every MCP client,
+`stdio_transport` gives the server streams of its own instead: the task that receives a
+message reads and parses it, the task that sends one serialises and writes it, from the
+event loop (non-blocking descriptors, woken by the loop's selector), with no thread and no
+hand-off in between (issue 22: ~0.1 ms of every request and answer, see bench/README.md).
 
 What the SDK's transport guarantees is kept:
 
 * framing: one JSON-RPC message per line, however the bytes arrive (several messages in one
   read, one message over many reads, megabytes in one line); bytes that are not UTF-8 are
-  replaced, as the SDK's reader does, so the server answers them with a parse error;
+  replaced, as the SDK's reader does, and a line that is not a JSON-RPC message reaches the
+  server as the exception it raised, as from the SDK's reader;
 * end of input ends the reader, and a last line without its newline is still delivered;
-* a client that stops reading never blocks the loop: the writer waits for the pipe to drain;
+* a client that stops reading never blocks the loop: the writer waits for the pipe to drain,
+  and answers sent meanwhile wait their turn, whole (never two interleaved on the wire);
+* an answer cut short by cancellation (its request was cancelled while the pipe was full)
+  leaves no half line: what it had not written goes out before the next message;
 * while serving, file descriptor 1 points at stderr, so nothing else printed by the process
   or its children can break the framing; it is restored on exit;
 * cancellation ends a pending read at once (no thread is left blocked in `read`).
 
-Anything else (a terminal, a regular file, /dev/null) is served as before: `DaemonStdin` for
-input, the SDK's own writer for output. Those may be shared with other processes, and
-setting them non-blocking would change them for those processes too.
+Anything else (a terminal, a regular file, /dev/null) is served by the SDK's `stdio_server`,
+with `DaemonStdin` for input and, when stdout alone is a pipe, `PipeStdout` for output. Those
+may be shared with other processes, and setting them non-blocking would change them for
+those processes too.
 """
 
 from __future__ import annotations
@@ -31,12 +38,16 @@ import fcntl
 import os
 import stat
 from collections.abc import AsyncIterator, Iterator
+from types import TracebackType
+from typing import Any
 
 import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
 
 from webmcp.server.stdin import DaemonStdin
 
-__all__ = ["PipeStdin", "PipeStdout", "is_pipe", "stdio_streams"]
+__all__ = ["MessageReader", "MessageWriter", "PipeStdin", "PipeStdout", "is_pipe", "stdio_streams", "stdio_transport"]
 
 _READ_CHUNK = 1 << 16
 
@@ -53,34 +64,42 @@ def is_pipe(fd: int) -> bool:
 class PipeStdin:
     """The lines of the pipe `fd`, read on the event loop (UTF-8, undecodable bytes replaced).
 
-    `fd` must be non-blocking. Each line is yielded with its newline; a last line without
-    one is yielded at end of input.
+    `fd` must be non-blocking. Each line comes with its newline; a last line without one
+    comes at end of input.
     """
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._eof = False
+
+    async def readline(self) -> str:
+        """The next line, or "" at end of input."""
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = self._buffer[: end + 1]
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                return line.decode("utf-8", errors="replace")
+            # Only new bytes can hold the next newline: a megabyte line read in chunks is
+            # scanned once, not once per chunk.
+            self._scanned = len(self._buffer)
+            if self._eof:
+                rest = self._buffer.decode("utf-8", errors="replace")
+                self._buffer.clear()
+                self._scanned = 0
+                return rest
+            chunk = await self._read()
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        buffer = bytearray()
-        while True:
-            chunk = await self._read()
-            if not chunk:
-                break
-            # Only the new bytes can hold the next newline: a megabyte line read in chunks
-            # is scanned once, not once per chunk.
-            start = len(buffer)
-            buffer += chunk
-            end = buffer.find(b"\n", start)
-            if end < 0:
-                continue
-            begin = 0
-            while end >= 0:
-                yield buffer[begin : end + 1].decode("utf-8", errors="replace")
-                begin = end + 1
-                end = buffer.find(b"\n", begin)
-            del buffer[:begin]
-        if buffer:
-            yield buffer.decode("utf-8", errors="replace")
+        while line := await self.readline():
+            yield line
 
     async def _read(self) -> bytes:
         while True:
@@ -117,6 +136,104 @@ class PipeStdout:
                 await anyio.wait_writable(self._fd)
                 continue
             data = data[written:]
+
+
+class MessageReader:
+    """The SDK's read stream over `lines`: each line parsed into a message by the task that receives it.
+
+    A line that is not a JSON-RPC message is received as the exception its parsing raised,
+    as the SDK's own reader hands it on.
+    """
+
+    def __init__(self, lines: PipeStdin) -> None:
+        self._lines = lines
+        self._closed = False
+
+    async def receive(self) -> SessionMessage | Exception:
+        """The next message.
+
+        Raises:
+            anyio.EndOfStream: the client closed its end.
+            anyio.ClosedResourceError: this stream was closed.
+        """
+        if self._closed:
+            raise anyio.ClosedResourceError
+        line = await self._lines.readline()
+        if not line:
+            raise anyio.EndOfStream
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except Exception as exc:  # boundary: the client's bytes, answered by the server as the SDK does
+            return exc
+
+    def __aiter__(self) -> MessageReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> MessageReader:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+class MessageWriter:
+    """The SDK's write stream onto the pipe `fd` (non-blocking): each message serialised and written
+    by the task that sends it, whole, one message at a time.
+
+    Raises (from `send`):
+        anyio.BrokenResourceError: the client closed its end (the SDK then drops the message).
+        anyio.ClosedResourceError: this stream was closed.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        # Taken without a turn of the loop when free, which it is but while a full pipe drains.
+        self._lock = anyio.Lock(fast_acquire=True)
+        self._backlog = b""
+        self._closed = False
+
+    async def send(self, item: SessionMessage) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
+        async with self._lock:
+            view = memoryview(self._backlog + data if self._backlog else data)
+            try:
+                while view:
+                    try:
+                        view = view[os.write(self._fd, view) :]
+                    except BlockingIOError:
+                        await anyio.wait_writable(self._fd)
+            except OSError as exc:  # EPIPE, ECONNRESET: the client is gone
+                self._closed = True
+                raise anyio.BrokenResourceError from exc
+            finally:
+                # Cut short (cancelled while the pipe was full): the rest of a line begun goes out
+                # first with the next message; a message none of which went out is dropped.
+                unsent_backlog = len(view) - len(data)
+                self._backlog = bytes(view[:unsent_backlog] if unsent_backlog >= 0 else view)
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> MessageWriter:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
 
 
 @contextlib.contextmanager
@@ -161,3 +278,24 @@ def stdio_streams(stdin_fd: int = 0) -> Iterator[tuple[PipeStdin | DaemonStdin, 
             stack.enter_context(_non_blocking(wire))
             stdout = PipeStdout(wire)
         yield stdin, stdout
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(stdin_fd: int = 0) -> AsyncIterator[tuple[Any, Any]]:
+    """The read and write streams to hand to `Server.run`, over stdin `stdin_fd` and stdout.
+
+    Both pipes: `MessageReader` and `MessageWriter` on the event loop. Otherwise the SDK's
+    `stdio_server`, fed by `stdio_streams`.
+    """
+    if is_pipe(stdin_fd) and is_pipe(1):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_non_blocking(stdin_fd))
+            wire = stack.enter_context(_claim_stdout())
+            stack.enter_context(_non_blocking(wire))
+            yield MessageReader(PipeStdin(stdin_fd)), MessageWriter(wire)
+        return
+    from mcp.server.stdio import stdio_server
+
+    with stdio_streams(stdin_fd) as (stdin, stdout):
+        async with stdio_server(stdin=stdin, stdout=stdout) as streams:  # type: ignore[arg-type]
+            yield streams

@@ -29,7 +29,6 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -42,7 +41,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webmcp.desktop.races import first_of
-from webmcp.server.stdio import stdio_streams
+from webmcp.server.stdio import stdio_transport
 
 from .http_guard import HttpGuard
 
@@ -217,9 +216,8 @@ async def serve_stdio(
     broadcaster.attach(server)
     options = initialization_options(server, experimental)
     try:
-        with stdio_streams(sys.stdin.fileno()) as (stdin, stdout):
-            async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
-                await server.run(read_stream, write_stream, options)
+        async with stdio_transport(sys.stdin.fileno()) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, options)
     finally:
         broadcaster.close_listeners()
 

@@ -1,0 +1,99 @@
+#!/usr/bin/env python
+"""An MCP `ping` and a quiet page tool, through bridges A/B and chrome-devtools-mcp, interleaved (issue 22).
+
+    .venv/bin/python bench/quiet_call_floor.py /work/main .        # the sample site's get_queue_summary
+    .venv/bin/python bench/quiet_call_floor.py /work/main . --site meridian --page /shop/ \\
+        --tool search_products --args '{"query": "", "maxResults": 40}'
+
+Each bridge is started as the peers bench starts it (`webmcp-bridge --headless URL` over
+stdio, its code by PYTHONPATH, the browser on its debugging pipe) and driven by the same
+`mcp.Client` (`mode="legacy"`) as chrome-devtools-mcp beside them. Each round, each subject
+answers one `ping` (the floor of one MCP round trip) and one call of the tool; the order of
+the subjects rotates every round. Prints medians with p10–p90 in ms, and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `python bench/quiet_call_floor.py` from a checkout
+    sys.path.insert(0, str(ROOT))
+
+from bench.bench_tool_call import start_site_process  # noqa: E402
+from bench.peers.mcp_subject import McpSubject  # noqa: E402
+from bench.peers.subjects import ChromeDevtoolsMcp  # noqa: E402
+
+SETUP_TIMEOUT = 60.0
+BRIDGE = str(Path(sys.executable).parent / "webmcp-bridge")
+
+
+async def run(opts: argparse.Namespace) -> None:
+    args: dict[str, Any] = json.loads(opts.args)
+    process, site = await start_site_process(None, opts.site)
+    url = site + opts.page
+    closing: list[Callable[[], Awaitable[None]]] = []
+    subjects: list[tuple[str, McpSubject, Callable[[], Awaitable[Any]]]] = []
+    try:
+        for code in (str(Path(c).resolve()) for c in opts.bridge):  # noqa: ASYNC240 (before anything runs)
+            subject = McpSubject([BRIDGE, "--headless", url], Path(tempfile.mkdtemp()), {"PYTHONPATH": code})
+            await subject.open()
+            closing.append(subject.close)
+            names = await subject.wait_tools(lambda n: any(x.endswith("__" + opts.tool) for x in n), SETUP_TIMEOUT)
+            name = next(x for x in names if x.endswith("__" + opts.tool))
+            subjects.append((code, subject, lambda s=subject, n=name: s.call(n, args)))
+        devtools = ChromeDevtoolsMcp(Path(tempfile.mkdtemp()), url)
+        await devtools.open()
+        closing.append(devtools.close)
+        await devtools.ready(SETUP_TIMEOUT)
+        await devtools.navigate(url)
+        await devtools._wait_page_tool(opts.tool, SETUP_TIMEOUT)
+        subjects.append(("chrome-devtools-mcp", devtools, lambda: devtools.page_tool(opts.tool, args)))
+        samples: dict[tuple[str, str], list[float]] = {(c, k): [] for c, _, _ in subjects for k in ("ping", "tool")}
+        for i in range(opts.warmup + opts.n):
+            k = i % len(subjects)
+            for label, subject, call in subjects[k:] + subjects[:k]:
+                client = subject._live()
+                started = time.perf_counter()
+                await client.send_ping()
+                pinged = time.perf_counter()
+                await call()
+                if i >= opts.warmup:
+                    samples[(label, "ping")].append((pinged - started) * 1000)
+                    samples[(label, "tool")].append((time.perf_counter() - pinged) * 1000)
+        load = Path("/proc/loadavg").read_text().split()[:3]  # noqa: ASYNC240 (a tiny proc file)
+        print(f"page {opts.page}, tool {opts.tool}, N={opts.n}, load average {' / '.join(load)}")
+        for (label, kind), values in samples.items():
+            values.sort()
+            p10, p90 = values[len(values) // 10], values[len(values) * 9 // 10]
+            print(f"{label} {kind}: median {statistics.median(values):.2f} ms ({p10:.2f}–{p90:.2f})")
+    finally:
+        for close in reversed(closing):  # each client's task group is left in the scope it entered
+            await close()
+        process.terminate()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bridge", nargs="+", help="checkouts of the bridge to run (their PYTHONPATH)")
+    parser.add_argument("--site", choices=("sample", "meridian"), default="sample")
+    parser.add_argument("--page", default="/")
+    parser.add_argument("--tool", default="get_queue_summary")
+    parser.add_argument("--args", default="{}", help="the tool's arguments as JSON")
+    parser.add_argument("-n", type=int, default=100, help="timed rounds (default 100)")
+    parser.add_argument("--warmup", type=int, default=10)
+    anyio.run(run, parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
