@@ -348,10 +348,10 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     When `frame` is its session's `alone` frame and nothing changed there, `_UNCHANGED` (the
     session's last read stands, its secret fields and form state included).
 
-    Three steps, each one batch of commands: the observer's changes with the secret fields and
-    form state (one script; the last such batch's objects released first), the objects it gave,
-    then the AX subtree and ancestors of each changed element side by side with the backend ids
-    of the fields.
+    Two steps, each one batch of commands: the observer's changes with the secret fields and
+    form state (one script whose answer carries each element's backend id, by deep
+    serialization; the last such batch's object released beside it), then the AX subtree and
+    ancestors of each changed element side by side.
 
     Raises:
         CDPError: the frame, its world or a changed element is gone.
@@ -360,12 +360,18 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     if context is None:
         world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
         context = contexts[frame.key] = int(world["executionContextId"])
-    # Each take's objects are kept in a group of their own until the next take releases them,
-    # side by side with that take's script: no round trip of its own.
+    # Each take's answer is kept in a group of its own until the next take releases it, side by
+    # side with that take's script: no round trip of its own.
     taken = contexts.get(f"{frame.key} takes", 0)
     contexts[f"{frame.key} takes"] = taken + 1
     group = f"{_CHANGES_GROUP}-{taken + 1}"
-    params = {"expression": _CHANGES_JS[alone], "contextId": context, "objectGroup": group, "silent": True}
+    params = {
+        "expression": _CHANGES_JS[alone],
+        "contextId": context,
+        "objectGroup": group,
+        "silent": True,
+        "serializationOptions": {"serialization": "deep", "maxDepth": 1},
+    }
     _released, reply = await side_by_side(
         [
             partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
@@ -375,35 +381,44 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     if isinstance(reply, CDPError):
         contexts.pop(frame.key, None)
         raise reply
-    found = reply.get("result", {})
-    if found.get("value") == "none" and not reply.get("exceptionDetails"):
+    found = reply.get("result", {}).get("deepSerializedValue", {})
+    if reply.get("exceptionDetails"):
+        logger.debug("an incremental read fell back: the observer's take failed")
+        return None
+    if found.get("type") == "string" and found.get("value") == "none":
         return _UNCHANGED
-    if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
-        logger.debug("an incremental read fell back: the observer said everything changed (or failed)")
+    parsed = _taken(found)
+    if parsed is None:
+        logger.debug("an incremental read fell back: the observer said everything changed (or did not add up)")
         return None
-    props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
-    items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
-    meta = json.loads(items["0"]["value"])
-    objects = [str(items[str(i)]["objectId"]) for i in range(1, len(items))]
+    meta, backends = parsed
     cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
-    if sum(cut) != len(objects):
-        logger.debug("an incremental read fell back: the observer's answer did not add up")
-        return None
-    roots, fields = objects[: cut[0]], objects[cut[0] :]
-    reads: list[Callable[[], Awaitable[Any]]] = [partial(read_subtrees, send, [{"objectId": o} for o in roots])]
-    reads += [partial(send, "DOM.describeNode", {"objectId": o}) for o in fields]
-    subtrees, *described = await side_by_side(reads)
-    backends: list[int] = []
-    for node in described:
-        if isinstance(node, CDPError):
-            raise node
-        backends.append(int(node["node"]["backendNodeId"]))
-    if isinstance(subtrees, CDPError):
-        raise subtrees
-    secret, rest = backends[: cut[1]], backends[cut[1] :]
+    roots, fields = backends[: cut[0]], backends[cut[0] :]
+    subtrees = await read_subtrees(send, [{"backendNodeId": b} for b in roots])
+    secret, rest = fields[: cut[1]], fields[cut[1] :]
     required, flagged = rest[: cut[2]], rest[cut[2] :]
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     return _Changes(subtrees, set(secret), values, set(required), set(flagged))
+
+
+def _taken(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
+    """The counts and the elements' backend ids in changes.js's deep-serialized answer; None if
+    it is "all" or not what the script gives (a JSON string of counts, then that many elements)."""
+    items = found.get("value") if found.get("type") == "array" else None
+    if not isinstance(items, list) or not items or items[0].get("type") != "string":
+        return None
+    try:
+        meta = json.loads(items[0]["value"])
+        cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
+    except (ValueError, KeyError, TypeError):
+        return None
+    backends: list[int] = []
+    for item in items[1:]:
+        backend = item.get("value", {}).get("backendNodeId") if item.get("type") == "node" else None
+        if not isinstance(backend, int):
+            return None
+        backends.append(backend)
+    return (meta, backends) if sum(cut) == len(backends) else None
 
 
 async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:
