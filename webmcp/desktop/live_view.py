@@ -270,9 +270,13 @@ class _Changes:
     values: set[str]
     required_ids: set[int]
     flagged_ids: set[int]
+    beside: set[int]
+    """Backend ids of the neighbours of restyled elements, whose text layout may have moved."""
+    deep: set[int]
+    """Those of them laid out inline: the text inside them may run on into the restyled one too."""
 
 
-_UNCHANGED = _Changes([], set(), set(), set(), set())
+_UNCHANGED = _Changes([], set(), set(), set(), set(), set(), set())
 """A frame where nothing changed (its secret fields and form state neither): its last read stands."""
 
 
@@ -300,6 +304,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         return old
     result = PageNodes()
     touched: set[int] = set()
+    relayout = False
     for frame in old.frames:
         change = changes.get(frame.key)
         if change is None or not change.subtrees:
@@ -309,7 +314,11 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
             if nodes is None:
                 logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
-            touched |= _touched(frame.nodes, change.subtrees)
+            near = _touched(frame.nodes, change.subtrees, change.beside, change.deep)
+            if near is None:
+                relayout = True
+            else:
+                touched |= near
             result.frames.append(replace(frame, nodes=nodes))
         if change is not None:
             result.secret_ids |= change.secret_ids
@@ -322,18 +331,31 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
             return None  # A full read keeps the first of them only.
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
+    kept = (None, None) if relayout else (old.display, old.gaps)
     result.display, result.gaps = await patch_text_layout(
-        send, layout_frames, (old.display, old.gaps), wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
+        send, layout_frames, kept, wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
     )
     result.share_with_frames()
     return result
 
 
-def _touched(old: list[dict[str, Any]], subtrees: list[Subtree]) -> set[int]:
-    """Backend ids of the nodes read again: each changed element's subtree as it was and as it is."""
+def _touched(old: list[dict[str, Any]], subtrees: list[Subtree], beside: set[int], deep: set[int]) -> set[int] | None:
+    """Backend ids of the nodes whose layout may have moved: each changed element's subtree as it
+    was and as it is, the neighbours `beside` restyled elements, and all that `deep` ones held
+    (None when one of those is not in `old`: what it held is not known)."""
     by_id = {n["nodeId"]: n for n in old}
-    found: set[int] = set()
+    found: set[int] = set(beside) | set(deep)
+    if deep:
+        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
+        for backend in deep:
+            if backend not in by_backend:
+                return None
+            for node_id in subtree_ids(by_backend[backend], by_id):
+                if "backendDOMNodeId" in by_id[node_id]:
+                    found.add(int(by_id[node_id]["backendDOMNodeId"]))
     for sub in subtrees:
+        if not sub.whole:
+            continue  # Its name changed, not its layout.
         before = by_id.get(sub.ancestors[0]["nodeId"])
         for node_id in subtree_ids(before, by_id) if before is not None else ():
             if "backendDOMNodeId" in by_id[node_id]:
@@ -392,13 +414,26 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
         logger.debug("an incremental read fell back: the observer said everything changed (or did not add up)")
         return None
     meta, backends = parsed
-    cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
-    roots, fields = backends[: cut[0]], backends[cut[0] :]
-    subtrees = await read_subtrees(send, [{"backendNodeId": b} for b in roots])
-    secret, rest = fields[: cut[1]], fields[cut[1] :]
-    required, flagged = rest[: cut[2]], rest[cut[2] :]
+    groups: dict[str, list[int]] = {}
+    for name in _TAKEN:
+        groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
+    subtrees = await read_subtrees(
+        send, [{"backendNodeId": b} for b in groups["roots"]], [{"backendNodeId": b} for b in groups["named"]]
+    )
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
-    return _Changes(subtrees, set(secret), values, set(required), set(flagged))
+    return _Changes(
+        subtrees,
+        set(groups["secret"]),
+        values,
+        set(groups["required"]),
+        set(groups["flagged"]),
+        set(groups["beside"]),
+        set(groups["deep"]),
+    )
+
+
+_TAKEN = ("roots", "named", "beside", "deep", "secret", "required", "flagged")
+"""The groups of elements in changes.js's answer, in order; its counts say how many of each."""
 
 
 def _taken(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
@@ -409,14 +444,20 @@ def _taken(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
         return None
     try:
         meta = json.loads(items[0]["value"])
-        cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
+        cut = [int(meta[name]) for name in _TAKEN]
     except (ValueError, KeyError, TypeError):
         return None
     backends: list[int] = []
+    seen: dict[Any, int] = {}  # An element given twice is serialized once, then referred to.
     for item in items[1:]:
-        backend = item.get("value", {}).get("backendNodeId") if item.get("type") == "node" else None
+        if item.get("type") != "node":
+            return None
+        reference = item.get("weakLocalObjectReference")
+        backend = item["value"].get("backendNodeId") if "value" in item else seen.get(reference)
         if not isinstance(backend, int):
             return None
+        if reference is not None:
+            seen[reference] = backend
         backends.append(backend)
     return (meta, backends) if sum(cut) == len(backends) else None
 
