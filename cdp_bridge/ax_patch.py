@@ -115,9 +115,20 @@ def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
     fresh: dict[str, Node] = {}
     removed: set[str] = set()
     for sub in subtrees:
-        if not sub.ancestors or (sub.whole and not sub.nodes):
+        if not sub.ancestors:
             return None
         top = sub.ancestors[0]
+        if sub.whole and len(sub.ancestors) > 1 and top.get("nodeId") not in sub.ancestors[1].get("childIds", ()):
+            if sub.ancestors[1].get("nodeId") != top.get("parentId"):
+                return None
+            # Its parent does not list it (it is hidden): it and what it held are out of the tree.
+            if top.get("nodeId") in by_id:
+                removed |= subtree_ids(by_id[top["nodeId"]], by_id)
+            for node in sub.ancestors[1:]:
+                fresh[node["nodeId"]] = node
+            continue
+        if sub.whole and not sub.nodes:
+            return None
         if "backendDOMNodeId" not in top or (sub.whole and sub.nodes[0].get("nodeId") != top["nodeId"]):
             return None  # The element has no node of its own in the tree (Chromium left it out).
         before = by_id.get(top["nodeId"])

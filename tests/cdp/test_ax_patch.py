@@ -230,3 +230,29 @@ async def test_read_subtrees_reads_only_the_node_and_ancestors_of_an_element_nam
     ]
     assert [s.whole for s in found] == [True, False]
     assert found[1].ancestors == sub["ancestors"] and found[1].nodes == []
+
+
+def test_an_element_its_parent_no_longer_lists_leaves_the_tree_with_what_it_held() -> None:
+    before = CASES["heading_from_contents"]["after"]
+    by_id = _by_id(before)
+    node = next(
+        n
+        for n in before
+        if n.get("childIds") and "backendDOMNodeId" in n and n.get("parentId") and by_id[n["parentId"]].get("parentId")
+    )
+    parent = by_id[node["parentId"]]
+    chain = [node, {**parent, "childIds": [c for c in parent["childIds"] if c != node["nodeId"]]}]
+    while chain[-1].get("parentId"):
+        chain.append(by_id[chain[-1]["parentId"]])
+    hidden = Subtree(chain, [node])  # hidden: Chromium still answers for the element itself
+    spliced = splice(before, [hidden])
+    assert spliced is not None
+    gone = {node["nodeId"], *node["childIds"]}
+    assert gone <= {n["nodeId"] for n in before}
+    assert not gone & {n["nodeId"] for n in spliced}
+    assert _by_id(spliced)[parent["nodeId"]] == chain[1]
+    # Hidden before and still: `queryAXTree` gives nothing below it.
+    assert splice(before, [Subtree(chain, [])]) == spliced
+    # An answer whose second node is not the element's parent: no telling what happened.
+    assert len(chain) >= 3
+    assert splice(before, [Subtree([node, *chain[2:]], [node])]) is None
