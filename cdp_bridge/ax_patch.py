@@ -73,14 +73,16 @@ async def read_subtrees(
         reads.append(partial(send, "Accessibility.queryAXTree", element))
     reads += [partial(send, "Accessibility.getAXNodeAndAncestors", element) for element in own or ()]
     replies = await side_by_side(reads)
+    answers: list[dict[str, Any]] = []
     for reply in replies:
         if isinstance(reply, CDPError):
             raise reply
+        answers.append(reply)
     found: list[Subtree] = []
     for index in range(len(elements)):
-        ancestors, below = replies[2 * index], replies[2 * index + 1]
+        ancestors, below = answers[2 * index], answers[2 * index + 1]
         found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
-    found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in replies[2 * len(elements) :]]
+    found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in answers[2 * len(elements) :]]
     return found
 
 

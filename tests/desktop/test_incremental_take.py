@@ -28,7 +28,12 @@ def test_an_element_given_twice_is_read_from_its_reference() -> None:
     # The same input is a changed element and a required control: Chromium serializes it once.
     answer = {
         "type": "array",
-        "value": [_meta(roots=1, required=2), _node(41, 1), _node(42, 2), {"type": "node", "weakLocalObjectReference": 1}],
+        "value": [
+            _meta(roots=1, required=2),
+            _node(41, 1),
+            _node(42, 2),
+            {"type": "node", "weakLocalObjectReference": 1},
+        ],
     }
     taken = live_view._taken(answer)
     assert taken is not None

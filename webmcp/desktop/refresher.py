@@ -52,7 +52,7 @@ timer late."""
 _CALL_HOLD = 0.2
 """How long a change reported while a page-tool call runs may wait for its answer before it is read
 (the call's read after write reads it then, once, instead of a read begun mid-call and one after)."""
-_CALL_POLL = 0.005
+_CALL_GRACE = 0.01
 
 
 class ViewHost(Protocol):
@@ -77,9 +77,10 @@ class LiveView:
     """The view of one tab's page, rebuilt when the page changed."""
 
     def __init__(
-        self, page: PageTarget, timeouts: Timeouts, host: ViewHost, calling: Callable[[], bool] = lambda: False
+        self, page: PageTarget, timeouts: Timeouts, host: ViewHost, calling: Callable[[], list[anyio.Event]] = list
     ) -> None:
-        """`calling` says whether a page-tool call of the tab has not settled yet (`_while_calling`)."""
+        """`calling` gives, for each page-tool call of the tab under way, the event of its answer
+        (`_while_calling`)."""
         self._page = page
         self._timeouts = timeouts
         self._host = host
@@ -189,18 +190,21 @@ class LiveView:
             await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
 
     async def _while_calling(self) -> None:
-        """Until no page-tool call of the tab is under way, for at most `_CALL_HOLD` seconds.
+        """Until the page has answered every page-tool call of the tab under way, and a moment
+        more for its read after write to begin, for at most `_CALL_HOLD` seconds.
 
         A tool's changes come over several tasks: a read begun at the first report misses the
         later ones, and the call's read after write must then read again (`catch_up`). Held
         while the call runs, the one read is the call's own, begun after the answer. Bounded,
         so a long call (one waiting for a person) leaves its page's view current meanwhile.
         """
-        if not self._calling():
+        answers = self._calling()
+        if not answers:
             return
         with anyio.move_on_after(_CALL_HOLD):
-            while self._calling():  # a call is tracked until it settled, its read after write included
-                await anyio.sleep(_CALL_POLL)
+            for answered in answers:
+                await answered.wait()
+            await anyio.sleep(_CALL_GRACE)  # answer → settled → catch_up, which then reads
 
     async def refresh(self) -> bool:
         """Rebuild the view now if anything changed since the last build.
