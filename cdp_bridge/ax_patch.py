@@ -39,7 +39,12 @@ class Subtree:
     ancestors: list[Node]
     """Its own node first, then its parent's, up to the root (`getAXNodeAndAncestors`)."""
     nodes: list[Node]
-    """Its node and every node below it, ignored ones too (`queryAXTree`, in `full_form`)."""
+    """Its node and every node below it, ignored ones too (`queryAXTree`, in `full_form`); empty
+    when only its own node was read again (`whole` False)."""
+    whole: bool = True
+    """False for an element whose name or relations changed but not what it holds (a control
+    named by a changed `<label>`, a section named by a changed heading): `splice` keeps the
+    nodes below it, and its new node must list the same children."""
 
 
 def full_form(node: Node) -> Node:
@@ -52,9 +57,12 @@ def full_form(node: Node) -> Node:
     return out
 
 
-async def read_subtrees(send: Send, elements: list[dict[str, Any]]) -> list[Subtree]:
+async def read_subtrees(
+    send: Send, elements: list[dict[str, Any]], own: list[dict[str, Any]] | None = None
+) -> list[Subtree]:
     """The nodes, ancestors and subtrees of `elements` (each `{"backendNodeId": …}` or
-    `{"objectId": …}`), all commands side by side.
+    `{"objectId": …}`), then the nodes and ancestors only of `own` (`Subtree.whole` False), all
+    commands side by side.
 
     Raises:
         CDPError: an element is gone.
@@ -63,15 +71,18 @@ async def read_subtrees(send: Send, elements: list[dict[str, Any]]) -> list[Subt
     for element in elements:
         reads.append(partial(send, "Accessibility.getAXNodeAndAncestors", element))
         reads.append(partial(send, "Accessibility.queryAXTree", element))
+    reads += [partial(send, "Accessibility.getAXNodeAndAncestors", element) for element in own or ()]
     replies = await side_by_side(reads)
+    answers: list[dict[str, Any]] = []
+    for reply in replies:
+        if isinstance(reply, CDPError):
+            raise reply
+        answers.append(reply)
     found: list[Subtree] = []
     for index in range(len(elements)):
-        ancestors, below = replies[2 * index], replies[2 * index + 1]
-        if isinstance(ancestors, CDPError):
-            raise ancestors
-        if isinstance(below, CDPError):
-            raise below
+        ancestors, below = answers[2 * index], answers[2 * index + 1]
         found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
+    found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in answers[2 * len(elements) :]]
     return found
 
 
@@ -106,13 +117,27 @@ def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
     fresh: dict[str, Node] = {}
     removed: set[str] = set()
     for sub in subtrees:
-        if not sub.ancestors or not sub.nodes:
+        if not sub.ancestors:
             return None
         top = sub.ancestors[0]
-        if "backendDOMNodeId" not in top or sub.nodes[0].get("nodeId") != top["nodeId"]:
+        if sub.whole and len(sub.ancestors) > 1 and top.get("nodeId") not in sub.ancestors[1].get("childIds", ()):
+            if sub.ancestors[1].get("nodeId") != top.get("parentId"):
+                return None
+            # Its parent does not list it (it is hidden): it and what it held are out of the tree.
+            if top.get("nodeId") in by_id:
+                removed |= subtree_ids(by_id[top["nodeId"]], by_id)
+            for node in sub.ancestors[1:]:
+                fresh[node["nodeId"]] = node
+            continue
+        if sub.whole and not sub.nodes:
+            return None
+        if "backendDOMNodeId" not in top or (sub.whole and sub.nodes[0].get("nodeId") != top["nodeId"]):
             return None  # The element has no node of its own in the tree (Chromium left it out).
         before = by_id.get(top["nodeId"])
-        if before is not None:
+        if not sub.whole:
+            if before is None or before.get("backendDOMNodeId") != top["backendDOMNodeId"]:
+                return None  # A new node read alone: what is below it was never read.
+        elif before is not None:
             removed |= subtree_ids(before, by_id)
         for node in sub.nodes[1:]:
             fresh[node["nodeId"]] = node

@@ -174,3 +174,85 @@ def test_a_node_listed_twice_alike_is_listed_once_and_twice_unlike_gives_none() 
         splice([*case["before"], {**box, "name": {"type": "computedString", "value": "other"}}], _subtrees(case))
         is None
     )
+
+
+def _own_only(nodes: list[dict[str, Any]], node: dict[str, Any], **changes: Any) -> Subtree:
+    """`node` (changed by `changes`) and its ancestors as `getAXNodeAndAncestors` gives them."""
+    by_id = _by_id(nodes)
+    chain = [{**node, **changes}]
+    while chain[-1].get("parentId"):
+        chain.append(by_id[chain[-1]["parentId"]])
+    return Subtree(chain, [], whole=False)
+
+
+def test_a_node_read_alone_takes_its_new_name_and_keeps_what_is_below_it() -> None:
+    before = CASES["heading_from_contents"]["after"]
+    node = next(n for n in before if n.get("childIds") and "backendDOMNodeId" in n and n.get("parentId"))
+    renamed = {"type": "computedString", "value": "named by a changed label"}
+    spliced = splice(before, [_own_only(before, node, name=renamed)])
+    assert spliced is not None
+    assert _by_id(spliced)[node["nodeId"]]["name"] == renamed
+    assert [n["nodeId"] for n in spliced] == [n["nodeId"] for n in before], "its children stay, in their places"
+    assert [n for n in spliced if n["nodeId"] != node["nodeId"]] == [n for n in before if n["nodeId"] != node["nodeId"]]
+
+
+def test_a_node_read_alone_whose_children_changed_or_that_is_new_gives_none() -> None:
+    before = CASES["heading_from_contents"]["after"]
+    node = next(n for n in before if len(n.get("childIds", ())) > 1 and "backendDOMNodeId" in n and n.get("parentId"))
+    # Its children are not those the old list holds below it: they were never read.
+    dropped = _own_only(before, node, childIds=node["childIds"][1:])
+    assert splice(before, [dropped]) is None
+    added = _own_only(before, node, childIds=[*node["childIds"], "999999"])
+    assert splice(before, [added]) is None
+    # A node the old list does not have: nothing below it was read.
+    fresh = _own_only(before, node, nodeId="999998", backendDOMNodeId=999_998)
+    assert splice(before, [fresh]) is None
+    # Another element under the same node id (the node was replaced).
+    other = _own_only(before, node, backendDOMNodeId=int(node["backendDOMNodeId"]) + 100_000)
+    assert splice(before, [other]) is None
+
+
+@pytest.mark.anyio
+async def test_read_subtrees_reads_only_the_node_and_ancestors_of_an_element_named_by_a_change() -> None:
+    case = CASES["heading_from_contents"]
+    sub = case["subtrees"][0]
+    send, calls = await _replying(
+        {
+            "Accessibility.getAXNodeAndAncestors": {"nodes": sub["ancestors"]},
+            "Accessibility.queryAXTree": {"nodes": sub["nodes"]},
+        }
+    )
+    found = await read_subtrees(send, [{"backendNodeId": 1}], [{"backendNodeId": 2}])
+    assert calls == [
+        ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 1}),
+        ("Accessibility.queryAXTree", {"backendNodeId": 1}),
+        ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 2}),
+    ]
+    assert [s.whole for s in found] == [True, False]
+    assert found[1].ancestors == sub["ancestors"] and found[1].nodes == []
+
+
+def test_an_element_its_parent_no_longer_lists_leaves_the_tree_with_what_it_held() -> None:
+    before = CASES["heading_from_contents"]["after"]
+    by_id = _by_id(before)
+    node = next(
+        n
+        for n in before
+        if n.get("childIds") and "backendDOMNodeId" in n and n.get("parentId") and by_id[n["parentId"]].get("parentId")
+    )
+    parent = by_id[node["parentId"]]
+    chain = [node, {**parent, "childIds": [c for c in parent["childIds"] if c != node["nodeId"]]}]
+    while chain[-1].get("parentId"):
+        chain.append(by_id[chain[-1]["parentId"]])
+    hidden = Subtree(chain, [node])  # hidden: Chromium still answers for the element itself
+    spliced = splice(before, [hidden])
+    assert spliced is not None
+    gone = {node["nodeId"], *node["childIds"]}
+    assert gone <= {n["nodeId"] for n in before}
+    assert not gone & {n["nodeId"] for n in spliced}
+    assert _by_id(spliced)[parent["nodeId"]] == chain[1]
+    # Hidden before and still: `queryAXTree` gives nothing below it.
+    assert splice(before, [Subtree(chain, [])]) == spliced
+    # An answer whose second node is not the element's parent: no telling what happened.
+    assert len(chain) >= 3
+    assert splice(before, [Subtree([node, *chain[2:]], [node])]) is None

@@ -270,9 +270,13 @@ class _Changes:
     values: set[str]
     required_ids: set[int]
     flagged_ids: set[int]
+    beside: set[int]
+    """Backend ids of the neighbours of restyled elements, whose text layout may have moved."""
+    deep: set[int]
+    """Those of them laid out inline: the text inside them may run on into the restyled one too."""
 
 
-_UNCHANGED = _Changes([], set(), set(), set(), set())
+_UNCHANGED = _Changes([], set(), set(), set(), set(), set(), set())
 """A frame where nothing changed (its secret fields and form state neither): its last read stands."""
 
 
@@ -300,6 +304,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         return old
     result = PageNodes()
     touched: set[int] = set()
+    relayout = False
     for frame in old.frames:
         change = changes.get(frame.key)
         if change is None or not change.subtrees:
@@ -309,7 +314,11 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
             if nodes is None:
                 logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
-            touched |= _touched(frame.nodes, change.subtrees)
+            near = _touched(frame.nodes, change.subtrees, change.beside, change.deep)
+            if near is None:
+                relayout = True
+            else:
+                touched |= near
             result.frames.append(replace(frame, nodes=nodes))
         if change is not None:
             result.secret_ids |= change.secret_ids
@@ -322,18 +331,31 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
             return None  # A full read keeps the first of them only.
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
+    kept = (None, None) if relayout else (old.display, old.gaps)
     result.display, result.gaps = await patch_text_layout(
-        send, layout_frames, (old.display, old.gaps), wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
+        send, layout_frames, kept, wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
     )
     result.share_with_frames()
     return result
 
 
-def _touched(old: list[dict[str, Any]], subtrees: list[Subtree]) -> set[int]:
-    """Backend ids of the nodes read again: each changed element's subtree as it was and as it is."""
+def _touched(old: list[dict[str, Any]], subtrees: list[Subtree], beside: set[int], deep: set[int]) -> set[int] | None:
+    """Backend ids of the nodes whose layout may have moved: each changed element's subtree as it
+    was and as it is, the neighbours `beside` restyled elements, and all that `deep` ones held
+    (None when one of those is not in `old`: what it held is not known)."""
     by_id = {n["nodeId"]: n for n in old}
-    found: set[int] = set()
+    found: set[int] = set(beside) | set(deep)
+    if deep:
+        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
+        for backend in deep:
+            if backend not in by_backend:
+                return None
+            for node_id in subtree_ids(by_backend[backend], by_id):
+                if "backendDOMNodeId" in by_id[node_id]:
+                    found.add(int(by_id[node_id]["backendDOMNodeId"]))
     for sub in subtrees:
+        if not sub.whole:
+            continue  # Its name changed, not its layout.
         before = by_id.get(sub.ancestors[0]["nodeId"])
         for node_id in subtree_ids(before, by_id) if before is not None else ():
             if "backendDOMNodeId" in by_id[node_id]:
@@ -348,10 +370,10 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     When `frame` is its session's `alone` frame and nothing changed there, `_UNCHANGED` (the
     session's last read stands, its secret fields and form state included).
 
-    Three steps, each one batch of commands: the observer's changes with the secret fields and
-    form state (one script; the last such batch's objects released first), the objects it gave,
-    then the AX subtree and ancestors of each changed element side by side with the backend ids
-    of the fields.
+    Two steps, each one batch of commands: the observer's changes with the secret fields and
+    form state (one script whose answer carries each element's backend id, by deep
+    serialization; the last such batch's object released beside it), then the AX subtree and
+    ancestors of each changed element side by side.
 
     Raises:
         CDPError: the frame, its world or a changed element is gone.
@@ -360,12 +382,18 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     if context is None:
         world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
         context = contexts[frame.key] = int(world["executionContextId"])
-    # Each take's objects are kept in a group of their own until the next take releases them,
-    # side by side with that take's script: no round trip of its own.
+    # Each take's answer is kept in a group of its own until the next take releases it, side by
+    # side with that take's script: no round trip of its own.
     taken = contexts.get(f"{frame.key} takes", 0)
     contexts[f"{frame.key} takes"] = taken + 1
     group = f"{_CHANGES_GROUP}-{taken + 1}"
-    params = {"expression": _CHANGES_JS[alone], "contextId": context, "objectGroup": group, "silent": True}
+    params = {
+        "expression": _CHANGES_JS[alone],
+        "contextId": context,
+        "objectGroup": group,
+        "silent": True,
+        "serializationOptions": {"serialization": "deep", "maxDepth": 1},
+    }
     _released, reply = await side_by_side(
         [
             partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
@@ -375,35 +403,63 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     if isinstance(reply, CDPError):
         contexts.pop(frame.key, None)
         raise reply
-    found = reply.get("result", {})
-    if found.get("value") == "none" and not reply.get("exceptionDetails"):
+    found = reply.get("result", {}).get("deepSerializedValue", {})
+    if reply.get("exceptionDetails"):
+        logger.debug("an incremental read fell back: the observer's take failed")
+        return None
+    if found.get("type") == "string" and found.get("value") == "none":
         return _UNCHANGED
-    if reply.get("exceptionDetails") or found.get("subtype") != "array" or not found.get("objectId"):
-        logger.debug("an incremental read fell back: the observer said everything changed (or failed)")
+    parsed = _taken(found)
+    if parsed is None:
+        logger.debug("an incremental read fell back: the observer said everything changed (or did not add up)")
         return None
-    props = await send("Runtime.getProperties", {"objectId": found["objectId"], "ownProperties": True})
-    items = {p["name"]: p.get("value", {}) for p in props.get("result", ()) if p.get("name", "").isdigit()}
-    meta = json.loads(items["0"]["value"])
-    objects = [str(items[str(i)]["objectId"]) for i in range(1, len(items))]
-    cut = [int(meta["roots"]), int(meta["secret"]), int(meta["required"]), int(meta["flagged"])]
-    if sum(cut) != len(objects):
-        logger.debug("an incremental read fell back: the observer's answer did not add up")
-        return None
-    roots, fields = objects[: cut[0]], objects[cut[0] :]
-    reads: list[Callable[[], Awaitable[Any]]] = [partial(read_subtrees, send, [{"objectId": o} for o in roots])]
-    reads += [partial(send, "DOM.describeNode", {"objectId": o}) for o in fields]
-    subtrees, *described = await side_by_side(reads)
-    backends: list[int] = []
-    for node in described:
-        if isinstance(node, CDPError):
-            raise node
-        backends.append(int(node["node"]["backendNodeId"]))
-    if isinstance(subtrees, CDPError):
-        raise subtrees
-    secret, rest = backends[: cut[1]], backends[cut[1] :]
-    required, flagged = rest[: cut[2]], rest[cut[2] :]
+    meta, backends = parsed
+    groups: dict[str, list[int]] = {}
+    for name in _TAKEN:
+        groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
+    subtrees = await read_subtrees(
+        send, [{"backendNodeId": b} for b in groups["roots"]], [{"backendNodeId": b} for b in groups["named"]]
+    )
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
-    return _Changes(subtrees, set(secret), values, set(required), set(flagged))
+    return _Changes(
+        subtrees,
+        set(groups["secret"]),
+        values,
+        set(groups["required"]),
+        set(groups["flagged"]),
+        set(groups["beside"]),
+        set(groups["deep"]),
+    )
+
+
+_TAKEN = ("roots", "named", "beside", "deep", "secret", "required", "flagged")
+"""The groups of elements in changes.js's answer, in order; its counts say how many of each."""
+
+
+def _taken(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
+    """The counts and the elements' backend ids in changes.js's deep-serialized answer; None if
+    it is "all" or not what the script gives (a JSON string of counts, then that many elements)."""
+    items = found.get("value") if found.get("type") == "array" else None
+    if not isinstance(items, list) or not items or items[0].get("type") != "string":
+        return None
+    try:
+        meta = json.loads(items[0]["value"])
+        cut = [int(meta[name]) for name in _TAKEN]
+    except (ValueError, KeyError, TypeError):
+        return None
+    backends: list[int] = []
+    seen: dict[Any, int] = {}  # An element given twice is serialized once, then referred to.
+    for item in items[1:]:
+        if item.get("type") != "node":
+            return None
+        reference = item.get("weakLocalObjectReference")
+        backend = item["value"].get("backendNodeId") if "value" in item else seen.get(reference)
+        if not isinstance(backend, int):
+            return None
+        if reference is not None:
+            seen[reference] = backend
+        backends.append(backend)
+    return (meta, backends) if sum(cut) == len(backends) else None
 
 
 async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:

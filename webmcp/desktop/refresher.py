@@ -15,6 +15,7 @@ import difflib
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, Protocol
 
@@ -48,6 +49,10 @@ _FOLD_WINDOW = 0.1
 """How long after a reported change a further one may still be unreported: the observer folds
 changes within 15 ms of a report into one at the end (live_view.py), and a busy page runs that
 timer late."""
+_CALL_HOLD = 0.2
+"""How long a change reported while a page-tool call runs may wait for its answer before it is read
+(the call's read after write reads it then, once, instead of a read begun mid-call and one after)."""
+_CALL_GRACE = 0.01
 
 
 class ViewHost(Protocol):
@@ -71,13 +76,18 @@ class ViewHost(Protocol):
 class LiveView:
     """The view of one tab's page, rebuilt when the page changed."""
 
-    def __init__(self, page: PageTarget, timeouts: Timeouts, host: ViewHost) -> None:
+    def __init__(
+        self, page: PageTarget, timeouts: Timeouts, host: ViewHost, calling: Callable[[], list[anyio.Event]] = list
+    ) -> None:
+        """`calling` gives, for each page-tool call of the tab under way, the event of its answer
+        (`_while_calling`)."""
         self._page = page
         self._timeouts = timeouts
         self._host = host
         self._lock = anyio.Lock()
         self._dirty = anyio.Event()
         self._closed = False
+        self._calling = calling
         self._ids = BlockIds()
         self._view: View | None = None
         self._last_read: PageRead | None = None
@@ -168,6 +178,7 @@ class LiveView:
             await self._dirty.wait()
             if self._closed:
                 return
+            await self._while_calling()
             started = anyio.current_time()
             try:
                 await self.refresh()
@@ -177,6 +188,23 @@ class LiveView:
             # A huge page's AX tree takes seconds and holds its renderer meanwhile: pausing as
             # long as the build took leaves the page (and its tool calls) at least half the time.
             await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
+
+    async def _while_calling(self) -> None:
+        """Until the page has answered every page-tool call of the tab under way, and a moment
+        more for its read after write to begin, for at most `_CALL_HOLD` seconds.
+
+        A tool's changes come over several tasks: a read begun at the first report misses the
+        later ones, and the call's read after write must then read again (`catch_up`). Held
+        while the call runs, the one read is the call's own, begun after the answer. Bounded,
+        so a long call (one waiting for a person) leaves its page's view current meanwhile.
+        """
+        answers = self._calling()
+        if not answers:
+            return
+        with anyio.move_on_after(_CALL_HOLD):
+            for answered in answers:
+                await answered.wait()
+            await anyio.sleep(_CALL_GRACE)  # answer → settled → catch_up, which then reads
 
     async def refresh(self) -> bool:
         """Rebuild the view now if anything changed since the last build.

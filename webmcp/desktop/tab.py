@@ -99,7 +99,7 @@ class Tab:
         self._listed: tuple[int, list[PageTool], list[PageTool], str | None] = (-1, [], [], None)
         """(mirror revision, every page tool in the page's order, those listed within the caps, the notice)."""
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
-        self._view = LiveView(page, self._timeouts, self)
+        self._view = LiveView(page, self._timeouts, self, calling=lambda: [i.done for i in self._mirror.in_flight])
         self._modals = ModalStack(self, desktop)
         self._choosers = FileChoosers(self, desktop)
         self._requests = DataRequests()

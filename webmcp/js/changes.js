@@ -1,22 +1,24 @@
 // What changed in this frame's document since the bridge last asked (live_view.read_changes), in
 // the observer's isolated world: "all" (read the page whole), "none" (when `mayBeNone`: the
 // frame is its session's only one, whose fields the last read holds), or an array: a JSON string of
-// counts and secret values, then the changed elements, the secret fields (by the rule, then by
-// the selector), the required controls and those shown invalid, by reference (for their backend ids).
+// counts and secret values, then the changed elements (observer.js: roots, named, beside, deep),
+// the secret fields (by the rule, then by the selector), the required controls and those shown
+// invalid (deep-serialized: each element's backend id).
 (limit, most, findSecrets, secretSelector, requiredSelector, flaggedSelector, mayBeNone) => {
   const take = globalThis.__webmcpBridgeTakeChanged;
   if (typeof take !== 'function') return 'all';
-  const roots = take(limit, most);
-  if (roots === 'all') return 'all';
+  const taken = take(limit, most);
+  if (taken === 'all') return 'all';
+  const {roots, named, beside, deep} = taken;
   // Nothing changed: the secret fields, their values and the form state are as they were too
   // (a field set by script is a changed control, a restyled one a changed attribute).
-  if (!roots.length && mayBeNone) return 'none';
+  if (!roots.length && !named.length && mayBeNone) return 'none';
   const secret = findSecrets();
   const selected = [...document.querySelectorAll(secretSelector)];
   const required = [...document.querySelectorAll(requiredSelector)];
   const flagged = [...document.querySelectorAll(flaggedSelector)];
   const values = [...secret.values, ...selected.map((el) => (typeof el.value === 'string' ? el.value : ''))];
-  const meta = {roots: roots.length, secret: secret.elements.length + selected.length, required: required.length,
+  const meta = {roots: roots.length, named: named.length, beside: beside.length, deep: deep.length, secret: secret.elements.length + selected.length, required: required.length,
     flagged: flagged.length, values: values.filter((v) => typeof v === 'string' && v)};
-  return [JSON.stringify(meta), ...roots, ...secret.elements, ...selected, ...required, ...flagged];
+  return [JSON.stringify(meta), ...roots, ...named, ...beside, ...deep, ...secret.elements, ...selected, ...required, ...flagged];
 }

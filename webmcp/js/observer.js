@@ -22,18 +22,98 @@
     changed.add(el);
     if (changed.size > 400) everything = true;
   };
+  // Elements whose attributes changed: at the take, their neighbours that a CSS sibling rule may
+  // restyle are taken as changed too, and those whose text layout may move beside them are named.
+  const restyled = new Set();
   new MutationObserver((records) => {
     for (const r of records) {
-      // Text: its element. Children: the parent. An attribute (a class, hidden, style) may also
-      // change how the element's neighbours look (CSS `+`) and where the text beside it breaks.
+      // Text: its element. Children: the parent. An attribute (a class, hidden, style): the
+      // element, and its neighbours at the take (`besides`).
       note(r.target);
-      if (r.type === 'attributes' && r.target.nodeType === 1) {
-        if (r.target.previousElementSibling) note(r.target.previousElementSibling);
-        if (r.target.nextElementSibling) note(r.target.nextElementSibling);
+      if (r.type === 'attributes' && r.target.nodeType === 1 && !everything) {
+        restyled.add(r.target);
+        if (restyled.size > 400) everything = true;
       }
     }
     ping();
   }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  // What the page's style sheets say of neighbours: the compounds right after each `+` (`next`)
+  // and `~` (`later`) of every selector, or null when that cannot be told (a sheet from another
+  // origin, `:has()`, a sibling combinator inside `:is()`/`:not()`..., nesting with `&`).
+  const SIBLING_OPAQUE = /:(has|is|where|not|matches|-webkit-any|host|host-context)\(|&/;
+  const PSEUDO_ELEMENT = /(::[-a-zA-Z]+(\([^)]*\))?|:(before|after|first-line|first-letter))$/;
+  const compounds = (selector, out) => {
+    let depth = 0, quote = '';
+    for (let i = 0; i < selector.length; i++) {
+      const c = selector[i];
+      if (quote) { if (c === '\\') i++; else if (c === quote) quote = ''; continue; }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      else if (depth === 0 && (c === '+' || c === '~')) {
+        let j = i + 1, d = 0, q = '';
+        while (j < selector.length && selector[j] === ' ') j++;
+        const start = j;
+        for (; j < selector.length; j++) {
+          const k = selector[j];
+          if (q) { if (k === '\\') j++; else if (k === q) q = ''; continue; }
+          if (k === '"' || k === "'") q = k;
+          else if (k === '(' || k === '[') d++;
+          else if (k === ')' || k === ']') d--;
+          else if (d === 0 && (k === ' ' || k === '>' || k === '+' || k === '~')) break;
+        }
+        let part = selector.slice(start, j);
+        // Only the element matters: `li::before` is restyled with its `li`.
+        part = part.replace(PSEUDO_ELEMENT, '');
+        (c === '+' ? out.next : out.later).push(part || '*');
+      }
+    }
+  };
+  const siblingRules = () => {
+    const out = {next: [], later: []};
+    const walk = (rules) => {
+      for (const rule of rules) {
+        const text = rule.selectorText;
+        if (typeof text === 'string' && /[+~]/.test(text)) {
+          if (SIBLING_OPAQUE.test(text)) return false;
+          compounds(text, out);
+        }
+        if (rule.cssRules && rule.cssRules.length && walk(rule.cssRules) === false) return false;
+      }
+      return true;
+    };
+    for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) {
+      let rules;
+      try { rules = sheet.cssRules; } catch { return null; }
+      if (!rules || walk(rules) === false) return null;
+    }
+    return out;
+  };
+  const matchesAny = (el, selectors) => selectors.some((s) => { try { return el.matches(s); } catch { return true; } });
+  // The neighbours of the restyled elements: those a sibling rule may restyle (`restyle`, read
+  // again whole), and the next and previous one, whose text may now run on into it or stop at its
+  // edge (`beside`: the bridge reads their layout again; `deep` when their own inner text does).
+  const besides = () => {
+    const restyle = [], beside = [], deep = [];
+    if (!restyled.size) return {restyle, beside, deep};
+    const rules = siblingRules();
+    for (const el of restyled) {
+      if (!el.isConnected) continue;
+      const before = el.previousElementSibling, after = el.nextElementSibling;
+      for (const near of [before, after]) {
+        if (!near) continue;
+        const display = getComputedStyle(near).display;
+        (display === 'inline' || display === 'contents' ? deep : beside).push(near);
+      }
+      if (!rules) { if (before) restyle.push(before); if (after) restyle.push(after); continue; }
+      if (after && matchesAny(after, rules.next)) restyle.push(after);
+      if (rules.later.length) {
+        for (let later = after; later; later = later.nextElementSibling) if (matchesAny(later, rules.later)) restyle.push(later);
+      }
+    }
+    restyled.clear();
+    return {restyle, beside, deep};
+  };
   const changedBy = (e) => {
     const t = e.target;
     if (t === document || t === window || !t || t.nodeType !== 1) { everything = true; return; }
@@ -46,11 +126,13 @@
   };
   for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
     document.addEventListener(type, (e) => { changedBy(e); ping(); }, true);
-  // Hands over what changed and forgets it (one step: nothing is lost between): "all", or the
-  // changed elements that are still in the document, none inside another, with the elements
-  // whose name or relations come from them (a `<label for>`'s control, `aria-labelledby`, ...).
-  // "all" past `limit` of them, on a document of more than `most` elements, or when they hold
-  // more than three quarters of it (reading them would cost as much as reading all).
+  // Hands over what changed and forgets it (one step: nothing is lost between): "all", or
+  // `{roots, named, beside, deep}`: the changed elements that are still in the document, none
+  // inside another (read again whole); the elements whose name or relations come from them (a
+  // `<label for>`'s control, `aria-labelledby`, ...; their own node is read again) that are
+  // neither inside nor above a root; the neighbours whose text layout may have moved.
+  // "all" past `limit` of them, on a document of more than `most` elements, or when the roots
+  // hold more than three quarters of it (reading them would cost as much as reading all).
   const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-details', 'aria-errormessage',
     'aria-flowto', 'aria-activedescendant'];
   // A script may set a control's value, checked state or validity with no mutation and no
@@ -69,17 +151,20 @@
   compare(false);
   // Whether anything changed since the last take (the check of WEBMCP_VERIFY_INCREMENTAL).
   globalThis.__webmcpBridgeChangePending = () => {
-    if (everything || changed.size > 0) return true;
+    if (everything || changed.size > 0 || restyled.size > 0) return true;
     for (const el of controls()) if (shown.has(el) && shown.get(el) !== looks(el)) return true;
     return false;
   };
   globalThis.__webmcpBridgeTakeChanged = (limit, most) => {
     compare(true);
-    const all = everything, found = [...changed];
+    const near = everything ? null : besides();
+    restyled.clear();
+    const all = everything, found = [...changed, ...(near ? near.restyle : [])];
     everything = false; changed.clear();
     const size = document.getElementsByTagName('*').length;
     if (all || size > most || document.querySelector('[aria-owns]')) return 'all';
-    let roots = found.filter((el) => el.isConnected);
+    let roots = [...new Set(found.filter((el) => el.isConnected && !top(el)))];
+    if (found.some((el) => el.isConnected && top(el))) return 'all';
     const touches = (t) => roots.some((r) => r.contains(t) || t.contains(r));
     const referring = [];
     for (const el of document.querySelectorAll(REFS.map((a) => `[${a}]`).join(','))) {
@@ -89,12 +174,17 @@
     for (const label of document.querySelectorAll('label')) {
       if (label.control && touches(label)) referring.push(label.control);
     }
-    roots = [...new Set([...roots, ...referring])];
     roots = roots.filter((el) => !roots.some((other) => other !== el && other.contains(el)));
-    if (roots.length > limit) return 'all';
-    let inside = 0;
+    // A root's ancestors are read again with it: a referring element above or inside one is.
+    const named = [...new Set(referring)].filter((el) => !roots.some((r) => r.contains(el) || el.contains(r)));
+    if (roots.length + named.length > limit) return 'all';
+    let inside = named.length;
     for (const el of roots) inside += el.getElementsByTagName('*').length + 1;
-    return inside * 4 > size * 3 ? 'all' : roots;
+    if (inside * 4 > size * 3) return 'all';
+    const outside = (el) => el.isConnected && !roots.some((r) => r.contains(el));
+    const deep = [...new Set(near.deep)].filter(outside);
+    const beside = [...new Set(near.beside)].filter((el) => outside(el) && !deep.includes(el));
+    return {roots, named, beside, deep};
   };
   // The write guard (desktop/input_guard.py): what the person types is counted; while a
   // checked write starts, their keystrokes are held back and replayed once it has started.
