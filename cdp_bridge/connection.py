@@ -225,19 +225,17 @@ class Connection:
             raise ConnectionClosed(f"{method}: {self.close_reason}")
         deadline = self.timeouts.command if timeout is None else timeout
         message_id = next(Connection._ids)
-        message: dict[str, Any] = {"id": message_id, "method": method, "params": dict(params or {})}
-        if session_id is not None:
-            message["sessionId"] = session_id
+        message = self._message(message_id, method, params or {}, session_id)
         pending = _Pending(method, session_id)
         self._pending[message_id] = pending
         try:
             with anyio.move_on_after(deadline):
                 if preceded_by:
                     # Not pending: `_route` drops an answer whose id nobody waits for.
-                    first = [self._message(m, p, session_id) for m, p in preceded_by]
-                    await send_together(self._transport, [*first, json.dumps(message)])
+                    first = [self._message(next(Connection._ids), m, p, session_id) for m, p in preceded_by]
+                    await send_together(self._transport, [*first, message])
                 else:
-                    await self._transport.send(json.dumps(message))
+                    await self._transport.send(message)
                 await pending.done.wait()
             if not pending.done.is_set():
                 raise CommandTimeout(method, deadline)
@@ -251,8 +249,9 @@ class Connection:
         return pending.result
 
     @staticmethod
-    def _message(method: str, params: Mapping[str, Any], session_id: str | None) -> str:
-        message: dict[str, Any] = {"id": next(Connection._ids), "method": method, "params": dict(params)}
+    def _message(message_id: int, method: str, params: Mapping[str, Any], session_id: str | None) -> str:
+        """The command as it goes on the wire."""
+        message: dict[str, Any] = {"id": message_id, "method": method, "params": dict(params)}
         if session_id is not None:
             message["sessionId"] = session_id
         return json.dumps(message)

@@ -39,7 +39,7 @@ import os
 import stat
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
 import mcp_types as types
@@ -138,7 +138,25 @@ class PipeStdout:
             data = data[written:]
 
 
-class MessageReader:
+class _Closable:
+    """What the SDK asks of a stream besides sending or receiving: `aclose`, and use as a context."""
+
+    def __init__(self) -> None:
+        self._closed = False
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+class MessageReader(_Closable):
     """The SDK's read stream over `lines`: each line parsed into a message by the task that receives it.
 
     A line that is not a JSON-RPC message is received as the exception its parsing raised,
@@ -146,8 +164,8 @@ class MessageReader:
     """
 
     def __init__(self, lines: PipeStdin) -> None:
+        super().__init__()
         self._lines = lines
-        self._closed = False
 
     async def receive(self) -> SessionMessage | Exception:
         """The next message.
@@ -175,19 +193,8 @@ class MessageReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        self._closed = True
 
-    async def __aenter__(self) -> MessageReader:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-
-class MessageWriter:
+class MessageWriter(_Closable):
     """The SDK's write stream onto the pipe `fd` (non-blocking): each message serialised and written
     by the task that sends it, whole, one message at a time.
 
@@ -197,11 +204,11 @@ class MessageWriter:
     """
 
     def __init__(self, fd: int) -> None:
+        super().__init__()
         self._fd = fd
         # Taken without a turn of the loop when free, which it is but while a full pipe drains.
         self._lock = anyio.Lock(fast_acquire=True)
         self._backlog = b""
-        self._closed = False
 
     async def send(self, item: SessionMessage) -> None:
         if self._closed:
@@ -223,17 +230,6 @@ class MessageWriter:
                 # first with the next message; a message none of which went out is dropped.
                 unsent_backlog = len(view) - len(data)
                 self._backlog = bytes(view[:unsent_backlog] if unsent_backlog >= 0 else view)
-
-    async def aclose(self) -> None:
-        self._closed = True
-
-    async def __aenter__(self) -> MessageWriter:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
 
 @contextlib.contextmanager
