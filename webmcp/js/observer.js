@@ -157,12 +157,14 @@
   };
   globalThis.__webmcpBridgeTakeChanged = (limit, most) => {
     compare(true);
-    const near = everything ? null : besides();
-    restyled.clear();
-    const all = everything, found = [...changed, ...(near ? near.restyle : [])];
-    everything = false; changed.clear();
+    // Whether it is "all" is told first: the neighbours' walk over the style sheets is not made for nothing.
     const size = document.getElementsByTagName('*').length;
-    if (all || size > most || document.querySelector('[aria-owns]')) return 'all';
+    const all = everything || size > most || document.querySelector('[aria-owns]') !== null;
+    const near = all ? null : besides();
+    restyled.clear();
+    const found = [...changed, ...(near ? near.restyle : [])];
+    everything = false; changed.clear();
+    if (all) return 'all';
     let roots = [...new Set(found.filter((el) => el.isConnected && !top(el)))];
     if (found.some((el) => el.isConnected && top(el))) return 'all';
     const touches = (t) => roots.some((r) => r.contains(t) || t.contains(r));
