@@ -18,6 +18,7 @@ from mcp_types import _v2025_11_25 as wire_2025
 from mcp_types import _v2026_07_28 as wire_2026
 
 from tests.support.recorder import recording_server
+from webmcp.untrusted import schema_validate
 from webmcp.untrusted.schema_guard import (
     BROWSER_ACTIONS,
     MAX_DESCRIPTION_BYTES,
@@ -31,7 +32,13 @@ from webmcp.untrusted.schema_guard import (
     normalise_tool,
     page_arguments,
 )
-from webmcp.untrusted.schema_validate import MAX_REF_STEPS, compile_validator, validate, validate_async
+from webmcp.untrusted.schema_validate import (
+    MAX_REF_STEPS,
+    compile_validator,
+    schema_fingerprint,
+    validate,
+    validate_async,
+)
 
 CATASTROPHIC = "^(a+)+$"
 
@@ -357,6 +364,24 @@ def test_a_schema_is_compiled_once() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     assert compile_validator(schema) is compile_validator(json.loads(json.dumps(schema)))
     assert compile_validator(schema) is not compile_validator({"type": "object"})
+
+
+def test_a_schema_compiled_before_is_found_by_its_fingerprint_without_hashing_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schema = {"type": "object", "properties": {"b": {"type": "string"}}}
+    compiled = compile_validator(schema)
+    fingerprint = schema_fingerprint(json.loads(json.dumps(schema)))  # what a page tool keeps
+
+    def no_hashing(_schema: object) -> bytes:
+        raise AssertionError("the schema was serialised again")
+
+    monkeypatch.setattr(schema_validate, "_canonical", no_hashing)
+    assert compile_validator(schema, fingerprint) is compiled
+    monkeypatch.undo()
+    # A fingerprint nothing was compiled under (a page tool's, before its first call): compiled as ever.
+    other = {"type": "object", "properties": {"c": {"type": "string"}}}
+    assert compile_validator(other, "0" * 64) is compile_validator(other)
 
 
 @pytest.mark.anyio

@@ -228,8 +228,19 @@ _cache: OrderedDict[str, _Compiled] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def compile_validator(schema: Any) -> _Compiled:
-    """The validator of `schema`, compiled once per distinct schema (LRU by fingerprint)."""
+def compile_validator(schema: Any, fingerprint: str | None = None) -> _Compiled:
+    """The validator of `schema`, compiled once per distinct schema (LRU by fingerprint).
+
+    `fingerprint`: `schema_fingerprint(schema)`, when the caller keeps it (a page tool's is
+    worked out once, when the page registers it): then a schema already compiled is found
+    without serialising and hashing it again, which took most of a quiet call's check.
+    """
+    if fingerprint is not None:
+        with _cache_lock:
+            hit = _cache.get(fingerprint)
+            if hit is not None:
+                _cache.move_to_end(fingerprint)
+                return hit
     canonical = _canonical(schema)
     key = hashlib.sha256(canonical).hexdigest()
     with _cache_lock:
@@ -463,17 +474,20 @@ def problem_of(error: ValidationError) -> str:
 _limiter: anyio.CapacityLimiter | None = None
 
 
-async def validate_async(schema: Any, arguments: Any, *, deadline: float = VALIDATE_DEADLINE_S) -> list[FieldError]:
+async def validate_async(
+    schema: Any, arguments: Any, *, deadline: float = VALIDATE_DEADLINE_S, fingerprint: str | None = None
+) -> list[FieldError]:
     """`validate` in a worker thread, answered within `deadline` seconds; never blocks the event loop.
 
     A linear schema over a small input (schema × input bytes ≤ `INLINE_WORK`) is checked
-    on the loop: it costs less than the hand-off to a thread.
+    on the loop: it costs less than the hand-off to a thread. `fingerprint`: the schema's,
+    if known (see `compile_validator`).
     """
     size, problem = _input_size(arguments)
     if problem:
         return problem
     try:
-        compiled: _Compiled | None = compile_validator(schema)
+        compiled: _Compiled | None = compile_validator(schema, fingerprint)
     except Exception:  # boundary: a schema that breaks compiling is answered by validate, in the thread
         compiled = None
     if compiled is not None and compiled.linear and compiled.schema_bytes * max(size, 1) <= INLINE_WORK:
