@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
@@ -129,6 +130,35 @@ class PipeTransport:
     async def send_joined(self, texts: Sequence[str]) -> None:
         """Write the messages `texts`, in order, in one write."""
         await self._write(memoryview(b"".join(t.encode() + b"\0" for t in texts)))
+
+    def send_now(self, texts: Sequence[str]) -> bool:
+        """Write the messages `texts`, in order, in one write, now or not at all; True when written.
+
+        False (nothing written) when that would mean waiting: another write is under way or
+        waits for the pipe to drain, the pipe has no room for all of it, or it is longer than
+        `select.PIPE_BUF` (only a write of at most that is all or nothing; a longer one may be
+        cut, and finishing it would mean waiting). Never yields to the loop, so a caller's
+        deadline can never cut a message in two.
+
+        Raises:
+            ConnectionClosed: the pipe is closed, or the browser closed it.
+        """
+        if self._closed:
+            raise ConnectionClosed("the DevTools pipe is closed")
+        data = b"".join(t.encode() + b"\0" for t in texts)
+        if len(data) > select.PIPE_BUF or self._write_lock.locked():
+            return False
+        try:
+            written = os.write(self._write_fd, data)
+        except BlockingIOError:
+            return False
+        except OSError as exc:  # EPIPE: the browser is gone
+            self._close_fds()
+            raise ConnectionClosed(f"the browser closed the DevTools pipe ({exc.strerror})") from exc
+        if written != len(data):  # not on a pipe (PIPE_BUF): say so rather than leave half a message
+            self._close_fds()
+            raise ConnectionClosed(f"the DevTools pipe took {written} of {len(data)} bytes of one write")
+        return True
 
     async def _write(self, data: memoryview) -> None:
         async with self._write_lock:
