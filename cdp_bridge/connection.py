@@ -274,13 +274,21 @@ class Connection:
         """
         connection = cls(transport, timeouts)
         connection.close_reason = ""
+        listen = getattr(transport, "listen", None)
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(connection._read_loop)
+            if listen is not None:  # the debugging pipe hands over each message as it comes
+                stop = listen(connection._on_message, connection._fail_all)
                 try:
                     yield connection
                 finally:
-                    tg.cancel_scope.cancel()
+                    stop()
+            else:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(connection._read_loop)
+                    try:
+                        yield connection
+                    finally:
+                        tg.cancel_scope.cancel()
         finally:
             connection._fail_all("the bridge closed its connection to the browser")
             if close_transport:
@@ -373,6 +381,15 @@ class Connection:
             logger.exception("DevTools reader failed")
             reason = "the DevTools reader failed (see the log)"
         self._fail_all(reason)
+
+    def _on_message(self, text: str) -> None:
+        if self.closed.is_set():
+            return
+        try:
+            self._route(json.loads(text))
+        except Exception:  # boundary, as in the read loop: the waiters must learn of it
+            logger.exception("DevTools reader failed")
+            self._fail_all("the DevTools reader failed (see the log)")
 
     def _route(self, message: dict[str, Any]) -> None:
         if "id" in message:

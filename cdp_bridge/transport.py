@@ -12,11 +12,12 @@ whose message says which side went away; `receive()` raises it at the end of the
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
 import select
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
@@ -123,6 +124,7 @@ class PipeTransport:
         self._write_lock = anyio.Lock(fast_acquire=True)
         self._eof = False
         self._closed = False
+        self._stop_listening: Callable[[], None] | None = None
 
     async def send(self, text: str) -> None:
         await self._write(memoryview(text.encode() + b"\0"))
@@ -208,6 +210,66 @@ class PipeTransport:
                 self._eof = True
             self._buffer += self._chunk_view[:read]
 
+    def listen(self, on_message: Callable[[str], None], on_end: Callable[[str], None]) -> Callable[[], None]:
+        """Hand each message to `on_message` as it arrives, from the event loop's own reader
+        callback, until the returned function is called; `on_end(reason)` once, when the
+        stream ends or a read fails (then nothing more is read).
+
+        No task wakes up for what the browser writes and the pipe stays registered with the
+        loop: `receive()` costs a task switch, a registration and its removal, and a read
+        that finds nothing, every time the browser writes (issue 22: several times a call).
+        Messages already buffered are handed over on the loop's next turn; what is read past
+        the last whole message when listening stops stays for the next reader.
+        """
+        loop = asyncio.get_running_loop()
+        listening = True
+        scanned = 0
+
+        def deliver() -> None:
+            nonlocal scanned
+            while listening:
+                end = self._buffer.find(b"\0", scanned)
+                if end < 0:
+                    scanned = len(self._buffer)
+                    return
+                message = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                scanned = 0
+                on_message(message.decode())
+
+        def readable() -> None:
+            try:
+                read = os.readv(self._read_fd, [self._chunk])
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                stop()
+                on_end(f"reading the DevTools pipe failed ({exc.strerror})")
+                return
+            if not read:
+                self._eof = True
+                stop()
+                on_end("the browser closed the DevTools pipe")
+                return
+            self._buffer += self._chunk_view[:read]
+            deliver()
+
+        def stop() -> None:
+            nonlocal listening
+            if listening:
+                listening = False
+                self._stop_listening = None
+                if not self._closed:
+                    loop.remove_reader(self._read_fd)
+
+        if self._eof or self._closed:
+            loop.call_soon(on_end, "the browser closed the DevTools pipe")
+            return lambda: None
+        self._stop_listening = stop
+        loop.add_reader(self._read_fd, readable)
+        loop.call_soon(deliver)
+        return stop
+
     async def close(self) -> None:
         self._close_fds()
 
@@ -219,6 +281,8 @@ class PipeTransport:
     def _close_fds(self) -> None:
         if self._closed:
             return
+        if self._stop_listening is not None:
+            self._stop_listening()  # the loop must not watch a descriptor about to be closed
         self._closed = True
         for fd in (self._read_fd, self._write_fd):
             anyio.notify_closing(fd)  # wakes a task waiting on it, instead of waiting forever

@@ -259,3 +259,92 @@ async def test_over_a_channel_without_immediate_writes_send_now_sends_nothing() 
         assert conn.browser.send_now("Runtime.evaluate") is None
         assert conn._pending == {}
     assert sent == []
+
+
+async def test_a_listener_gets_each_message_whole_however_the_bytes_arrive() -> None:
+    to_us_r, to_us_w = os.pipe()
+    ours = _reading(to_us_r)
+    got: list[str] = []
+    arrived = anyio.Event()
+    big = "z" * (3 * 1024 * 1024)  # many reads
+
+    def on_message(text: str) -> None:
+        got.append(text)
+        if len(got) == 3:
+            arrived.set()
+
+    stop = ours.listen(on_message, lambda reason: pytest.fail(reason))
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_write_all, to_us_w, b'{"a":1}\0{"b":2}\0' + json.dumps({"c": big}).encode() + b"\0")
+            with anyio.fail_after(10):
+                await arrived.wait()
+    finally:
+        stop()
+        await ours.close()
+        os.close(to_us_w)
+    assert got[:2] == ['{"a":1}', '{"b":2}'] and json.loads(got[2]) == {"c": big}
+
+
+def _reading(read_fd: int) -> PipeTransport:
+    """A transport reading `read_fd` (its writes go to a pipe nobody reads)."""
+    unread, write_fd = os.pipe()
+    os.close(unread)
+    return PipeTransport(read_fd, write_fd)
+
+
+async def _write_all(fd: int, data: bytes) -> None:
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            await anyio.wait_writable(fd)
+
+
+async def test_what_a_listener_read_past_its_last_message_stays_for_the_next_reader() -> None:
+    to_us_r, to_us_w = os.pipe()
+    ours = _reading(to_us_r)
+    got: list[str] = []
+    first = anyio.Event()
+    os.write(to_us_w, b'{"n":1}\0{"n":2')  # the second message is cut where the first listener stops
+
+    def on_message(text: str) -> None:
+        got.append(text)
+        first.set()
+
+    stop = ours.listen(on_message, lambda reason: pytest.fail(reason))
+    with anyio.fail_after(5):
+        await first.wait()
+        await anyio.wait_all_tasks_blocked()
+    stop()
+    os.write(to_us_w, b"}\0")
+    try:
+        with anyio.fail_after(5):
+            assert await ours.receive() == '{"n":2}'
+    finally:
+        await ours.close()
+        os.close(to_us_w)
+    assert got == ['{"n":1}']
+
+
+async def test_a_listener_hears_the_end_of_the_stream_once() -> None:
+    to_us_r, to_us_w = os.pipe()
+    ours = _reading(to_us_r)
+    ends: list[str] = []
+    ended = anyio.Event()
+
+    def on_end(reason: str) -> None:
+        ends.append(reason)
+        ended.set()
+
+    ours.listen(lambda text: pytest.fail(text), on_end)
+    os.close(to_us_w)  # the browser exits
+    try:
+        with anyio.fail_after(5):
+            await ended.wait()
+            await anyio.wait_all_tasks_blocked()
+    finally:
+        await ours.close()
+    assert ends == ["the browser closed the DevTools pipe"]
