@@ -38,6 +38,7 @@ import contextlib
 import fcntl
 import os
 import stat
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Self
@@ -53,6 +54,8 @@ __all__ = ["MessageReader", "MessageWriter", "PipeStdin", "PipeStdout", "is_pipe
 _READ_CHUNK = 1 << 16
 _HIGH_WATER = 1 << 20
 """Bytes of input held unread at most, when not waited for (see `PipeStdin`)."""
+_PRE_REQUEST_KEPT = 8
+"""Frames before the client's first request kept for the server (the SDK's `_PRE_REQUEST_REPLAY_LIMIT`)."""
 
 
 def is_pipe(fd: int) -> bool:
@@ -213,10 +216,27 @@ class MessageReader(_Closable):
     def __init__(self, lines: PipeStdin) -> None:
         super().__init__()
         self._lines = lines
+        self._replay: deque[SessionMessage | Exception] = deque()
 
     async def aclose(self) -> None:
         await super().aclose()
         self._lines.close()
+
+    async def opening_request(self) -> types.JSONRPCRequest | None:
+        """The client's first request, read ahead and kept to be received again, with the frames
+        before it (at most `_PRE_REQUEST_KEPT`; later ones are dropped, as the SDK does);
+        None if the input ends first."""
+        while True:
+            try:
+                item = await self._receive_new()
+            except anyio.EndOfStream:
+                return None
+            request = item.message if isinstance(item, SessionMessage) else None
+            if isinstance(request, types.JSONRPCRequest):
+                self._replay.append(item)
+                return request
+            if len(self._replay) < _PRE_REQUEST_KEPT:
+                self._replay.append(item)
 
     async def receive(self) -> SessionMessage | Exception:
         """The next message.
@@ -227,6 +247,11 @@ class MessageReader(_Closable):
         """
         if self._closed:
             raise anyio.ClosedResourceError
+        if self._replay:
+            return self._replay.popleft()
+        return await self._receive_new()
+
+    async def _receive_new(self) -> SessionMessage | Exception:
         line = await self._lines.readline()
         if not line:
             raise anyio.EndOfStream
