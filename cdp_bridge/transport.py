@@ -3,7 +3,8 @@
     Transport (protocol)      send(text) / receive() -> text / close()
     ├── WebSocketTransport    a DevTools websocket (`--remote-debugging-port`, `--cdp-url`, farms)
     ├── PipeTransport         Chromium's `--remote-debugging-pipe`: fds 3 (to it) and 4 (from it),
-    │                         each message terminated by a NUL byte
+    │                         each message terminated by a NUL byte; also listen(on_message,
+    │                         on_end) and send_now(texts), which `Connection` uses when present
     └── RelayTransport        the Chrome extension's relay of `chrome.debugger` (see relay.py)
 
 A transport knows nothing of ids or sessions. Every failure surfaces as `ConnectionClosed`,
@@ -105,9 +106,10 @@ class PipeTransport:
     """Chromium's `--remote-debugging-pipe`: NUL-terminated JSON on two pipe ends we hold.
 
     Both ends are non-blocking and waited on with the event loop (`anyio.wait_readable` /
-    `wait_writable`), so a browser that stops reading or writing never blocks the loop.
-    Bytes read past a message boundary stay in this object, so one browser's pipe can
-    carry several connections one after another (the launcher's, then the bridge's).
+    `wait_writable`, or the loop's reader callback while `listen`ing), so a browser that stops
+    reading or writing never blocks the loop. Bytes read past a message boundary stay in this
+    object, so one browser's pipe can carry several connections one after another (the
+    launcher's, then the bridge's).
     """
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
