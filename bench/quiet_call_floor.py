@@ -11,7 +11,8 @@ stdio, its code by PYTHONPATH, the browser on its debugging pipe) and driven by 
 answers one `ping` (the floor of one MCP round trip) and one call of the tool; the order of
 the subjects rotates every round. `--raw` adds the floor of `bench/peers` (raw.py: the tool by
 `WebMCP.invokeTool` on a Chromium of its own, no MCP), which has no ping. Prints medians with
-p10–p90 in ms, each bridge's median less raw's, and the load average.
+p10–p90 in ms, the medians of each bridge's per-round differences from chrome-devtools-mcp,
+raw and the first bridge, and the load average.
 """
 
 from __future__ import annotations
@@ -86,22 +87,29 @@ async def run(opts: argparse.Namespace) -> None:
         load = Path("/proc/loadavg").read_text().split()[:3]  # noqa: ASYNC240 (a tiny proc file)
         print(f"page {opts.page}, tool {opts.tool}, N={opts.n}, load average {' / '.join(load)}")
         for (label, kind), values in samples.items():
-            values.sort()
-            p10, p90 = values[len(values) // 10], values[len(values) * 9 // 10]
+            ordered = sorted(values)
+            p10, p90 = ordered[len(values) // 10], ordered[len(values) * 9 // 10]
             print(f"{label} {kind}: median {statistics.median(values):.2f} ms ({p10:.2f}–{p90:.2f})")
-        if opts.raw:
-            floor = statistics.median(samples[("raw", "tool")])
-            devtools_median = statistics.median(samples[("chrome-devtools-mcp", "tool")])
-            for label, subject, _ in subjects:
-                if subject is not None and label != "chrome-devtools-mcp":
-                    median = statistics.median(samples[(label, "tool")])
-                    print(
-                        f"{label}: tool − raw {median - floor:+.2f} ms, tool / devtools {median / devtools_median:.2f}"
-                    )
+        # Paired within each round (the subjects ran one after another, under the same load): the
+        # median of the differences varies less than the difference of the medians.
+        devtools = samples[("chrome-devtools-mcp", "tool")]
+        bridges = [label for label, subject, _ in subjects if subject is not None and label != "chrome-devtools-mcp"]
+        for label in bridges:
+            tool = samples[(label, "tool")]
+            line = f"{label}: tool − devtools {_paired(tool, devtools):+.2f} ms"
+            if opts.raw:
+                line += f", tool − raw {_paired(tool, samples[('raw', 'tool')]):+.2f} ms"
+            if label != bridges[0]:
+                line += f", tool − {Path(bridges[0]).name}'s {_paired(tool, samples[(bridges[0], 'tool')]):+.2f} ms"
+            print(line + " (medians of the per-round differences)")
     finally:
         for close in reversed(closing):  # each client's task group is left in the scope it entered
             await close()
         process.terminate()
+
+
+def _paired(a: list[float], b: list[float]) -> float:
+    return statistics.median(x - y for x, y in zip(a, b, strict=True))
 
 
 def main() -> None:
