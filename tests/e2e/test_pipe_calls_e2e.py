@@ -6,7 +6,7 @@ browser the bridge launches is driven over its pipe instead: `invokeTool` is wri
 call's own task, the pipe's messages are handed over by the loop's reader callback, and the
 bridge reads its stdin the same way. What a call guarantees must hold there too: its answer,
 its deadline and the page's confirmation of the cancel, the client giving up, a dialog the
-tool opens.
+tool opens, the user activation it acts with.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -98,3 +99,19 @@ async def _when_free(mcp: McpTestClient, name: str) -> Any:
             if not result.is_error:
                 return result
             assert result.structured_content["code"] == "action_timeout", result.structured_content
+
+
+async def test_over_the_pipe_a_tool_acts_with_the_users_activation_and_its_chooser_opens(
+    site: str, tmp_path: Path
+) -> None:
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "resume.txt").write_text("Ada Lovelace\n")
+    async with launched(site, "/files/upload.html", "--upload-dir", str(uploads)) as stage:
+        win = await _tab(stage, "attach_resume")
+        # The input's click() opens a chooser only with the activation written with invokeTool.
+        opened = await stage.call(f"{win}__attach_resume")
+        assert not opened.is_error, _body(opened)
+        (chooser,) = _body(opened)["openedWindowIds"]
+        chosen = await stage.call(f"{chooser}__choose", {"paths": ["resume.txt"]})
+        assert not chosen.is_error, _body(chosen)
