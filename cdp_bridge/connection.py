@@ -24,7 +24,7 @@ from .errors import CommandTimeout, ConnectionClosed, ProtocolError, SessionClos
 from .timeouts import Timeouts
 from .transport import Transport, WebSocketTransport, send_together
 
-__all__ = ["CDPSession", "Connection", "EventHandler"]
+__all__ = ["CDPSession", "Connection", "EventHandler", "Reply"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,12 +39,75 @@ class _Pending:
     done: anyio.Event = field(default_factory=anyio.Event)
     result: dict[str, Any] | None = None
     error: BaseException | None = None
+    wakers: list[anyio.Event] = field(default_factory=list)
+    """Set along with `done` (a waiter's one event that other things may set too)."""
 
     def settle(self, result: dict[str, Any] | None = None, error: BaseException | None = None) -> None:
         if self.done.is_set():
             return
         self.result, self.error = result, error
         self.done.set()
+        for waker in self.wakers:
+            waker.set()
+
+    def outcome(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+class Reply:
+    """The answer to come of a command already written whole (`CDPSession.send_now`).
+
+    Its id stays registered until `wait` ends or `forget` is called: whoever stops waiting
+    for it either forgets it or hands it on to someone who waits.
+    """
+
+    def __init__(self, connection: Connection, message_id: int, pending: _Pending) -> None:
+        self._connection = connection
+        self._id = message_id
+        self._pending = pending
+
+    @property
+    def answered(self) -> bool:
+        """The answer came (or the session or channel failed, which `result` raises)."""
+        return self._pending.done.is_set()
+
+    def wakes(self, event: anyio.Event) -> None:
+        """Set `event` too when the answer comes (at once if it has)."""
+        self._pending.wakers.append(event)
+        if self.answered:
+            event.set()
+
+    def result(self) -> dict[str, Any]:
+        """The answer, once `answered`; forgets the command.
+
+        Raises:
+            ProtocolError / ConnectionClosed / SessionClosed: as `CDPSession.send`.
+        """
+        assert self.answered, "result() before the answer"
+        self.forget()
+        return self._pending.outcome()
+
+    async def wait(self, timeout: float) -> dict[str, Any]:
+        """The answer, waited for at most `timeout` seconds; forgets the command either way.
+
+        Raises:
+            CommandTimeout: no answer in time; others as `CDPSession.send`.
+        """
+        try:
+            with anyio.move_on_after(timeout):
+                await self._pending.done.wait()
+        finally:
+            self.forget()
+        if not self.answered:
+            raise CommandTimeout(self._pending.method, timeout)
+        return self._pending.outcome()
+
+    def forget(self) -> None:
+        """Stop waiting: an answer that comes later is dropped."""
+        self._connection._pending.pop(self._id, None)
 
 
 class CDPSession:
@@ -81,6 +144,29 @@ class CDPSession:
         if self.closed:
             raise SessionClosed(f"{method}: the target's session is closed")
         return await self.connection._send(method, params, self.session_id, timeout, preceded_by)
+
+    def send_now(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        preceded_by: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    ) -> Reply | None:
+        """Write one command (and `preceded_by`, as for `send`) now, without yielding to the loop;
+        its answer to come, or None when the channel cannot take it whole at once (nothing
+        was written: `send` it instead).
+
+        For a caller that must not be suspended between deciding to send and sending, nor
+        cut off mid-write by its deadline: only the wait for the answer is left to it.
+
+        Raises:
+            ConnectionClosed / SessionClosed: the socket or this session went away.
+        """
+        if self.connection.closed.is_set():
+            raise ConnectionClosed(f"{method}: {self.connection.close_reason}")
+        if self.closed:
+            raise SessionClosed(f"{method}: the target's session is closed")
+        return self.connection._send_now(method, params, self.session_id, preceded_by)
 
     def on(self, method: str, handler: EventHandler) -> Callable[[], None]:
         """Call `handler(params)` for each `method` event; returns the unsubscribe function."""
@@ -188,13 +274,21 @@ class Connection:
         """
         connection = cls(transport, timeouts)
         connection.close_reason = ""
+        listen = getattr(transport, "listen", None)
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(connection._read_loop)
+            if listen is not None:  # the debugging pipe hands over each message as it comes
+                stop = listen(connection._on_message, connection._fail_all)
                 try:
                     yield connection
                 finally:
-                    tg.cancel_scope.cancel()
+                    stop()
+            else:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(connection._read_loop)
+                    try:
+                        yield connection
+                    finally:
+                        tg.cancel_scope.cancel()
         finally:
             connection._fail_all("the bridge closed its connection to the browser")
             if close_transport:
@@ -243,10 +337,31 @@ class Connection:
             raise ConnectionClosed(f"{method}: {exc}") from exc
         finally:
             self._pending.pop(message_id, None)
-        if pending.error is not None:
-            raise pending.error
-        assert pending.result is not None
-        return pending.result
+        return pending.outcome()
+
+    def _send_now(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        session_id: str | None,
+        preceded_by: Sequence[tuple[str, Mapping[str, Any]]],
+    ) -> Reply | None:
+        send_now = getattr(self._transport, "send_now", None)
+        if send_now is None:  # a websocket or the relay: their writes are awaited
+            return None
+        message_id = next(Connection._ids)
+        first = [self._message(next(Connection._ids), m, p, session_id) for m, p in preceded_by]
+        pending = _Pending(method, session_id)
+        self._pending[message_id] = pending
+        try:
+            written = send_now([*first, self._message(message_id, method, params or {}, session_id)])
+        except ConnectionClosed as exc:
+            self._pending.pop(message_id, None)
+            raise ConnectionClosed(f"{method}: {exc}") from exc
+        if not written:
+            self._pending.pop(message_id, None)
+            return None
+        return Reply(self, message_id, pending)
 
     @staticmethod
     def _message(message_id: int, method: str, params: Mapping[str, Any], session_id: str | None) -> str:
@@ -266,6 +381,15 @@ class Connection:
             logger.exception("DevTools reader failed")
             reason = "the DevTools reader failed (see the log)"
         self._fail_all(reason)
+
+    def _on_message(self, text: str) -> None:
+        if self.closed.is_set():
+            return
+        try:
+            self._route(json.loads(text))
+        except Exception:  # boundary, as in the read loop: the waiters must learn of it
+            logger.exception("DevTools reader failed")
+            self._fail_all("the DevTools reader failed (see the log)")
 
     def _route(self, message: dict[str, Any]) -> None:
         if "id" in message:

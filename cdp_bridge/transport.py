@@ -3,7 +3,8 @@
     Transport (protocol)      send(text) / receive() -> text / close()
     ├── WebSocketTransport    a DevTools websocket (`--remote-debugging-port`, `--cdp-url`, farms)
     ├── PipeTransport         Chromium's `--remote-debugging-pipe`: fds 3 (to it) and 4 (from it),
-    │                         each message terminated by a NUL byte
+    │                         each message terminated by a NUL byte; also listen(on_message,
+    │                         on_end) and send_now(texts), which `Connection` uses when present
     └── RelayTransport        the Chrome extension's relay of `chrome.debugger` (see relay.py)
 
 A transport knows nothing of ids or sessions. Every failure surfaces as `ConnectionClosed`,
@@ -12,10 +13,12 @@ whose message says which side went away; `receive()` raises it at the end of the
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
-from collections.abc import Mapping, Sequence
+import select
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
@@ -103,9 +106,10 @@ class PipeTransport:
     """Chromium's `--remote-debugging-pipe`: NUL-terminated JSON on two pipe ends we hold.
 
     Both ends are non-blocking and waited on with the event loop (`anyio.wait_readable` /
-    `wait_writable`), so a browser that stops reading or writing never blocks the loop.
-    Bytes read past a message boundary stay in this object, so one browser's pipe can
-    carry several connections one after another (the launcher's, then the bridge's).
+    `wait_writable`, or the loop's reader callback while `listen`ing), so a browser that stops
+    reading or writing never blocks the loop. Bytes read past a message boundary stay in this
+    object, so one browser's pipe can carry several connections one after another (the
+    launcher's, then the bridge's).
     """
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
@@ -122,6 +126,7 @@ class PipeTransport:
         self._write_lock = anyio.Lock(fast_acquire=True)
         self._eof = False
         self._closed = False
+        self._stop_listening: Callable[[], None] | None = None
 
     async def send(self, text: str) -> None:
         await self._write(memoryview(text.encode() + b"\0"))
@@ -129,6 +134,35 @@ class PipeTransport:
     async def send_joined(self, texts: Sequence[str]) -> None:
         """Write the messages `texts`, in order, in one write."""
         await self._write(memoryview(b"".join(t.encode() + b"\0" for t in texts)))
+
+    def send_now(self, texts: Sequence[str]) -> bool:
+        """Write the messages `texts`, in order, in one write, now or not at all; True when written.
+
+        False (nothing written) when that would mean waiting: another write is under way or
+        waits for the pipe to drain, the pipe has no room for all of it, or it is longer than
+        `select.PIPE_BUF` (only a write of at most that is all or nothing; a longer one may be
+        cut, and finishing it would mean waiting). Never yields to the loop, so a caller's
+        deadline can never cut a message in two.
+
+        Raises:
+            ConnectionClosed: the pipe is closed, or the browser closed it.
+        """
+        if self._closed:
+            raise ConnectionClosed("the DevTools pipe is closed")
+        data = b"".join(t.encode() + b"\0" for t in texts)
+        if len(data) > select.PIPE_BUF or self._write_lock.locked():
+            return False
+        try:
+            written = os.write(self._write_fd, data)
+        except BlockingIOError:
+            return False
+        except OSError as exc:  # EPIPE: the browser is gone
+            self._close_fds()
+            raise ConnectionClosed(f"the browser closed the DevTools pipe ({exc.strerror})") from exc
+        if written != len(data):  # not on a pipe (PIPE_BUF): say so rather than leave half a message
+            self._close_fds()
+            raise ConnectionClosed(f"the DevTools pipe took {written} of {len(data)} bytes of one write")
+        return True
 
     async def _write(self, data: memoryview) -> None:
         async with self._write_lock:
@@ -178,6 +212,66 @@ class PipeTransport:
                 self._eof = True
             self._buffer += self._chunk_view[:read]
 
+    def listen(self, on_message: Callable[[str], None], on_end: Callable[[str], None]) -> Callable[[], None]:
+        """Hand each message to `on_message` as it arrives, from the event loop's own reader
+        callback, until the returned function is called; `on_end(reason)` once, when the
+        stream ends or a read fails (then nothing more is read).
+
+        No task wakes up for what the browser writes and the pipe stays registered with the
+        loop: `receive()` costs a task switch, a registration and its removal, and a read
+        that finds nothing, every time the browser writes (issue 22: several times a call).
+        Messages already buffered are handed over on the loop's next turn; what is read past
+        the last whole message when listening stops stays for the next reader.
+        """
+        loop = asyncio.get_running_loop()
+        listening = True
+        scanned = 0
+
+        def deliver() -> None:
+            nonlocal scanned
+            while listening:
+                end = self._buffer.find(b"\0", scanned)
+                if end < 0:
+                    scanned = len(self._buffer)
+                    return
+                message = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                scanned = 0
+                on_message(message.decode())
+
+        def readable() -> None:
+            try:
+                read = os.readv(self._read_fd, [self._chunk])
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                stop()
+                on_end(f"reading the DevTools pipe failed ({exc.strerror})")
+                return
+            if not read:
+                self._eof = True
+                stop()
+                on_end("the browser closed the DevTools pipe")
+                return
+            self._buffer += self._chunk_view[:read]
+            deliver()
+
+        def stop() -> None:
+            nonlocal listening
+            if listening:
+                listening = False
+                self._stop_listening = None
+                if not self._closed:
+                    loop.remove_reader(self._read_fd)
+
+        if self._eof or self._closed:
+            loop.call_soon(on_end, "the browser closed the DevTools pipe")
+            return lambda: None
+        self._stop_listening = stop
+        loop.add_reader(self._read_fd, readable)
+        loop.call_soon(deliver)
+        return stop
+
     async def close(self) -> None:
         self._close_fds()
 
@@ -189,6 +283,8 @@ class PipeTransport:
     def _close_fds(self) -> None:
         if self._closed:
             return
+        if self._stop_listening is not None:
+            self._stop_listening()  # the loop must not watch a descriptor about to be closed
         self._closed = True
         for fd in (self._read_fd, self._write_fd):
             anyio.notify_closing(fd)  # wakes a task waiting on it, instead of waiting forever

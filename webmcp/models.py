@@ -166,8 +166,19 @@ class ToolResult(_Wire):
     _masked_with: frozenset[str] | None = PrivateAttr(default=None)
 
     def wire(self) -> dict[str, Any]:
-        """The `structuredContent` of the result."""
-        return self.model_dump(by_alias=True, exclude_none=True)
+        """The `structuredContent` of the result: `model_dump(by_alias=True, exclude_none=True)`,
+        but for `result`, which is handed on as it is rather than copied value by value (a page's
+        answer can hold thousands; the SDK copies it again on its way out)."""
+        wire: dict[str, Any] = {}
+        if self.message is not None:
+            wire["message"] = self.message
+        if self.opened_window_ids is not None:
+            wire["openedWindowIds"] = list(self.opened_window_ids)
+        if self.result is not None:
+            wire["result"] = self.result
+        if self.untrusted_content is not None:
+            wire["untrustedContent"] = self.untrusted_content
+        return wire
 
     def masked(self, secrets: frozenset[str]) -> ToolResult:
         """Note that the result was masked with `secrets`, read after the page answered; returns self."""

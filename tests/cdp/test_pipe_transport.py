@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,7 +17,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from cdp_bridge import Connection, ConnectionClosed, Timeouts
+from cdp_bridge import CommandTimeout, Connection, ConnectionClosed, Timeouts
 from cdp_bridge.transport import PipeTransport
 
 pytestmark = pytest.mark.anyio
@@ -129,3 +130,221 @@ async def test_the_answer_to_a_command_sent_before_another_is_dropped_over_the_p
         answer = await conn.browser.send("Second", preceded_by=[("First", {})])
     assert got == ["First", "Second"]
     assert answer == {"n": 2}, "the first answer is not taken for the second's"
+
+
+@asynccontextmanager
+async def raw_pipe() -> AsyncIterator[tuple[PipeTransport, int]]:
+    """Our transport, and the browser's end of the pipe to it as a plain (blocking) fd."""
+    to_browser_r, to_browser_w = os.pipe()
+    from_browser_r, from_browser_w = os.pipe()
+    ours = PipeTransport(from_browser_r, to_browser_w)
+    try:
+        yield ours, to_browser_r
+    finally:
+        await ours.close()
+        for fd in (to_browser_r, from_browser_w):
+            os.close(fd)
+
+
+def _fill(fd: int) -> int:
+    """Write to the non-blocking `fd` until its pipe is full; the bytes written."""
+    written = 0
+    while True:
+        try:
+            written += os.write(fd, b"x" * 4096)
+        except BlockingIOError:
+            return written
+
+
+async def test_send_now_writes_the_messages_in_one_write_without_yielding() -> None:
+    async with raw_pipe() as (ours, theirs):
+        assert ours.send_now(['{"id":1}', '{"id":2}']) is True
+        # No await since: the bytes are in the pipe already, written by the call itself.
+        assert os.read(theirs, 1 << 16) == b'{"id":1}\0{"id":2}\0'
+
+
+async def test_send_now_writes_nothing_when_it_would_have_to_wait() -> None:
+    async with raw_pipe() as (ours, theirs):
+        # Longer than PIPE_BUF: a pipe may take such a write in part.
+        assert ours.send_now(["x" * select.PIPE_BUF]) is False
+        # A full pipe: the message would wait for the browser to read.
+        filled = _fill(ours._write_fd)
+        assert ours.send_now(['{"id":1}']) is False
+        assert _drain(theirs) == b"x" * filled, "no part of either message is in the pipe"
+
+
+async def test_send_now_leaves_a_write_under_way_alone() -> None:
+    async with raw_pipe() as (ours, theirs):
+        filled = _fill(ours._write_fd)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ours.send, '{"id":1}')  # waits for the full pipe to drain, holding the writer
+            await anyio.wait_all_tasks_blocked()
+            assert ours.send_now(['{"id":2}']) is False, "it would cut into the write under way"
+            received = b""
+            while not received.endswith(b'{"id":1}\0'):
+                await anyio.wait_readable(theirs)
+                received += _drain(theirs)
+        assert received == b"x" * filled + b'{"id":1}\0'
+
+
+def _drain(fd: int) -> bytes:
+    """Whatever the pipe `fd` holds now."""
+    os.set_blocking(fd, False)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+async def test_send_now_on_a_closed_pipe_raises_connection_closed() -> None:
+    async with raw_pipe() as (ours, _theirs):
+        await ours.close()
+        with pytest.raises(ConnectionClosed):
+            ours.send_now(['{"id":1}'])
+
+
+async def test_a_command_sent_now_is_answered_through_its_reply() -> None:
+    got: list[str] = []
+
+    async def peer(theirs: PipeTransport, message: dict[str, Any]) -> None:
+        got.append(message["method"])
+        await theirs.send(json.dumps({"id": message["id"], "result": {"n": len(got)}}))
+
+    async with pipe_pair(peer) as transport, Connection.open(transport) as conn:
+        reply = conn.browser.send_now("Second", {}, preceded_by=[("First", {})])
+        assert reply is not None
+        assert await reply.wait(5) == {"n": 2}
+    assert got == ["First", "Second"]
+
+
+async def test_a_reply_nobody_waits_for_any_more_is_dropped() -> None:
+    release = anyio.Event()
+
+    async def late(theirs: PipeTransport, message: dict[str, Any]) -> None:
+        await release.wait()
+        await theirs.send(json.dumps({"id": message["id"], "result": {}}))
+
+    async with pipe_pair(late) as transport, Connection.open(transport) as conn:
+        reply = conn.browser.send_now("Slow")
+        assert reply is not None
+        with pytest.raises(CommandTimeout):
+            await reply.wait(0.01)
+        assert conn._pending == {}, "the command's id is forgotten once its caller stops waiting"
+        release.set()
+        assert await conn.browser.send("After", timeout=5) == {}
+
+
+async def test_over_a_channel_without_immediate_writes_send_now_sends_nothing() -> None:
+    sent: list[str] = []
+
+    class Awaited:
+        """A channel whose writes are awaited (a websocket, the relay)."""
+
+        async def send(self, text: str) -> None:
+            sent.append(text)
+
+        async def receive(self) -> str:
+            await anyio.sleep_forever()
+            raise AssertionError
+
+        async def close(self) -> None:
+            pass
+
+    async with Connection.open(Awaited()) as conn:
+        assert conn.browser.send_now("Runtime.evaluate") is None
+        assert conn._pending == {}
+    assert sent == []
+
+
+async def test_a_listener_gets_each_message_whole_however_the_bytes_arrive() -> None:
+    to_us_r, to_us_w = os.pipe()
+    ours = _reading(to_us_r)
+    got: list[str] = []
+    arrived = anyio.Event()
+    big = "z" * (3 * 1024 * 1024)  # many reads
+
+    def on_message(text: str) -> None:
+        got.append(text)
+        if len(got) == 3:
+            arrived.set()
+
+    stop = ours.listen(on_message, lambda reason: pytest.fail(reason))
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_write_all, to_us_w, b'{"a":1}\0{"b":2}\0' + json.dumps({"c": big}).encode() + b"\0")
+            with anyio.fail_after(10):
+                await arrived.wait()
+    finally:
+        stop()
+        await ours.close()
+        os.close(to_us_w)
+    assert got[:2] == ['{"a":1}', '{"b":2}'] and json.loads(got[2]) == {"c": big}
+
+
+def _reading(read_fd: int) -> PipeTransport:
+    """A transport reading `read_fd` (its writes go to a pipe nobody reads)."""
+    unread, write_fd = os.pipe()
+    os.close(unread)
+    return PipeTransport(read_fd, write_fd)
+
+
+async def _write_all(fd: int, data: bytes) -> None:
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            await anyio.wait_writable(fd)
+
+
+async def test_what_a_listener_read_past_its_last_message_stays_for_the_next_reader() -> None:
+    to_us_r, to_us_w = os.pipe()
+    ours = _reading(to_us_r)
+    got: list[str] = []
+    first = anyio.Event()
+    os.write(to_us_w, b'{"n":1}\0{"n":2')  # the second message is cut where the first listener stops
+
+    def on_message(text: str) -> None:
+        got.append(text)
+        first.set()
+
+    stop = ours.listen(on_message, lambda reason: pytest.fail(reason))
+    with anyio.fail_after(5):
+        await first.wait()
+        await anyio.wait_all_tasks_blocked()
+    stop()
+    os.write(to_us_w, b"}\0")
+    try:
+        with anyio.fail_after(5):
+            assert await ours.receive() == '{"n":2}'
+    finally:
+        await ours.close()
+        os.close(to_us_w)
+    assert got == ['{"n":1}']
+
+
+async def test_a_listener_hears_the_end_of_the_stream_once() -> None:
+    to_us_r, to_us_w = os.pipe()
+    ours = _reading(to_us_r)
+    ends: list[str] = []
+    ended = anyio.Event()
+
+    def on_end(reason: str) -> None:
+        ends.append(reason)
+        ended.set()
+
+    ours.listen(lambda text: pytest.fail(text), on_end)
+    os.close(to_us_w)  # the browser exits
+    try:
+        with anyio.fail_after(5):
+            await ended.wait()
+            await anyio.wait_all_tasks_blocked()
+    finally:
+        await ours.close()
+    assert ends == ["the browser closed the DevTools pipe"]

@@ -10,6 +10,7 @@ import pytest
 from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.notices import tool_notices
+from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.untrusted.page_limits import MAX_TOOLS_PER_WINDOW
@@ -55,4 +56,25 @@ async def test_a_page_whose_own_tools_come_first_keeps_them_listed_whatever_a_sc
         _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
         listed = [t.name for t in tab.page_tools()]
         assert listed[:2] == ["cart.add", "close"] and len(listed) == MAX_TOOLS_PER_WINDOW
+        tg.cancel_scope.cancel()
+
+
+async def test_a_tab_is_blocked_by_the_policy_for_the_address_it_shows_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = PageTarget(target_id="MAIN", session=CDPSession(_CONNECTION, None, "MAIN"), url="https://ads.example/x")
+    async with anyio.create_task_group() as tg:
+        desktop = Desktop(_CONNECTION, tg)
+        desktop.policy = OriginPolicy(block=("https://ads.example",))
+        asked: list[str] = []
+        check = OriginPolicy.check
+        monkeypatch.setattr(OriginPolicy, "check", lambda self, url: asked.append(url) or check(self, url))
+        tab = Tab("tab-1", page, desktop)
+        assert tab.blocked() is not None and "blocked" in str(tab.blocked())
+        assert tab.page_tools() == []
+        assert asked == ["https://ads.example/x"], "decided once for the address"
+        page.url = "https://docs.example/"
+        assert tab.blocked() is None
+        desktop.policy = OriginPolicy(allow=("https://ads.example",))
+        assert tab.blocked() is not None, "a new policy is asked again"
+        page.url = "about:blank"
+        assert tab.blocked() is None
         tg.cancel_scope.cancel()

@@ -9,16 +9,18 @@ both protocol generations, is in test_transport.py.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 
 import anyio
+import anyio.lowlevel
 import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
 from webmcp.server.stdin import DaemonStdin
-from webmcp.server.stdio import MessageReader, MessageWriter, PipeStdin, PipeStdout, is_pipe, stdio_streams
+from webmcp.server.stdio import _HIGH_WATER, MessageReader, MessageWriter, PipeStdin, PipeStdout, is_pipe, stdio_streams
 
 
 @pytest.fixture
@@ -269,3 +271,73 @@ async def test_a_client_that_closed_its_end_breaks_the_writer(pipe: tuple[int, i
         await writer.send(_ping(1))
     with pytest.raises(anyio.ClosedResourceError):
         await writer.send(_ping(2))
+
+
+def _watched(fd: int) -> bool:
+    """Whether the running loop has a reader registered for `fd`."""
+    loop = asyncio.get_running_loop()
+    selector = loop._selector  # type: ignore[attr-defined]
+    try:
+        key = selector.get_key(fd)
+    except KeyError:
+        return False
+    return key.data[0] is not None  # (reader, writer) handles
+
+
+@pytest.mark.anyio
+async def test_between_requests_the_pipe_stays_watched_and_a_cancelled_wait_ends_the_watch(
+    pipe: tuple[int, int],
+) -> None:
+    read_end, write_end = pipe
+    stdin = PipeStdin(read_end)
+    await _write_all(write_end, b'{"a":1}\n')
+    assert await stdin.readline() == '{"a":1}\n'
+    assert _watched(read_end), "the next request is read by the loop's callback, without registering again"
+    await _write_all(write_end, b'{"b":2}\n')
+    assert await stdin.readline() == '{"b":2}\n'
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stdin.readline)
+            await anyio.wait_all_tasks_blocked()
+            scope.cancel()
+    assert not _watched(read_end), "nobody reads on: the pipe is left alone"
+
+
+@pytest.mark.anyio
+async def test_a_client_writing_faster_than_the_server_reads_fills_the_pipe_not_the_bridge(
+    pipe: tuple[int, int],
+) -> None:
+    read_end, write_end = pipe
+    stdin = PipeStdin(read_end)
+    line = b'{"pad":"' + b"x" * 1000 + b'"}\n'
+    await _write_all(write_end, line)
+    assert await stdin.readline() == line.decode()  # the pipe is now watched; nobody waits for a line
+    written = 0
+    for _ in range(10_000):  # the client writes on while the pipe takes anything
+        try:
+            written += os.write(write_end, line)
+            continue
+        except BlockingIOError:
+            pass
+        if not _watched(read_end):
+            break
+        for _ in range(3):  # turns of the loop: its reader callback empties the pipe while it watches
+            await anyio.lowlevel.checkpoint()
+    assert not _watched(read_end), "the bridge stopped reading what nobody asked for"
+    assert written < 2 * _HIGH_WATER, "the client was held back by a full pipe"
+    lines = 0
+    while lines * len(line) < written:
+        assert await stdin.readline() == line.decode()
+        lines += 1
+    stdin.close()
+
+
+@pytest.mark.anyio
+async def test_a_closed_message_reader_leaves_the_pipe_alone(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    reader = MessageReader(PipeStdin(read_end))
+    await _write_all(write_end, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    assert isinstance(await reader.receive(), SessionMessage)
+    assert _watched(read_end)
+    await reader.aclose()
+    assert not _watched(read_end)

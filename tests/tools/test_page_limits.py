@@ -12,6 +12,7 @@ from webmcp.untrusted.page_limits import (
     MAX_TOOLS_PER_WINDOW,
     cap_result,
     cap_window_tools,
+    compact_json,
     page_tool_description,
     quote_page_text,
 )
@@ -83,3 +84,27 @@ def test_an_8_mb_result_is_cut_with_a_notice() -> None:
 @pytest.mark.parametrize("value", [{"a": 1}, "short", [1, 2, 3], None])
 def test_small_results_pass_unchanged(value: object) -> None:
     assert cap_result(value) == (value, None)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"products": [{"sku": "MR-1001", "name": "Slate Trail shoe", "price": 89.0, "inStock": True}] * 40},
+        {"title": "Überfahrt \u65e5\u672c \u2603", "n": None, "big": 2**80, "neg": -3, "list": [[], {}, ""]},
+        "a string",
+    ],
+)
+def test_compact_json_is_the_text_json_writes(value: object) -> None:
+    assert compact_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def test_compact_json_writes_what_the_fast_serialiser_refuses_as_json_does() -> None:
+    lone = {"a": "x\ud800y"}  # a lone surrogate, as a page's JSON can carry
+    assert compact_json(lone) == '{"a":"x\ud800y"}'.encode("utf-8", "surrogatepass")
+    deep: list[object] = []
+    inner = deep
+    for _ in range(400):  # past pydantic-core's depth, within json's
+        inner.append([])
+        inner = inner[0]  # type: ignore[assignment]
+    assert compact_json(deep) == json.dumps(deep, separators=(",", ":")).encode()
+    assert compact_json({"when": object}) == json.dumps({"when": str(object)}, separators=(",", ":")).encode()

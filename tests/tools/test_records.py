@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 
 from webmcp.desktop.tab import TAB_OPERATIONS
 from webmcp.models import SCHEMA_FILE, ToolResult, render_current_schema, tool_output_schema
@@ -42,6 +43,26 @@ def test_record_input_schemas_refuse_unknown_arguments_and_accept_expected_versi
 
 def test_the_shipped_current_schema_is_the_one_the_models_generate() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == render_current_schema(), "run: python -m webmcp.models"
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        ToolResult(
+            message="m", opened_window_ids=["dlg-1"], result={"a": None, "b": [1, {"c": None}]}, untrusted_content=True
+        ),
+        ToolResult(message="m"),
+        ToolResult(result={}),
+        ToolResult(),
+    ],
+)
+def test_a_results_wire_form_is_its_dump_without_nones(result: ToolResult) -> None:
+    assert list(ToolResult.model_fields) == ["message", "opened_window_ids", "result", "untrusted_content"], (
+        "ToolResult.wire() writes each field by hand: a new field must be added there"
+    )
+    wire = result.wire()
+    assert wire == result.model_dump(by_alias=True, exclude_none=True)
+    assert list(wire) == list(result.model_dump(by_alias=True, exclude_none=True)), "in the same order"
 
 
 def test_tool_results_match_the_declared_output_schema() -> None:

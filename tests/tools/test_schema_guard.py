@@ -18,6 +18,7 @@ from mcp_types import _v2025_11_25 as wire_2025
 from mcp_types import _v2026_07_28 as wire_2026
 
 from tests.support.recorder import recording_server
+from webmcp.untrusted import schema_validate
 from webmcp.untrusted.schema_guard import (
     BROWSER_ACTIONS,
     MAX_DESCRIPTION_BYTES,
@@ -31,7 +32,13 @@ from webmcp.untrusted.schema_guard import (
     normalise_tool,
     page_arguments,
 )
-from webmcp.untrusted.schema_validate import MAX_REF_STEPS, compile_validator, validate, validate_async
+from webmcp.untrusted.schema_validate import (
+    MAX_REF_STEPS,
+    compile_validator,
+    schema_fingerprint,
+    validate,
+    validate_async,
+)
 
 CATASTROPHIC = "^(a+)+$"
 
@@ -359,6 +366,24 @@ def test_a_schema_is_compiled_once() -> None:
     assert compile_validator(schema) is not compile_validator({"type": "object"})
 
 
+def test_a_schema_compiled_before_is_found_by_its_fingerprint_without_hashing_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schema = {"type": "object", "properties": {"b": {"type": "string"}}}
+    compiled = compile_validator(schema)
+    fingerprint = schema_fingerprint(json.loads(json.dumps(schema)))  # what a page tool keeps
+
+    def no_hashing(_schema: object) -> bytes:
+        raise AssertionError("the schema was serialised again")
+
+    monkeypatch.setattr(schema_validate, "_canonical", no_hashing)
+    assert compile_validator(schema, fingerprint) is compiled
+    monkeypatch.undo()
+    # A fingerprint nothing was compiled under (a page tool's, before its first call): compiled as ever.
+    other = {"type": "object", "properties": {"c": {"type": "string"}}}
+    assert compile_validator(other, "0" * 64) is compile_validator(other)
+
+
 @pytest.mark.anyio
 async def test_validate_async_answers_within_its_deadline_and_the_loop_keeps_running() -> None:
     release = threading.Event()
@@ -499,3 +524,32 @@ _raw_schema = st.recursive(
 def test_fuzz_validate_never_raises_on_schemas_nobody_normalised(schema: Any, arguments: Any) -> None:
     errors = validate(schema, arguments)
     assert all(set(e) == {"field", "error"} and isinstance(e["error"], str) for e in errors)
+
+
+@pytest.mark.anyio
+async def test_an_input_found_valid_for_a_schema_is_answered_valid_again_without_checking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer", "maximum": 5}}}
+    fingerprint = schema_fingerprint(schema)
+    checks: list[object] = []
+    check = schema_validate._check
+
+    def counted(schema: object, compiled: object, arguments: object) -> list[dict[str, str]]:
+        checks.append(arguments)
+        return check(schema, compiled, arguments)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(schema_validate, "_check", counted)
+    with anyio.fail_after(10):
+        assert await validate_async(schema, {"q": "rain", "n": 2}, fingerprint=fingerprint) == []
+        assert await validate_async(schema, {"q": "rain", "n": 2}, fingerprint=fingerprint) == []
+        assert len(checks) == 1, "the same input for the same schema is not checked again"
+        # Anything else is checked: another input, an input a value's type makes another, no fingerprint.
+        assert await validate_async(schema, {"q": "rain", "n": 3}, fingerprint=fingerprint) == []
+        assert await validate_async(schema, {"q": "rain", "n": 2.5}, fingerprint=fingerprint) != []
+        assert await validate_async(schema, {"q": "rain", "n": 2}) == []
+        assert len(checks) == 4
+        # An invalid input is never remembered: it is checked, and refused, every time.
+        for _ in range(2):
+            assert await validate_async(schema, {"q": "rain", "n": 9}, fingerprint=fingerprint) != []
+        assert len(checks) == 6

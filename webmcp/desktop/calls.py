@@ -22,17 +22,17 @@ from typing import Any, Protocol
 
 import anyio
 
-from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.downloads import Download, started_note
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
+from webmcp.desktop.invoking import start_invocation
 from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.desktop.windows import VersionCheck
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.mcp_result import read_mcp_result
 from webmcp.untrusted.page_limits import cap_result
@@ -195,7 +195,7 @@ class PageCall:
                     current_version=host.version,
                 )
             self._holding = held is True
-        self._invocation = invocation = await _start_by(host, self._tool, self._arguments, self._deadline)
+        self._invocation = invocation = await start_invocation(host, self._tool, self._arguments, self._deadline)
         if inputs is None or self._watch is None:
             return invocation
         started = await self._watch.wait_started(invocation, min(_left(self._deadline), HOLD_LIMIT))
@@ -456,80 +456,6 @@ def _timed_out(tool: PageTool, budget: float, told: bool, navigated_to: str | No
         page_told=False,
         outcome="unknown",
     )
-
-
-async def _start_by(host: CallHost, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
-    """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
-
-    A busy page takes the command only when its main thread is free, which may be after
-    the deadline. The command then goes on in a task of its own: should the page take it
-    late, that task cancels the invocation at once, so a call answered `action_timeout`
-    never starts behind the agent's back.
-
-    Raises:
-        ToolError: the page did not take the call by the deadline, or the browser refused it.
-    """
-    taken = anyio.Event()
-    wake = anyio.Event()
-    box: dict[str, Any] = {}
-    mirror, timeouts = host.mirror, host.timeouts
-
-    async def start() -> None:
-        try:
-            box["invocation"] = await mirror.start(
-                tool, arguments, timeouts.command + _left(deadline), preceded_by=_acting_for_the_user(tool)
-            )
-        except CDPError as exc:
-            box["error"] = exc
-        finally:
-            taken.set()
-            wake.set()
-        late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
-        if late is not None:
-            await mirror.cancel(late, timeouts.command, "the page took it only after its deadline")
-            mirror.finish(late)
-
-    host.spawn_follower(start)
-    try:
-        # A crashed or closed tab never answers invokeTool: its end sets the same event. One event
-        # and no task per thing that may end the wait: this is on the path of every call.
-        with anyio.move_on_after(_left(deadline)), host.woken_by_its_end(wake):
-            await wake.wait()
-    finally:
-        if not taken.is_set():
-            box["abandoned"] = True
-    if not taken.is_set() and (ended := host.ended()) is not None:
-        raise ToolError(
-            "call_interrupted", f"The tab {ended} before the page took the call to {tool.name}; it did not run."
-        )
-    if not taken.is_set():
-        raise ToolError(
-            "action_timeout",
-            f"The page did not take the call to {tool.name} within {timeouts.tool_call:g} s (its main thread "
-            "is busy); it has not run, and if the page takes it later the bridge cancels it at once.",
-            page_told=False,
-        )
-    if "error" in box:
-        raise from_cdp_error(box["error"], f"the call to {tool.name!r}", timeouts.command) from box["error"]
-    invocation: Invocation = box["invocation"]
-    return invocation
-
-
-def _acting_for_the_user(tool: PageTool) -> list[tuple[str, dict[str, Any]]]:
-    """What gives the tool's document the transient user activation a person's click would (issue 21).
-
-    The agent calls a tool for the person, as a click would; without activation Chromium
-    refuses what a page may do only for a person (`showPicker()` and a file input's
-    `click()` open no chooser, `NotAllowedError`). Only a main frame's tools get it: the
-    activation of a document does not reach its iframes. Written with `invokeTool`, just
-    before it on the same session, in one write, which the page handles first; nothing
-    waits for its answer (awaited beside `invokeTool` in a task of its own, it cost a task
-    and a write on every call), and an error of its own is dropped: `invokeTool` says what
-    is wrong.
-    """
-    if tool.frame_id != tool.session.target_id:
-        return []
-    return [("Runtime.evaluate", {"expression": "0", "userGesture": True})]
 
 
 async def _page_result(

@@ -19,13 +19,13 @@ from typing import Any, cast
 
 import anyio
 
-from cdp_bridge.connection import CDPSession
+from cdp_bridge.connection import CDPSession, Reply
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WebMCPToolResponded
 from webmcp.js import call, load
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
-__all__ = ["PageTool", "ToolMirror", "Invocation", "Outcome"]
+__all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror"]
 
 logger = logging.getLogger(__name__)
 
@@ -99,9 +99,21 @@ class Invocation:
                 waker.set()
 
 
+@dataclass(eq=False)
+class Starting:
+    """An `invokeTool` written to the browser, the page's taking of it (its invocation id) to come."""
+
+    invocation: Invocation
+    reply: Reply
+
+
 def _page_input(tool: PageTool, arguments: dict[str, Any]) -> Any:
     """What the page receives: the arguments, unwrapped when the page's schema was not an object."""
     return arguments.get(WRAPPED_KEY) if tool.wrapped else arguments
+
+
+def _invoke_params(tool: PageTool, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"frameId": tool.frame_id, "toolName": tool.name, "input": _page_input(tool, arguments)}
 
 
 def _refuse_constant(name: str) -> Any:
@@ -349,21 +361,55 @@ class ToolMirror:
         self.in_flight.add(invocation)
         try:
             reply = await tool.session.send(
-                "WebMCP.invokeTool",
-                {"frameId": tool.frame_id, "toolName": tool.name, "input": _page_input(tool, arguments)},
-                timeout=timeout,
-                preceded_by=preceded_by,
+                "WebMCP.invokeTool", _invoke_params(tool, arguments), timeout=timeout, preceded_by=preceded_by
             )
         except BaseException:
             self.in_flight.discard(invocation)
             raise
+        return self._taken(invocation, reply)
+
+    def begin(
+        self, tool: PageTool, arguments: dict[str, Any], preceded_by: Sequence[tuple[str, Mapping[str, Any]]] = ()
+    ) -> Starting | None:
+        """Write `invokeTool` now, without yielding (`CDPSession.send_now`); None when the channel
+        cannot take it at once (nothing was sent: `start` it instead). `taken` then gives the invocation.
+
+        Raises:
+            CDPError: the session or connection is gone.
+        """
+        invocation = Invocation(tool)
+        self.in_flight.add(invocation)
+        try:
+            reply = tool.session.send_now("WebMCP.invokeTool", _invoke_params(tool, arguments), preceded_by=preceded_by)
+        except BaseException:
+            self.in_flight.discard(invocation)
+            raise
+        if reply is None:
+            self.in_flight.discard(invocation)
+            return None
+        return Starting(invocation, reply)
+
+    async def taken(self, starting: Starting, timeout: float) -> Invocation:
+        """The invocation `begin` wrote, once the browser answered it (at most `timeout` seconds);
+        it settles when the page answers.
+
+        Raises:
+            ProtocolError: the browser refused the call.
+            CDPError: no answer in time (`CommandTimeout`), or the session or connection failed.
+        """
+        try:
+            reply = starting.reply.result() if starting.reply.answered else await starting.reply.wait(timeout)
+        except BaseException:
+            self.in_flight.discard(starting.invocation)
+            raise
+        return self._taken(starting.invocation, reply)
+
+    def _taken(self, invocation: Invocation, reply: dict[str, Any]) -> Invocation:
         invocation.invocation_id = str(reply["invocationId"])
+        self._pending[invocation.invocation_id] = invocation
         early = self._early.pop(invocation.invocation_id, None)
         if early is not None:
-            self._pending[invocation.invocation_id] = invocation
             self._responded(early)
-        else:
-            self._pending[invocation.invocation_id] = invocation
         return invocation
 
     def finish(self, invocation: Invocation) -> None:

@@ -97,6 +97,8 @@ class Tab:
         self._faults = 0
         self._fault_name = ""
         self._listed: tuple[int, list[PageTool], list[PageTool], str | None] = (-1, [], [], None)
+        self._blocked_for: tuple[tuple[str, object] | None, str | None] = (None, None)
+        """The address and policy `blocked` last decided, and its answer."""
         """(mirror revision, every page tool in the page's order, those listed within the caps, the notice)."""
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
         self._view = LiveView(page, self._timeouts, self, calling=lambda: [i.done for i in self._mirror.in_flight])
@@ -586,11 +588,12 @@ class Tab:
 
     def blocked(self) -> str | None:
         """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
-        url = self.address
-        if not url or url == "about:blank":
-            return None
-        decision = self._desktop.policy.check(url)
-        return None if decision.allowed else decision.reason
+        url, policy = self.address, self._desktop.policy
+        # Asked on every call and every read: decided once per address (and policy, which is pure).
+        if (url, policy) != self._blocked_for[0]:
+            decision = policy.check(url) if url and url != "about:blank" else None
+            self._blocked_for = ((url, policy), None if decision is None or decision.allowed else decision.reason)
+        return self._blocked_for[1]
 
     def page_tools(self) -> list[PageTool]:
         """The page's tools the window lists: the first in the page's order, within the per-window caps."""

@@ -27,6 +27,7 @@ from webmcp.errors import ToolError, internal_error
 from webmcp.server.transport import Broadcaster
 from webmcp.tools.catalog import ToolSpec, tool_specs
 from webmcp.tools.dispatch import call_tool
+from webmcp.untrusted.page_limits import compact_json
 from webmcp.view.masking import mask_secrets
 
 __all__ = ["INSTRUCTIONS", "WINDOWS_URI", "build_server", "package_version", "run_notifier"]
@@ -86,7 +87,7 @@ def content_text(message: str, structured: dict[str, Any]) -> str:
     answered and which fields were wrong, the text carries `structuredContent` too, cut at
     `CONTENT_TEXT_LIMIT` characters with a note (the whole of it stays in structuredContent).
     """
-    data = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    data = compact_json(structured).decode("utf-8", "surrogatepass")
     if len(data) > CONTENT_TEXT_LIMIT:
         data = (
             data[:CONTENT_TEXT_LIMIT]

@@ -33,10 +33,12 @@ those processes too.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import os
 import stat
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Self
@@ -50,6 +52,10 @@ from webmcp.server.stdin import DaemonStdin
 __all__ = ["MessageReader", "MessageWriter", "PipeStdin", "PipeStdout", "is_pipe", "stdio_streams", "stdio_transport"]
 
 _READ_CHUNK = 1 << 16
+_HIGH_WATER = 1 << 20
+"""Bytes of input held unread at most, when not waited for (see `PipeStdin`)."""
+_PRE_REQUEST_KEPT = 8
+"""Frames before the client's first request kept for the server (the SDK's `_PRE_REQUEST_REPLAY_LIMIT`)."""
 
 
 def is_pipe(fd: int) -> bool:
@@ -65,7 +71,13 @@ class PipeStdin:
     """The lines of the pipe `fd`, read on the event loop (UTF-8, undecodable bytes replaced).
 
     `fd` must be non-blocking. Each line comes with its newline; a last line without one
-    comes at end of input.
+    comes at end of input. Once a line has been awaited the pipe stays registered with the
+    loop, whose reader callback adds what arrives to the buffer and wakes the waiting
+    reader: a registration, its removal and a read that found nothing cost more than the
+    rest of a small request's reading (issue 22). Past `_HIGH_WATER` buffered bytes it stops
+    reading until a reader asks again, so a client that writes faster than the server reads
+    fills the pipe, not the bridge's memory. `close()` (or the end of input, or a cancelled
+    wait) ends the registration.
     """
 
     def __init__(self, fd: int) -> None:
@@ -73,9 +85,16 @@ class PipeStdin:
         self._buffer = bytearray()
         self._scanned = 0
         self._eof = False
+        self._error: OSError | None = None
+        self._watching: asyncio.AbstractEventLoop | None = None
+        self._arrived: anyio.Event | None = None
 
     async def readline(self) -> str:
-        """The next line, or "" at end of input."""
+        """The next line, or "" at end of input.
+
+        Raises:
+            OSError: reading the pipe failed.
+        """
         while True:
             end = self._buffer.find(b"\n", self._scanned)
             if end >= 0:
@@ -86,27 +105,58 @@ class PipeStdin:
             # Only new bytes can hold the next newline: a megabyte line read in chunks is
             # scanned once, not once per chunk.
             self._scanned = len(self._buffer)
+            if self._error is not None:
+                raise self._error
             if self._eof:
                 rest = self._buffer.decode("utf-8", errors="replace")
                 self._buffer.clear()
                 self._scanned = 0
                 return rest
-            chunk = await self._read()
-            if chunk:
-                self._buffer += chunk
-            else:
-                self._eof = True
+            await self._more()
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        while line := await self.readline():
-            yield line
+        try:
+            while line := await self.readline():
+                yield line
+        finally:
+            self.close()
 
-    async def _read(self) -> bytes:
-        while True:
-            try:
-                return os.read(self._fd, _READ_CHUNK)
-            except BlockingIOError:
-                await anyio.wait_readable(self._fd)
+    def close(self) -> None:
+        """Stop watching the pipe (the descriptor stays open)."""
+        if self._watching is not None:
+            self._watching.remove_reader(self._fd)
+            self._watching = None
+
+    async def _more(self) -> None:
+        """Until the loop's reader callback has added to the buffer, or met the end of input."""
+        arrived = self._arrived = anyio.Event()
+        if self._watching is None:
+            loop = asyncio.get_running_loop()
+            loop.add_reader(self._fd, self._readable)
+            self._watching = loop
+        try:
+            await arrived.wait()
+        except BaseException:  # cancelled: nobody reads on, so nothing is read meanwhile
+            self.close()
+            raise
+        finally:
+            self._arrived = None
+
+    def _readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, _READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._error, chunk = exc, b""
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+        if not chunk or len(self._buffer) > _HIGH_WATER:
+            self.close()
+        if self._arrived is not None:
+            self._arrived.set()
 
 
 class PipeStdout:
@@ -166,6 +216,27 @@ class MessageReader(_Closable):
     def __init__(self, lines: PipeStdin) -> None:
         super().__init__()
         self._lines = lines
+        self._replay: deque[SessionMessage | Exception] = deque()
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        self._lines.close()
+
+    async def opening_request(self) -> types.JSONRPCRequest | None:
+        """The client's first request, read ahead and kept to be received again, with the frames
+        before it (at most `_PRE_REQUEST_KEPT`; later ones are dropped, as the SDK does);
+        None if the input ends first."""
+        while True:
+            try:
+                item = await self._receive_new()
+            except anyio.EndOfStream:
+                return None
+            request = item.message if isinstance(item, SessionMessage) else None
+            if isinstance(request, types.JSONRPCRequest):
+                self._replay.append(item)
+                return request
+            if len(self._replay) < _PRE_REQUEST_KEPT:
+                self._replay.append(item)
 
     async def receive(self) -> SessionMessage | Exception:
         """The next message.
@@ -176,6 +247,11 @@ class MessageReader(_Closable):
         """
         if self._closed:
             raise anyio.ClosedResourceError
+        if self._replay:
+            return self._replay.popleft()
+        return await self._receive_new()
+
+    async def _receive_new(self) -> SessionMessage | Exception:
         line = await self._lines.readline()
         if not line:
             raise anyio.EndOfStream
@@ -268,6 +344,7 @@ def stdio_streams(stdin_fd: int = 0) -> Iterator[tuple[PipeStdin | DaemonStdin, 
         if is_pipe(stdin_fd):
             stack.enter_context(_non_blocking(stdin_fd))
             stdin = PipeStdin(stdin_fd)
+            stack.callback(stdin.close)
         stdout: PipeStdout | None = None
         if is_pipe(1):
             wire = stack.enter_context(_claim_stdout())
@@ -288,7 +365,9 @@ async def stdio_transport(stdin_fd: int = 0) -> AsyncIterator[tuple[Any, Any]]:
             stack.enter_context(_non_blocking(stdin_fd))
             wire = stack.enter_context(_claim_stdout())
             stack.enter_context(_non_blocking(wire))
-            yield MessageReader(PipeStdin(stdin_fd)), MessageWriter(wire)
+            lines = PipeStdin(stdin_fd)
+            stack.callback(lines.close)  # before stdin is made blocking again
+            yield MessageReader(lines), MessageWriter(wire)
         return
     from mcp.server.stdio import stdio_server
 

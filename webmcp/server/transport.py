@@ -41,6 +41,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webmcp.desktop.races import first_of
+from webmcp.server.serving import serve_connection
 from webmcp.server.stdio import stdio_transport
 
 from .http_guard import HttpGuard
@@ -217,7 +218,7 @@ async def serve_stdio(
     options = initialization_options(server, experimental)
     try:
         async with stdio_transport(sys.stdin.fileno()) as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, options)
+            await serve_connection(server, read_stream, write_stream, options)
     finally:
         broadcaster.close_listeners()
 

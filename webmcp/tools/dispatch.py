@@ -126,7 +126,7 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             tool, args = record.page_call(window, params)
             record = None
     if tool is not None:
-        await check_input(tool.input_schema, args)
+        await check_input(tool.input_schema, args, tool.fingerprint or None)
     # One deadline for the whole call: the lock wait, the version check and the page's work.
     deadline = anyio.current_time() + desktop.timeouts.tool_call
 

@@ -29,12 +29,15 @@ def validate(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
     _raise(schema_validate.validate(schema, arguments))
 
 
-async def check_input(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+async def check_input(schema: dict[str, Any], arguments: dict[str, Any], fingerprint: str | None = None) -> None:
     """Check `arguments` against a page's `schema` in a worker thread, within a deadline.
+
+    `fingerprint`: `schema_fingerprint(schema)`, which a page tool keeps (saves hashing the
+    schema on every call).
 
     Raises:
         ToolError: `validation_failed` with one `{field, error}` per problem; a problem of
             the schema itself (outside reference, endless recursion, too costly) is the
             field "(schema)".
     """
-    _raise(await schema_validate.validate_async(schema, arguments))
+    _raise(await schema_validate.validate_async(schema, arguments, fingerprint=fingerprint))

@@ -1,0 +1,162 @@
+"""Starting a page tool's invocation: `invokeTool`, the page's taking of it, and its deadline.
+
+A busy page takes the command only when its main thread is free, which may be after the
+call's deadline; a call answered `action_timeout` must then never start behind the agent's
+back, so whoever is left waiting cancels the invocation the moment the page takes it.
+
+The command goes out from the call's own task when the channel takes it whole at once (the
+debugging pipe with room, as it almost always has): one task switch and one task fewer on
+every call than sending it from a task of its own (issue 22). Only a write that would have to
+wait for a full pipe is left to a task, so that the deadline can neither cut a message in
+two nor be held up by the write.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+import anyio
+
+from cdp_bridge.errors import CDPError
+from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.mirror import Invocation, PageTool, Starting, ToolMirror
+from webmcp.errors import ToolError, from_cdp_error
+
+__all__ = ["StartHost", "start_invocation"]
+
+
+class StartHost(Protocol):
+    """What starting a call needs of the tab it runs on (a part of `calls.CallHost`)."""
+
+    @property
+    def timeouts(self) -> Timeouts: ...
+    @property
+    def mirror(self) -> ToolMirror: ...
+
+    def ended(self) -> str | None:
+        """ "crashed" or "closed" once the tab can no longer answer, else None."""
+
+    def woken_by_its_end(self, event: anyio.Event) -> AbstractContextManager[None]:
+        """Within the block, `event` is set too when the tab closes or its renderer crashes."""
+
+    def spawn_follower(self, func: Any, *args: Any) -> None:
+        """Run a task that follows a call past its request (supervised; its failure is noted on the tab)."""
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - anyio.current_time())
+
+
+async def start_invocation(host: StartHost, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
+    """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
+
+    Written from the caller's task when the channel takes it at once (`ToolMirror.begin`),
+    else from a task of its own (see the module's docstring). A call given up on before the
+    page took it (its deadline, its client's cancel) leaves a task that cancels it if it
+    is taken later.
+
+    Raises:
+        ToolError: the page did not take the call by the deadline, or the browser refused it.
+    """
+    mirror, timeouts = host.mirror, host.timeouts
+    wake = anyio.Event()
+    try:
+        starting = mirror.begin(tool, arguments, preceded_by=_acting_for_the_user(tool))
+    except CDPError as exc:
+        raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+    if starting is None:
+        return await _start_in_a_task(host, tool, arguments, deadline)
+    starting.reply.wakes(wake)
+    try:
+        # A crashed or closed tab never answers invokeTool: its end sets the same event. One event
+        # and no task per thing that may end the wait: this is on the path of every call.
+        with anyio.move_on_after(_left(deadline)), host.woken_by_its_end(wake):
+            await wake.wait()
+    finally:
+        if not starting.reply.answered:
+            host.spawn_follower(_cancel_if_taken_late, host, starting)
+    if not starting.reply.answered:
+        raise _not_taken(host, tool)
+    try:
+        return await mirror.taken(starting, timeouts.command)
+    except CDPError as exc:
+        raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+
+
+async def _cancel_if_taken_late(host: StartHost, starting: Starting) -> None:
+    """Wait (bounded) for the page to take a call its caller gave up on, and cancel it at once."""
+    try:
+        late = await host.mirror.taken(starting, host.timeouts.command)
+    except CDPError:
+        return  # refused, or never taken: it does not run
+    await host.mirror.cancel(late, host.timeouts.command, "the page took it only after its deadline")
+    host.mirror.finish(late)
+
+
+async def _start_in_a_task(host: StartHost, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
+    """`start_invocation` when the command cannot be written at once: a task of its own sends it."""
+    taken = anyio.Event()
+    wake = anyio.Event()
+    box: dict[str, Any] = {}
+    mirror, timeouts = host.mirror, host.timeouts
+
+    async def start() -> None:
+        try:
+            box["invocation"] = await mirror.start(
+                tool, arguments, timeouts.command + _left(deadline), preceded_by=_acting_for_the_user(tool)
+            )
+        except CDPError as exc:
+            box["error"] = exc
+        finally:
+            taken.set()
+            wake.set()
+        late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
+        if late is not None:
+            await mirror.cancel(late, timeouts.command, "the page took it only after its deadline")
+            mirror.finish(late)
+
+    host.spawn_follower(start)
+    try:
+        with anyio.move_on_after(_left(deadline)), host.woken_by_its_end(wake):
+            await wake.wait()
+    finally:
+        if not taken.is_set():
+            box["abandoned"] = True
+    if not taken.is_set():
+        raise _not_taken(host, tool)
+    if "error" in box:
+        raise from_cdp_error(box["error"], f"the call to {tool.name!r}", timeouts.command) from box["error"]
+    invocation: Invocation = box["invocation"]
+    return invocation
+
+
+def _not_taken(host: StartHost, tool: PageTool) -> ToolError:
+    """The error of a call the page did not take by its deadline (or whose tab ended meanwhile)."""
+    if (ended := host.ended()) is not None:
+        return ToolError(
+            "call_interrupted", f"The tab {ended} before the page took the call to {tool.name}; it did not run."
+        )
+    return ToolError(
+        "action_timeout",
+        f"The page did not take the call to {tool.name} within {host.timeouts.tool_call:g} s (its main thread "
+        "is busy); it has not run, and if the page takes it later the bridge cancels it at once.",
+        page_told=False,
+    )
+
+
+def _acting_for_the_user(tool: PageTool) -> list[tuple[str, dict[str, Any]]]:
+    """What gives the tool's document the transient user activation a person's click would (issue 21).
+
+    The agent calls a tool for the person, as a click would; without activation Chromium
+    refuses what a page may do only for a person (`showPicker()` and a file input's
+    `click()` open no chooser, `NotAllowedError`). Only a main frame's tools get it: the
+    activation of a document does not reach its iframes. Written with `invokeTool`, just
+    before it on the same session, in one write, which the page handles first; nothing
+    waits for its answer (awaited beside `invokeTool` in a task of its own, it cost a task
+    and a write on every call), and an error of its own is dropped: `invokeTool` says what
+    is wrong.
+    """
+    if tool.frame_id != tool.session.target_id:
+        return []
+    return [("Runtime.evaluate", {"expression": "0", "userGesture": True})]
