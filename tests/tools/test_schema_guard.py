@@ -524,32 +524,3 @@ _raw_schema = st.recursive(
 def test_fuzz_validate_never_raises_on_schemas_nobody_normalised(schema: Any, arguments: Any) -> None:
     errors = validate(schema, arguments)
     assert all(set(e) == {"field", "error"} and isinstance(e["error"], str) for e in errors)
-
-
-@pytest.mark.anyio
-async def test_an_input_found_valid_for_a_schema_is_answered_valid_again_without_checking(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    schema = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer", "maximum": 5}}}
-    fingerprint = schema_fingerprint(schema)
-    checks: list[object] = []
-    check = schema_validate._check
-
-    def counted(schema: object, compiled: object, arguments: object) -> list[dict[str, str]]:
-        checks.append(arguments)
-        return check(schema, compiled, arguments)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(schema_validate, "_check", counted)
-    with anyio.fail_after(10):
-        assert await validate_async(schema, {"q": "rain", "n": 2}, fingerprint=fingerprint) == []
-        assert await validate_async(schema, {"q": "rain", "n": 2}, fingerprint=fingerprint) == []
-        assert len(checks) == 1, "the same input for the same schema is not checked again"
-        # Anything else is checked: another input, an input a value's type makes another, no fingerprint.
-        assert await validate_async(schema, {"q": "rain", "n": 3}, fingerprint=fingerprint) == []
-        assert await validate_async(schema, {"q": "rain", "n": 2.5}, fingerprint=fingerprint) != []
-        assert await validate_async(schema, {"q": "rain", "n": 2}) == []
-        assert len(checks) == 4
-        # An invalid input is never remembered: it is checked, and refused, every time.
-        for _ in range(2):
-            assert await validate_async(schema, {"q": "rain", "n": 9}, fingerprint=fingerprint) != []
-        assert len(checks) == 6

@@ -283,21 +283,15 @@ def validate(schema: Any, arguments: Any) -> list[FieldError]:
 
 def _input_size(arguments: Any) -> tuple[int, list[FieldError]]:
     """The size of `arguments` as JSON, and the problem if they are not plain JSON or too big."""
-    text, problem = _input_json(arguments)
-    return len(text), problem
-
-
-def _input_json(arguments: Any) -> tuple[bytes, list[FieldError]]:
-    """`arguments` as compact JSON (UTF-8), and the problem if they are not plain JSON or too big."""
     try:
-        text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        size = len(json.dumps(arguments, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))
     except (TypeError, ValueError):
-        return b"", [{"field": "(input)", "error": "The input is not plain JSON."}]
-    if len(text) > MAX_ARGUMENT_BYTES:
-        return text, [
-            {"field": "(input)", "error": f"The input is {len(text)} bytes; at most {MAX_ARGUMENT_BYTES} are accepted."}
+        return 0, [{"field": "(input)", "error": "The input is not plain JSON."}]
+    if size > MAX_ARGUMENT_BYTES:
+        return size, [
+            {"field": "(input)", "error": f"The input is {size} bytes; at most {MAX_ARGUMENT_BYTES} are accepted."}
         ]
-    return text, []
+    return size, []
 
 
 def _check(schema: Any, compiled: _Compiled | None, arguments: Any) -> list[FieldError]:
@@ -487,35 +481,11 @@ async def validate_async(
 
     A linear schema over a small input (schema × input bytes ≤ `INLINE_WORK`) is checked
     on the loop: it costs less than the hand-off to a thread. `fingerprint`: the schema's,
-    if known (see `compile_validator`); then an input found valid for it before, to the byte
-    as JSON, is answered valid at once (`_KNOWN_VALID`: an agent often calls a page's
-    read-only tool again with the same input, and a check is a pure function of the two).
+    if known (see `compile_validator`).
     """
-    text, problem = _input_json(arguments)
+    size, problem = _input_size(arguments)
     if problem:
         return problem
-    known = (fingerprint, text) if fingerprint is not None and len(text) <= _KNOWN_VALID_INPUT else None
-    if known is not None and known in _known_valid:
-        _known_valid.move_to_end(known)
-        return []
-    fields = await _validate_async(schema, arguments, len(text), deadline, fingerprint)
-    if known is not None and not fields:
-        _known_valid[known] = None
-        if len(_known_valid) > _KNOWN_VALID:
-            _known_valid.popitem(last=False)
-    return fields
-
-
-_KNOWN_VALID = 256
-"""Inputs remembered as valid for their schema (the most recently used)."""
-_KNOWN_VALID_INPUT = 4096
-"""Bytes of JSON past which an input is not remembered."""
-_known_valid: OrderedDict[tuple[str, bytes], None] = OrderedDict()
-
-
-async def _validate_async(
-    schema: Any, arguments: Any, size: int, deadline: float, fingerprint: str | None
-) -> list[FieldError]:
     try:
         compiled: _Compiled | None = compile_validator(schema, fingerprint)
     except Exception:  # boundary: a schema that breaks compiling is answered by validate, in the thread
