@@ -73,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ARG",
         type=browser_arg,
         help="a switch for the browser the bridge launches, e.g. --browser-arg=--lang=de or "
-        "--browser-arg=--proxy-server=http://proxy:3128 (repeatable; --enable-features is merged with the "
-        "bridge's WebMCP; its debugging pipe and --user-data-dir cannot be set this way)",
+        "--browser-arg=--proxy-server=http://proxy:3128 (repeatable; --enable-features and --disable-features are "
+        "merged with the bridge's own; its debugging pipe and --user-data-dir cannot be set this way)",
     )
     parser.add_argument(
         "--grant",
