@@ -217,3 +217,38 @@ async def test_a_change_reported_during_the_read_under_way_is_read_again(held: H
             await tab.read_since(loaded, 5)
         assert held.reads[-1] == "the loaded page, its data rendered"
         tg.cancel_scope.cancel()
+
+
+async def test_a_held_refresher_reads_nothing_until_released_and_a_direct_read_still_happens(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tab.hold()  # a start page loading: no client sees its window yet
+        tg.start_soon(tab.run)
+        page.shows = "half loaded"
+        tab.mark_dirty()
+        for _ in range(20):  # the refresher had every chance to begin a read
+            await anyio.lowlevel.checkpoint()
+        assert page.reads == []
+        page.shows = "usable"
+        with anyio.fail_after(5):
+            await tab.read_since(anyio.current_time(), 5)  # the navigation's own read is not held
+        assert page.reads == ["usable"]
+        page.shows = "its data rendered"
+        tab.reported_change()
+        tab.release()
+        with anyio.fail_after(5):
+            await page.read.wait()
+        assert page.reads == ["usable", "its data rendered"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_tab_that_closes_while_its_refresher_is_held_ends_it(page: FakePage) -> None:
+    tab = _tab(cast(anyio.abc.TaskGroup, None))
+    tab.hold()
+    tab.mark_dirty()
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(tab.run)
+            await anyio.lowlevel.checkpoint()
+            tab.close()  # run() returns: the task group can end
+    assert page.reads == []

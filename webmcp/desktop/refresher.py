@@ -101,6 +101,9 @@ class LiveView:
         """When the latest read began."""
         self._shown_began = -float("inf")
         """When the read the view comes from began (-inf: no view of this document yet)."""
+        self._released = anyio.Event()
+        self._released.set()
+        """Clear while the refresher is held (`hold`): reads asked for directly still happen."""
         self._marked = -float("inf")
         """When the page was last marked changed, by its observer or by anything else."""
         self._wholes = 0
@@ -145,6 +148,17 @@ class LiveView:
         """The tab closed: the refresher ends."""
         self._closed = True
         self._dirty.set()
+        self._released.set()
+
+    def hold(self) -> None:
+        """The refresher reads nothing until `release` (a start page loading before any client can
+        see its window: a read while it loads only competes with it for the renderer)."""
+        if not self._closed:
+            self._released = anyio.Event()
+
+    def release(self) -> None:
+        """The refresher follows the page again, beginning with what changed while it was held."""
+        self._released.set()
 
     def new_document(self) -> None:
         """The main frame committed another document: the last view is the old one's, and goes."""
@@ -180,6 +194,7 @@ class LiveView:
         """
         while not self._closed:
             await self._dirty.wait()
+            await self._released.wait()
             if self._closed:
                 return
             await self._while_calling()
