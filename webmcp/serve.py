@@ -134,15 +134,17 @@ async def check_start_page(desktop: Desktop, tab: Tab | None) -> None:
 
     That page (a secure context, see `can_tell_webmcp`) answers in one round trip, in the
     bridge's isolated world. Only when it cannot say yes (it did not load, it was sent
-    elsewhere, or it withholds the API) does a probe page tell, as a hidden target that
-    never becomes a tab.
+    elsewhere, it withholds the API, or a dialog or sign-in holds it) does a probe page tell,
+    as a hidden target that never becomes a tab.
 
     Raises:
         WebMCPUnavailable: the browser runs without WebMCP (the message says what to install).
     """
     found: bool | None = None
     timeouts = desktop.timeouts
-    if tab is not None:
+    # A page under a JavaScript dialog or a sign-in answers nothing until someone answers them
+    # (it held start-up for the whole command timeout): the probe page tells instead.
+    if tab is not None and tab.dialog is None and not tab.prompt_ids():
         try:
             found = await webmcp_on_page(tab.page.session, tab.page.target_id, WORLD, timeouts.command)
         except CDPError as exc:  # navigating or gone: the probe tells
