@@ -83,6 +83,10 @@ _BASE_FLAGS = (
     "--disable-component-update --disable-sync --disable-default-apps --disable-popup-blocking "
     "--password-store=basic --use-mock-keychain"
 ).split()
+# Headless Chromium 156 still builds the address bar's suggestion popups, each a WebUI page in a
+# renderer of its own ("browser_ui" targets): ~1 s of CPU in the first 1.5 s after launch, on the
+# cores the start page then loads on. Nobody sees an address bar without a window.
+_HEADLESS_OFF = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 # `ModelContext` and `document.modelContext` are [SecureContext]: about:blank never has them, with or
 # without the feature. A local browser's own DevTools HTTP endpoint is on loopback, a secure origin;
 # for a remote one chrome://version/ is secure too (both checked with the feature on and off).
@@ -157,8 +161,9 @@ _OWN_SWITCHES = {
 def check_browser_arg(arg: str) -> str:
     """`arg` if it may be passed to the launched browser (`--browser-arg`), else ValueError with why.
 
-    `--enable-features` is merged with the bridge's own (WebMCP); a `--disable-features` that
-    names WebMCP, the debugging channel and the profile directory are the bridge's and refused.
+    `--enable-features` and `--disable-features` are merged with the bridge's own (WebMCP on,
+    and headless, the address bar's WebUI popups off); a `--disable-features` that names WebMCP,
+    the debugging channel and the profile directory are the bridge's and refused.
 
     Raises:
         ValueError: one sentence naming the switch and what to do instead.
@@ -178,17 +183,22 @@ def _build_args(options: LaunchOptions, executable: str, profile: str) -> list[s
     if headless is None:
         headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     features = ["WebMCP"] if options.enable_webmcp else []
+    disabled = list(_HEADLESS_OFF) if headless else []
     extra: list[str] = []
-    for arg in options.extra_args:  # Chromium keeps only the last --enable-features: merge them.
+    for arg in options.extra_args:  # Chromium keeps only the last --enable/disable-features: merge them.
         check_browser_arg(arg)
         if arg.startswith("--enable-features="):
             features += [f for f in arg.split("=", 1)[1].split(",") if f]
+        elif arg.startswith("--disable-features="):
+            disabled += [f for f in arg.split("=", 1)[1].split(",") if f]
         else:
             extra.append(arg)
     channel = _PIPE_FLAG if options.debugging == "pipe" else _PORT_FLAG
     args = [executable, channel, *_BASE_FLAGS, f"--user-data-dir={profile}"]
     if features:
         args.append("--enable-features=" + ",".join(dict.fromkeys(features)))
+    if disabled:
+        args.append("--disable-features=" + ",".join(dict.fromkeys(disabled)))
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on.
     if headless:

@@ -138,3 +138,20 @@ def test_show_code_without_extension_says_how_to_use_it(
     captured = capsys.readouterr()
     assert captured.out == "" and "webmcp-bridge --extension --show-code" in captured.err
     assert not pairing_code_path().exists(), "a refused command creates no code"
+
+
+def test_the_background_imports_leave_the_collector_on_and_their_objects_out_of_its_scans() -> None:
+    code = """
+import gc, anyio
+from webmcp.cli import _BackgroundImports
+imports = _BackgroundImports()
+anyio.run(imports.run)
+print(imports.desktop.is_set(), imports.server.is_set(), gc.isenabled(), gc.get_freeze_count() > 50_000)
+"""
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True", "True"]

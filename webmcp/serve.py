@@ -70,9 +70,12 @@ async def serve(
         not_set = await apply_permissions(connection.browser, grants, timeouts.command)
         desktop.permissions = PermissionPolicy(grants, not_set)
         await desktop.follow_downloads(downloads)
+        reuse_blank = not (args.cdp_url or args.extension)
+        # The launched browser's first tab is the first start page's: it is read once that page is usable.
+        desktop.hold_new_views(reuse_blank and bool(args.urls))
         await desktop.start()
         logger.info("following the browser's tabs")
-        started = await open_start_pages(desktop, args.urls, reuse_blank=not (args.cdp_url or args.extension))
+        started = await open_start_pages(desktop, args.urls, reuse_blank=reuse_blank)
         if not webmcp_checked:
             await check_start_page(desktop, started[0] if started else None)
         logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
@@ -131,15 +134,17 @@ async def check_start_page(desktop: Desktop, tab: Tab | None) -> None:
 
     That page (a secure context, see `can_tell_webmcp`) answers in one round trip, in the
     bridge's isolated world. Only when it cannot say yes (it did not load, it was sent
-    elsewhere, or it withholds the API) does a probe page tell, as a hidden target that
-    never becomes a tab.
+    elsewhere, it withholds the API, or a dialog or sign-in holds it) does a probe page tell,
+    as a hidden target that never becomes a tab.
 
     Raises:
         WebMCPUnavailable: the browser runs without WebMCP (the message says what to install).
     """
     found: bool | None = None
     timeouts = desktop.timeouts
-    if tab is not None:
+    # A page under a JavaScript dialog or a sign-in answers nothing until someone answers them
+    # (it held start-up for the whole command timeout): the probe page tells instead.
+    if tab is not None and tab.dialog is None and not tab.prompt_ids():
         try:
             found = await webmcp_on_page(tab.page.session, tab.page.target_id, WORLD, timeouts.command)
         except CDPError as exc:  # navigating or gone: the probe tells
@@ -159,19 +164,22 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
     the pages were sent to, in the order of `urls`.
     """
     timeouts = desktop.timeouts
-    await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank)
+    # The browser we launched starts with one blank tab: the first URL goes there, unread before.
+    first_in_blank = reuse_blank and bool(urls)
+    await desktop.settle_existing_tabs(timeouts.launch, expect_tab=reuse_blank, blank_replaced=first_in_blank)
     logger.info("the browser's tabs are windows")
     pending = list(urls)
     targets: list[tuple[Tab, str]] = []
-    if reuse_blank and pending:
-        # The browser we launched starts with one blank tab: the first URL goes there.
-        blank = next((t for t in desktop.tabs.values() if t.page.url in ("", "about:blank")), None)
-        if blank is not None:
-            targets.append((blank, pending.pop(0)))
+    if first_in_blank and (blank := desktop.blank_tab()) is not None:
+        targets.append((blank, pending.pop(0)))
+    # Until a start page is usable, its tab reads nothing in the background (`Desktop.hold_new_views`).
+    desktop.hold_new_views(True)
     for url in pending:
         tab = await desktop.open_tab()
         if tab is not None:
             targets.append((tab, url))
+    desktop.hold_new_views(False)
+    desktop.release_views(keep=[tab for tab, _ in targets])
     if not targets:
         return []
     left = len(targets)
@@ -186,6 +194,7 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
             logger.warning("could not open %s: %s", url, exc.message)
         finally:
             tab.expect("")  # from now on the tab shows what it shows
+            tab.release_view()
             left -= 1
             if not left:
                 all_usable.set()
@@ -195,6 +204,7 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
         desktop.spawn(load, tab, url, on_fault=tab.fault)
     with anyio.move_on_after(START_BUDGET):
         await all_usable.wait()
+    desktop.release_views()  # a page still loading is followed as it renders from now on
     if left:
         logger.info("%d start page(s) still loading; serving MCP meanwhile", left)
     return [tab for tab, _ in targets]

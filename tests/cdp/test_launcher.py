@@ -400,10 +400,22 @@ def test_a_browser_arg_may_not_replace_what_the_bridge_depends_on(arg: str, word
 
 def test_browser_args_come_before_the_start_page_and_features_are_merged() -> None:
     extra = ["--lang=de-DE", "--enable-features=Foo", "--disable-features=Bar", "--window-size=800,600"]
-    args = launcher._build_args(LaunchOptions(extra_args=extra, start_urls=["http://127.0.0.1:1/"]), "/c", "/p")
+    options = LaunchOptions(headless=True, extra_args=extra, start_urls=["http://127.0.0.1:1/"])
+    args = launcher._build_args(options, "/c", "/p")
     assert "--enable-features=WebMCP,Foo" in args and "--user-data-dir=/p" in args
     assert args.index("--lang=de-DE") < args.index("http://127.0.0.1:1/") == len(args) - 1
-    assert "--disable-features=Bar" in args and "--window-size=800,600" in args
+    assert "--window-size=800,600" in args
+    # Chromium keeps the last --disable-features only: the caller's and the bridge's are one switch.
+    disabled = [a for a in args if a.startswith("--disable-features=")]
+    assert disabled == ["--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,Bar"]
+
+
+def test_a_headless_browser_goes_without_the_address_bars_popups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    shown = launcher._build_args(LaunchOptions(headless=False), "/bin/chromium", "/p")
+    assert not [a for a in shown if a.startswith("--disable-features=")]  # a person may use the address bar
+    headless = launcher._build_args(LaunchOptions(headless=True), "/bin/chromium", "/p")
+    assert "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup" in headless
 
 
 @needs_browser

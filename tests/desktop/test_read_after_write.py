@@ -138,3 +138,117 @@ async def test_the_refresher_follows_a_page_while_it_loads(page: FakePage) -> No
                 await page.read.wait()
         assert page.reads == ["loading", "half the rows", "all the rows"]
         tg.cancel_scope.cancel()
+
+
+class HeldRead(FakePage):
+    """A page whose reads wait for `go` once begun, so a test can act while one is under way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = anyio.Event()
+
+    async def read_page(self, page: Any, doc_seq: int, ids: Any) -> PageRead:
+        read = await super().read_page(page, doc_seq, ids)
+        await self.go.wait()
+        return read
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> HeldRead:
+    fake = HeldRead()
+    monkeypatch.setattr(live_view_module, "read_page", fake.read_page)
+    return fake
+
+
+async def test_a_navigation_answers_with_the_read_its_load_event_began_and_reads_no_more(held: HeldRead) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        loaded = anyio.current_time()
+        held.shows = "the loaded page"
+        tab.mark_dirty()  # the load event: the refresher begins a read
+        with anyio.fail_after(5):
+            await held.read.wait()
+        answered = anyio.Event()
+
+        async def answer() -> None:
+            await tab.read_since(loaded, 5)  # while that read is under way
+            answered.set()
+
+        tg.start_soon(answer)
+        held.go.set()
+        with anyio.fail_after(5):
+            await answered.wait()
+        assert held.reads == ["the loaded page"], "the read under way began after the load: it is the answer's"
+        assert tab.view is not None
+        tg.cancel_scope.cancel()
+
+
+async def test_a_read_begun_before_the_moment_is_followed_by_one_begun_after(held: HeldRead) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        held.shows = "parsed, still rendering"
+        tab.mark_dirty()
+        with anyio.fail_after(5):
+            await held.read.wait()
+        usable = anyio.current_time()  # the page became usable while that read was under way, unreported
+        held.shows = "rendered"
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(usable, 5)
+        assert held.reads == ["parsed, still rendering", "rendered"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_change_reported_during_the_read_under_way_is_read_again(held: HeldRead) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        loaded = anyio.current_time()
+        held.shows = "the loaded page"
+        tab.mark_dirty()
+        with anyio.fail_after(5):
+            await held.read.wait()
+        held.shows = "the loaded page, its data rendered"
+        tab.reported_change()  # after the read began: that read may have missed it
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5)
+        assert held.reads[-1] == "the loaded page, its data rendered"
+        tg.cancel_scope.cancel()
+
+
+async def test_a_held_refresher_reads_nothing_until_released_and_a_direct_read_still_happens(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tab.hold()  # a start page loading: no client sees its window yet
+        tg.start_soon(tab.run)
+        page.shows = "half loaded"
+        tab.mark_dirty()
+        for _ in range(20):  # the refresher had every chance to begin a read
+            await anyio.lowlevel.checkpoint()
+        assert page.reads == []
+        page.shows = "usable"
+        with anyio.fail_after(5):
+            await tab.read_since(anyio.current_time(), 5)  # the navigation's own read is not held
+        assert page.reads == ["usable"]
+        page.shows = "its data rendered"
+        tab.reported_change()
+        tab.release()
+        with anyio.fail_after(5):
+            await page.read.wait()
+        assert page.reads == ["usable", "its data rendered"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_tab_that_closes_while_its_refresher_is_held_ends_it(page: FakePage) -> None:
+    tab = _tab(cast(anyio.abc.TaskGroup, None))
+    tab.hold()
+    tab.mark_dirty()
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(tab.run)
+            await anyio.lowlevel.checkpoint()
+            tab.close()  # run() returns: the task group can end
+    assert page.reads == []

@@ -116,6 +116,11 @@ async def test_start_page_without_webmcp_is_refused_with_what_to_install(site: s
     await _refused(tmp_path, site + "/")
 
 
+async def test_a_start_page_held_by_its_alert_leaves_the_refusal_to_the_probe(site: str, tmp_path: Path) -> None:
+    # The page answers nothing while its alert is open: the probe page says no in its place.
+    await _refused(tmp_path, site + "/danger.html?onload=alert")
+
+
 @contextmanager
 def _static_site(root: Path) -> Iterator[str]:
     """`root` served over HTTP on 127.0.0.1 (a secure context, like the sample site)."""

@@ -75,3 +75,23 @@ def test_an_sdk_imported_first_is_left_as_it_is() -> None:
         """
     )
     assert out.strip() == "module module"
+
+
+def test_the_wire_models_build_on_first_use_and_validate_as_before() -> None:
+    out = _run(
+        """
+        import webmcp.server.app, webmcp.server.transport
+        import mcp_types._v2025_11_25 as wire
+        from mcp_types.methods import parse_client_request
+        from pydantic import ValidationError
+        print(wire.InitializeRequest.__pydantic_complete__)  # made, its validator not built yet
+        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+        request = parse_client_request("initialize", "2025-11-25", params)
+        print(type(request).__name__, request.params.client_info.name)
+        try:
+            parse_client_request("initialize", "2025-11-25", {"capabilities": {}})
+        except ValidationError as exc:
+            print(sorted(".".join(map(str, e["loc"])) for e in exc.errors()))
+        """
+    )
+    assert out.splitlines() == ["False", "InitializeRequest c", "['params.clientInfo', 'params.protocolVersion']"]

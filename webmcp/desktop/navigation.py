@@ -261,9 +261,11 @@ class Navigator:
         finally:
             for off in unsubscribe:
                 off()
-        # The window has followed the page as it rendered; read it once more as it is now.
-        self._view.mark_dirty()
-        await self._view.catch_up(self._timeouts.snapshot)
+        # The window has followed the page as it rendered; the answer's view is read after it became
+        # usable. A page that fired its load event has nothing left to render unseen: its observer
+        # reports every later change, so the read the load event began (the refresher's) will do.
+        loaded_at = None if self._loading else watch.loaded_at(started if isinstance(started, str) else None)
+        await self._view.read_since(anyio.current_time() if loaded_at is None else loaded_at, self._timeouts.snapshot)
         shown = watch.url or self._page.url or "the page"
         message = f"{self._tab_id} now shows {shown} (version {self._version()})."
         return ToolResult(message=f"{message} {STILL_LOADING}" if self._loading else message)
@@ -304,11 +306,14 @@ class _LoadWatch:
     def __init__(self, main_frame: str) -> None:
         self.main_frame = main_frame
         self.events: list[tuple[str, str]] = []
+        self.times: list[float] = []
+        """When each of `events` came (`anyio.current_time()`)."""
         self.url = ""
         self.changed = anyio.Event()
 
     def _add(self, kind: str, loader_id: str = "") -> None:
         self.events.append((kind, loader_id))
+        self.times.append(anyio.current_time())
         changed, self.changed = self.changed, anyio.Event()
         changed.set()
 
@@ -345,6 +350,16 @@ class _LoadWatch:
             if seen >= step:
                 return True
         return False
+
+    def loaded_at(self, loader_id: str | None) -> float | None:
+        """When the document of `loader_id`'s navigation (any, when None) fired its load event, if it has."""
+        committed = False
+        for (kind, loader), at in zip(self.events, self.times, strict=True):
+            if kind == "commit" and (loader_id is None or loader == loader_id):
+                committed = True
+            elif kind == "load" and committed:
+                return at
+        return None
 
     async def until(self, loader_id: str | None, step: int) -> None:
         """Until the navigation of `loader_id` (any commit when None) has come as far as `step`."""

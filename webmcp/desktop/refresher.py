@@ -99,6 +99,11 @@ class LiveView:
         """Set (and replaced) at each report of a change."""
         self._read_began = -float("inf")
         """When the latest read began."""
+        self._shown_began = -float("inf")
+        """When the read the view comes from began (-inf: no view of this document yet)."""
+        self._released = anyio.Event()
+        self._released.set()
+        """Clear while the refresher is held (`hold`): reads asked for directly still happen."""
         self._marked = -float("inf")
         """When the page was last marked changed, by its observer or by anything else."""
         self._wholes = 0
@@ -136,16 +141,29 @@ class LiveView:
     def forget(self) -> None:
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
+        self._shown_began = -float("inf")
         self._wholes += 1
 
     def close(self) -> None:
         """The tab closed: the refresher ends."""
         self._closed = True
         self._dirty.set()
+        self._released.set()
+
+    def hold(self) -> None:
+        """The refresher reads nothing until `release` (a start page loading before any client can
+        see its window: a read while it loads only competes with it for the renderer)."""
+        if not self._closed:
+            self._released = anyio.Event()
+
+    def release(self) -> None:
+        """The refresher follows the page again, beginning with what changed while it was held."""
+        self._released.set()
 
     def new_document(self) -> None:
         """The main frame committed another document: the last view is the old one's, and goes."""
         self._view = self._last_read = None
+        self._shown_began = -float("inf")
         self._marked = anyio.current_time()
         self._wholes += 1
         self._dirty.set()
@@ -176,6 +194,7 @@ class LiveView:
         """
         while not self._closed:
             await self._dirty.wait()
+            await self._released.wait()
             if self._closed:
                 return
             await self._while_calling()
@@ -216,7 +235,7 @@ class LiveView:
             if not self._dirty.is_set():
                 return True
             self._dirty = anyio.Event()
-            self._read_began = anyio.current_time()
+            self._read_began = began = anyio.current_time()
             doc_seq = self._host.doc_seq
             if self._page.crashed:
                 return False  # Nothing to read until a reload brings a new renderer.
@@ -250,6 +269,7 @@ class LiveView:
                 self._dirty.set()
                 return False
             self._clean = asked  # a whole read asked for meanwhile is still to come
+            self._shown_began = began
             self._take(read)
             self._host.show(read.view)
         await self._host.after_read()
@@ -341,6 +361,19 @@ class LiveView:
                 # What the observer saw and has not reported yet is read (from the page's own
                 # observer, so only where it changed).
                 self._dirty.set()
+                await self.refresh()
+
+    async def read_since(self, moment: float, budget: float) -> None:
+        """Until the view comes from a read begun after `moment`, with nothing marked changed since,
+        within `budget` seconds.
+
+        A read under way that began after `moment` (the refresher's, at a load event) is the one:
+        it is waited for, not followed by another, unless the page changed meanwhile.
+        """
+        with anyio.move_on_after(budget):
+            await self.refresh()  # waits for a read under way, then reads again only if dirty
+            if self._shown_began < moment and not self._closed:
+                self.mark_dirty()
                 await self.refresh()
 
     # --- secrets ----------------------------------------------------------------------

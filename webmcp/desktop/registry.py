@@ -11,7 +11,7 @@ they may ask of the desktop is `ports.DesktopLink`, which this class implements.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Container, Coroutine
 from typing import Any, cast
 
 import anyio
@@ -74,6 +74,9 @@ class Desktop:
         self._opened: list[tuple[int, str, str]] = []
         """(sequence number, opener target id, new tab's window id) of the latest tabs pages opened."""
         self._tab_added = anyio.Event()
+        self._holding = False
+        self._held: list[Tab] = []
+        """Tabs whose refresher waits for `release_views` (the command line's pages, loading)."""
         self._json_cache: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
 
     @property
@@ -247,6 +250,9 @@ class Desktop:
         if tab is None and session is page.session:
             tab = Tab(self._ids.mint("tab"), page, self)
             self._tab_by_target[page.target_id] = tab
+            if self._holding:
+                tab.hold_view()
+                self._held.append(tab)
         if tab is not None:
             await tab.attach(session)
 
@@ -306,12 +312,32 @@ class Desktop:
 
     # --- tabs opened by the agent, and the first view --------------------------------------
 
-    async def settle_existing_tabs(self, timeout: float, *, expect_tab: bool) -> None:
+    def hold_new_views(self, hold: bool) -> None:
+        """While `hold`, a tab that comes reads nothing in the background until `release_views`.
+
+        For the start pages: until MCP is served no client sees a window, and a read while a
+        page loads only competes with it for the renderer (each navigation still reads its page
+        once it is usable).
+        """
+        self._holding = hold
+
+    def release_views(self, keep: Container[Tab] = ()) -> None:
+        """Every held tab but those in `keep` follows its page again."""
+        for tab in [t for t in self._held if t not in keep]:
+            self._held.remove(tab)
+            tab.release_view()
+
+    def blank_tab(self) -> Tab | None:
+        """The first tab showing nothing (about:blank), if any: a launched browser's first tab."""
+        return next((t for t in self.tabs.values() if t.page.url in ("", "about:blank")), None)
+
+    async def settle_existing_tabs(self, timeout: float, *, expect_tab: bool, blank_replaced: bool = False) -> None:
         """Wait (bounded) until every page the browser has is a window with a view.
 
         A launched browser has its first blank tab; an attached one (--cdp-url) has the
         user's tabs, which may already be loaded. Each gets its first view built here, so
-        the first read of app://windows shows what the pages show.
+        the first read of app://windows shows what the pages show; with `blank_replaced`, but
+        the blank tab (`blank_tab`) that the first start page is about to replace.
         """
         with anyio.move_on_after(timeout):
             while True:
@@ -327,9 +353,11 @@ class Desktop:
                 if pages or not expect_tab:
                     break
                 await self._tab_added.wait()  # a launched browser may not have opened its first tab yet
+        skipped = self.blank_tab() if blank_replaced else None
         async with anyio.create_task_group() as tg:
             for tab in list(self.tabs.values()):
-                tg.start_soon(tab.catch_up, timeout)
+                if tab is not skipped:
+                    tg.start_soon(tab.catch_up, timeout)
 
     async def open_tab(self) -> Tab | None:
         """A new blank tab, once its session is set up; None if it did not come up in time.

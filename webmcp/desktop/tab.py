@@ -484,6 +484,13 @@ class Tab:
         """Follow the page until the tab closes (the refresher)."""
         await self._view.run()
 
+    def hold_view(self) -> None:
+        """Read nothing in the background until `release_view` (see `LiveView.hold`)."""
+        self._view.hold()
+
+    def release_view(self) -> None:
+        self._view.release()
+
     async def refresh(self) -> bool:
         """Rebuild the view now if anything changed; False when the page could not be read."""
         return await self._view.refresh()

@@ -8,14 +8,23 @@ on the way to the first answer (issue 22). `defer_package_inits` puts those two 
 the first time a name is asked of it that it does not have yet: `from mcp import Client`
 still works, it only pays then. The bridge's modules therefore import what they use from the
 submodules (`mcp.server.lowlevel.server`, `mcp.server.context`, …), never from the packages.
+
+`mcp_types` also defines the wire shapes of each protocol generation, some 390 pydantic models
+whose validators pydantic builds as each class is made: about a third of the MCP side's imports,
+for models of which a session uses a handful. `defer_package_inits` also has them built on
+first use (`defer_build`, set on their base class `WireModel` before any of them is made): the
+same validators, made when a message of that shape first comes or goes.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import threading
 import types
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["defer_package_inits"]
@@ -43,9 +52,42 @@ class _DeferredPackage(types.ModuleType):
         return self.__dict__[name] if name in self.__dict__ else super().__getattribute__(name)
 
 
+_WIRE_BASE = "mcp_types._wire_base"
+
+
+class _WireModelsOnFirstUse(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports `mcp_types._wire_base` as usual, then makes its `WireModel`'s subclasses build on first use."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != _WIRE_BASE:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return None
+        self._inner = spec.loader
+        spec.loader = self
+        return spec
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        assert isinstance(self._inner, importlib.abc.Loader)
+        self._inner.exec_module(module)
+        base = getattr(module, "WireModel", None)
+        if base is not None and isinstance(getattr(base, "model_config", None), dict):
+            # Pydantic merges each base class's config into a new subclass's: set before any is made.
+            base.model_config["defer_build"] = True
+
+
 def defer_package_inits() -> None:
-    """Let `mcp`'s submodules be imported without the packages' `__init__` (a no-op once `mcp` is imported)."""
+    """Let `mcp`'s submodules be imported without the packages' `__init__`, and the wire models build on
+    first use (a no-op once `mcp` is imported)."""
     with _lock:
+        if _WIRE_BASE not in sys.modules and not any(isinstance(f, _WireModelsOnFirstUse) for f in sys.meta_path):
+            sys.meta_path.insert(0, _WireModelsOnFirstUse())
         for name in _PACKAGES:
             if name in sys.modules:
                 continue
