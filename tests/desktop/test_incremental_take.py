@@ -53,27 +53,87 @@ def _subtrees(case: dict[str, Any]) -> list[Subtree]:
     return [Subtree(s["ancestors"], [full_form(n) for n in s["nodes"]]) for s in case["subtrees"]]
 
 
+def _change(subtrees: list[Subtree], **groups: set[int]) -> live_view._Changes:
+    sets = {name: groups.get(name, set()) for name in ("beside", "deep", "relaid", "within")}
+    return live_view._Changes(subtrees, set(), set(), set(), set(), **sets)
+
+
+def _backend(node: dict[str, Any]) -> int:
+    return int(node["backendDOMNodeId"])
+
+
+def _below(node: dict[str, Any], by_id: dict[str, Any]) -> set[int]:
+    """The backend ids of what `node` holds (not itself)."""
+    found: set[int] = set()
+    stack = [by_id[c] for c in node.get("childIds", ()) if c in by_id]
+    while stack:
+        current = stack.pop()
+        if "backendDOMNodeId" in current:
+            found.add(_backend(current))
+        stack.extend(by_id[c] for c in current.get("childIds", ()) if c in by_id)
+    return found
+
+
+def test_what_a_changed_element_holds_is_touched_and_itself_only_when_restyled() -> None:
+    # The heading got a span appended: what it holds was laid out again; the heading's own box
+    # moved only if it was restyled too.
+    old = CASES["heading_from_contents"]["before"]
+    subs = _subtrees(CASES["heading_from_contents"])
+    heading = subs[0].nodes[0]
+    by_id = {n["nodeId"]: n for n in old}
+    fresh = {n["nodeId"]: n for n in subs[0].nodes}
+    held = _below(by_id[heading["nodeId"]], by_id) | _below(heading, fresh)
+    assert held - _below(by_id[heading["nodeId"]], by_id), "the appended span is new"
+    within = live_view._touched(old, _change(subs, within={_backend(heading)}))
+    assert within == held
+    relaid = live_view._touched(old, _change(subs, relaid={_backend(heading)}))
+    assert relaid == held | {_backend(heading)}
+
+
+def test_an_element_whose_only_change_no_style_rule_reads_touches_no_layout() -> None:
+    # Its subtree is read again (its name changed), but neither it nor what it holds is laid out anew.
+    old = CASES["heading_from_contents"]["before"]
+    assert live_view._touched(old, _change(_subtrees(CASES["heading_from_contents"]))) == set()
+
+
+def test_a_changed_element_in_neither_read_is_not_known() -> None:
+    old = CASES["heading_from_contents"]["before"]
+    subs = _subtrees(CASES["heading_from_contents"])
+    assert live_view._touched(old, _change(subs, within={987_654_321})) is None
+    assert live_view._touched(old, _change(subs, relaid={987_654_321})) is None
+
+
+def test_a_changed_element_read_only_now_is_touched_with_what_it_holds() -> None:
+    # The rows re-rendered: the new row is in the re-read subtree only.
+    case = CASES["rows_rerendered"]
+    old = case["before"]
+    subs = _subtrees(case)
+    known = {_backend(n) for n in old if "backendDOMNodeId" in n}
+    new = next(n for n in subs[0].nodes if "backendDOMNodeId" in n and _backend(n) not in known and n.get("childIds"))
+    fresh = {n["nodeId"]: n for n in subs[0].nodes}
+    touched = live_view._touched(old, _change(subs, relaid={_backend(new)}))
+    assert touched == _below(new, fresh) | {_backend(new)}
+
+
 def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hold() -> None:
     old = CASES["heading_from_contents"]["before"]
     subs = _subtrees(CASES["heading_from_contents"])
-    plain = live_view._touched(old, subs, set(), set())
+    heading = {_backend(subs[0].nodes[0])}
+    plain = live_view._touched(old, _change(subs, relaid=heading))
     assert plain
     by_id = {n["nodeId"]: n for n in old}
     holder = next(
         n
         for n in old
         if "backendDOMNodeId" in n
-        and int(n["backendDOMNodeId"]) not in plain
+        and _backend(n) not in plain
         and any("backendDOMNodeId" in by_id[c] for c in n.get("childIds", ()) if c in by_id)
     )
-    backend = int(holder["backendDOMNodeId"])
-    below = {int(by_id[c]["backendDOMNodeId"]) for c in holder["childIds"] if "backendDOMNodeId" in by_id.get(c, {})}
-    beside = live_view._touched(old, subs, {backend}, set())
+    backend = _backend(holder)
+    below = {_backend(by_id[c]) for c in holder["childIds"] if "backendDOMNodeId" in by_id.get(c, {})}
+    beside = live_view._touched(old, _change(subs, relaid=heading, beside={backend}))
     assert beside == plain | {backend}
-    deep = live_view._touched(old, subs, set(), {backend})
+    deep = live_view._touched(old, _change(subs, relaid=heading, deep={backend}))
     assert deep is not None and deep >= plain | {backend} | below
     # An inline neighbour the last read does not have: what it holds is not known.
-    assert live_view._touched(old, subs, set(), {987_654_321}) is None
-    # An element named by a change (its own node read again): its layout did not move.
-    named = Subtree(subs[0].ancestors, [], whole=False)
-    assert live_view._touched(old, [named], set(), set()) == set()
+    assert live_view._touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None

@@ -274,6 +274,12 @@ class _Changes:
     """Backend ids of the neighbours of restyled elements, whose text layout may have moved."""
     deep: set[int]
     """Those of them laid out inline: the text inside them may run on into the restyled one too."""
+    relaid: set[int] = field(default_factory=set)
+    """Backend ids of the elements whose layout may have moved, with all they hold (restyled)."""
+    within: set[int] = field(default_factory=set)
+    """Those of the elements whose children or text changed: what they hold, not they themselves."""
+    relayout: bool = False
+    """Too many of those to say: the whole text layout is read again."""
 
 
 _UNCHANGED = _Changes([], set(), set(), set(), set(), set(), set())
@@ -314,7 +320,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
             if nodes is None:
                 logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
-            near = _touched(frame.nodes, change.subtrees, change.beside, change.deep)
+            near = None if change.relayout else _touched(frame.nodes, change)
             if near is None:
                 relayout = True
             else:
@@ -339,29 +345,41 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     return result
 
 
-def _touched(old: list[dict[str, Any]], subtrees: list[Subtree], beside: set[int], deep: set[int]) -> set[int] | None:
-    """Backend ids of the nodes whose layout may have moved: each changed element's subtree as it
-    was and as it is, the neighbours `beside` restyled elements, and all that `deep` ones held
-    (None when one of those is not in `old`: what it held is not known)."""
+def _touched(old: list[dict[str, Any]], change: _Changes) -> set[int] | None:
+    """Backend ids of the nodes whose layout may have moved (None when that is not known).
+
+    They are: each restyled element (`change.relaid`) with all it held and holds, all that an
+    element whose children or text changed (`change.within`) held and holds but not itself, the
+    neighbours `beside` restyled elements, and all that `deep` ones held. Such an element is
+    found in `old` (the frame's last read) or in the subtrees read again; one in neither, or a
+    `deep` one not in `old`, holds what is not known (None). An element whose only change is to
+    an attribute no style rule reads (a link's `aria-label`) is in neither set: its layout, and
+    its neighbours', did not move.
+    """
     by_id = {n["nodeId"]: n for n in old}
-    found: set[int] = set(beside) | set(deep)
-    if deep:
-        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
-        for backend in deep:
-            if backend not in by_backend:
-                return None
-            for node_id in subtree_ids(by_backend[backend], by_id):
-                if "backendDOMNodeId" in by_id[node_id]:
-                    found.add(int(by_id[node_id]["backendDOMNodeId"]))
-    for sub in subtrees:
-        if not sub.whole:
-            continue  # Its name changed, not its layout.
-        before = by_id.get(sub.ancestors[0]["nodeId"])
-        for node_id in subtree_ids(before, by_id) if before is not None else ():
-            if "backendDOMNodeId" in by_id[node_id]:
-                found.add(int(by_id[node_id]["backendDOMNodeId"]))
-        found.update(int(n["backendDOMNodeId"]) for n in sub.nodes if "backendDOMNodeId" in n)
+    by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
+    fresh = {n["nodeId"]: n for sub in change.subtrees for n in (*sub.nodes, *sub.ancestors[:1])}
+    fresh_by_backend = {int(n["backendDOMNodeId"]): n for n in fresh.values() if "backendDOMNodeId" in n}
+    found: set[int] = set(change.beside) | set(change.deep)
+    for backend in change.deep:
+        if backend not in by_backend:
+            return None
+        found |= _backends(subtree_ids(by_backend[backend], by_id), by_id)
+    for backend in change.relaid | change.within:
+        before, now = by_backend.get(backend), fresh_by_backend.get(backend)
+        if before is None and now is None:
+            return None
+        held = _backends(subtree_ids(before, by_id), by_id) if before is not None else set()
+        if now is not None:
+            held |= _backends(subtree_ids(now, fresh), fresh)
+        if backend not in change.relaid:
+            held.discard(backend)
+        found |= held
     return found
+
+
+def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
+    return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
 async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], alone: bool) -> _Changes | None:
@@ -429,10 +447,13 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
         set(groups["flagged"]),
         set(groups["beside"]),
         set(groups["deep"]),
+        set(groups["relaid"]),
+        set(groups["within"]),
+        meta.get("relayout") is not False,
     )
 
 
-_TAKEN = ("roots", "named", "beside", "deep", "secret", "required", "flagged")
+_TAKEN = ("roots", "named", "beside", "deep", "relaid", "within", "secret", "required", "flagged")
 """The groups of elements in changes.js's answer, in order; its counts say how many of each."""
 
 
