@@ -6,7 +6,8 @@ a page by script, then reads it only where it changed (`read_changes`) and whole
 with the same block ids, and counts the `DOMSnapshot.captureSnapshot` the incremental read took.
 An attribute no style rule reads (a link's `aria-label`) moves no layout: no snapshot. The same
 change where a rule reads it, or a change of contents where a rule looks at contents (`:empty`),
-restyles: the snapshot is taken, and without it the view would lack the line its block makes.
+restyles (so does a value that reads the attribute, `attr()`): the snapshot is taken, and without it
+the view would lack the space its box on the line makes.
 """
 
 from __future__ import annotations
@@ -109,6 +110,18 @@ async def test_an_attribute_a_style_rule_reads_is_laid_out_again(connection: Con
     assert incremental == whole
     assert "DOMSnapshot.captureSnapshot" in sent
     # The rule made the span a box on the line: a space before it, which the kept layout would not give.
+    assert "Total : 3 items" in _text(whole)
+
+
+async def test_an_attribute_a_style_value_reads_is_laid_out_again(connection: Connection) -> None:
+    # No selector names `data-state`; the value of `display` reads it (`attr()`, typed).
+    styled = "<style>#sum { display: attr(data-state type(<custom-ident>), inline) }</style>" + _CART.replace(
+        'data-state="old"', 'data-state="inline"'
+    )
+    change = _ADD.replace("'new'", "'inline-block'")
+    incremental, whole, sent = await _after(connection, styled, change)
+    assert incremental == whole
+    assert "DOMSnapshot.captureSnapshot" in sent
     assert "Total : 3 items" in _text(whole)
 
 

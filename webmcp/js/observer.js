@@ -108,14 +108,13 @@
   };
   // What the page's style rules read that a change of content or of an ARIA or data attribute
   // could move: the attribute names their selectors name (`all` when a selector escapes a
-  // character), whether a value reads an attribute (`attr()`, also in an inline style), and
-  // whether a selector looks at what an element holds (`:has()`, `:empty`, `:blank`). Null when a
-  // sheet cannot be read (another origin). The browser's own sheet names no `aria-` or `data-`
-  // attribute and looks at no element's contents for its box.
+  // character), and whether a selector looks at what an element holds (`:has()`, `:empty`,
+  // `:blank`). Null when a sheet cannot be read (another origin). The browser's own sheet names
+  // no `aria-` or `data-` attribute and looks at no element's contents for its box.
   const ATTRIBUTE = /\[\s*(?:[-\w*]*\|)?([-\w]+)/g;
   const HOLDS = /:(has|empty|blank)\b/;
-  const styleReads = () => {
-    const out = {names: new Set(), all: false, attr: false, holds: false};
+  const selectorReads = () => {
+    const out = {names: new Set(), all: false, holds: false};
     const walk = (rules) => {
       for (const rule of rules) {
         const text = rule.selectorText;
@@ -124,7 +123,6 @@
           if (HOLDS.test(text)) out.holds = true;
           for (const m of text.matchAll(ATTRIBUTE)) out.names.add(m[1].toLowerCase());
         }
-        if (rule.cssText.includes('attr(')) out.attr = true;
         if (rule.cssRules && rule.cssRules.length) walk(rule.cssRules);
       }
     };
@@ -133,14 +131,21 @@
       try { rules = sheet.cssRules; } catch { return null; }
       if (rules) walk(rules);
     }
-    if (document.querySelector('[style*="attr("]')) out.attr = true;
     return out;
   };
-  // An ARIA or data attribute that no style rule reads restyles nothing: its element's box and
-  // its neighbours' stay as they were (a cart link's `aria-label` that counts the items).
-  const unread = (name, reads) =>
-    (name.startsWith('aria-') || name.startsWith('data-')) && reads !== null && !reads.all && !reads.attr &&
-    !reads.names.has(name.toLowerCase());
+  // Whether a value reads an attribute (`attr()`, in a rule or an inline style): any attribute may
+  // then restyle. Asked only when an ARIA or data attribute changed (serializing rules costs).
+  const valuesRead = () => {
+    const walk = (rules) => {
+      for (const rule of rules) {
+        if (rule.style && rule.style.cssText.includes('attr(')) return true;
+        if (rule.cssRules && rule.cssRules.length && walk(rule.cssRules)) return true;
+      }
+      return false;
+    };
+    for (const sheet of sheets()) if (walk(sheet.cssRules)) return true;
+    return document.querySelector('[style*="attr("]') !== null;
+  };
   const matchesAny = (el, selectors) => selectors.some((s) => { try { return el.matches(s); } catch { return true; } });
   // The neighbours of the restyled elements: those a sibling rule may restyle (`restyle`, read
   // again whole), and the next and previous one, whose text may now run on into it or stop at its
@@ -213,11 +218,13 @@
     // Whether it is "all" is told first: the neighbours' walk over the style sheets is not made for nothing.
     const size = document.getElementsByTagName('*').length;
     const all = everything || size > most || document.querySelector('[aria-owns]') !== null;
-    let reads;
-    const reading = () => (reads === undefined ? (reads = styleReads()) : reads);
+    let reads, values;
+    const reading = () => (reads === undefined ? (reads = selectorReads()) : reads);
+    // An ARIA or data attribute that no style rule reads restyles nothing: its element's box and
+    // its neighbours' stay as they were (a cart link's `aria-label` that counts the items).
     const unread = (name) =>
-      (name.startsWith('aria-') || name.startsWith('data-')) && reading() !== null && !reads.all && !reads.attr &&
-      !reads.names.has(name.toLowerCase());
+      (name.startsWith('aria-') || name.startsWith('data-')) && reading() !== null && !reads.all &&
+      !reads.names.has(name.toLowerCase()) && !(values ??= valuesRead());
     // What holds something else now is restyled too, as far as anyone can tell, when a style rule
     // looks at contents (`:empty`, `:has()`) or a sheet cannot be read.
     const holds = !all && contents.size > 0 && (reading() === null || reads.holds);
