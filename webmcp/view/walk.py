@@ -125,6 +125,8 @@ _GROUP_ROLES = frozenset(
     }
 )
 _MAIN_ROLES = frozenset({"main", "article"})
+_FLATTENED = frozenset({"generic", "rowgroup", "none"})
+"""Wrappers that `children_flat` looks through (and ignored nodes)."""
 _ERROR_PAGE = "chrome-error:"
 _UNREACHABLE = "an address that could not be reached"
 _FAILED_HOSTS_SHOWN = 3
@@ -210,7 +212,7 @@ def _editors_as_textboxes(by_id: dict[str, Node]) -> dict[str, Node]:
     """
     changed: dict[str, Node] = {}
     for node_id, node in by_id.items():
-        if role_of(node) in _FIELD_ROLES or not prop(node, "editable") or not prop(node, "focusable"):
+        if not prop(node, "editable") or role_of(node) in _FIELD_ROLES or not prop(node, "focusable"):
             continue
         parent = by_id.get(str(node.get("parentId", "")))
         if parent is not None and prop(parent, "editable"):
@@ -361,9 +363,10 @@ class _Walker:
             self.add_text(LINE)
         elif role == "link":
             outer, self.collected = self.collected, []
-            self.add_text(self.link_text(node))
+            shown, own = self.link_text(node)
+            self.add_text(shown)
             self.collected = outer
-            self.target("link", node, self.quiet_text(node) or name_of(node), self.sink.text_key)
+            self.target("link", node, own or name_of(node), self.sink.text_key)
         elif role == "button":
             if shown := shown_on_button(node):
                 self.add_text(f" {shown} ")
@@ -422,8 +425,9 @@ class _Walker:
         else:
             self.container(node, role)
 
-    def link_text(self, node: Node) -> str:
-        """A link's text as it sits in a sentence: "Netscape<a>.</a>" gives "." and nothing around it.
+    def link_text(self, node: Node) -> tuple[str, str]:
+        """A link's text as it sits in a sentence: "Netscape<a>.</a>" gives "." and nothing around it;
+        and its own text (`text_of` it: what lies around it only adds white space there).
 
         The link is one unit (a card's heading and text are its lines); the space its own text
         begins or ends with stays, and so does one around a link laid out as a box or a block.
@@ -436,18 +440,18 @@ class _Walker:
                 self._collect_text(child, parts)
         text = join_text(parts)
         if not text:
-            return f" {name_of(node)} "
+            return f" {name_of(node)} ", text
         name = name_of(node)
         if named_by_author(node) and " ".join(text.split()).casefold() in name.casefold():
             # The author's name says more than the text it holds: a cart link's badge "0" is "Cart, 0 items".
-            return f" {name} "
+            return f" {name} ", text
         raw = "".join(parts)
         edge = self.edge(node)
         edge = " " if edge is None else edge  # the layout not read: a word of its own, as before
         before, after = self.spaces_around(node)
         lead = " " if raw[:1].isspace() else ""
         trail = " " if raw[-1:].isspace() else ""
-        return f"{before}{edge}{lead}{text}{trail}{edge}{after}"
+        return f"{before}{edge}{lead}{text}{trail}{edge}{after}", text
 
     def run_on(self, node: Node, edge: str) -> None:
         before, after = self.spaces_around(node)
@@ -476,6 +480,14 @@ class _Walker:
         """The labels of a row of buttons that a person reads (showtimes, doors, pages), if `node` is one."""
         if role_of(node) in _SKIP_ROLES:
             return None
+        for child in self.children(node):
+            # A child of its own that is neither a button nor nameless text: no row (without
+            # flattening all that the node holds, as children_flat does, for every container).
+            if hidden(child) or child.get("ignored"):
+                continue
+            role = role_of(child)
+            if role not in _FLATTENED and role != "button" and (role != "StaticText" or name_of(child)):
+                return None
         items = [c for c in self.children_flat(node) if not (role_of(c) == "StaticText" and not name_of(c))]
         if len(items) < 2 or any(role_of(c) != "button" for c in items):
             return None
@@ -675,7 +687,7 @@ class _Walker:
         for child in self.children(node):
             if hidden(child):
                 continue
-            if child.get("ignored") or role_of(child) in ("generic", "rowgroup", "none"):
+            if child.get("ignored") or role_of(child) in _FLATTENED:
                 out.extend(self.children_flat(child))
             else:
                 out.append(child)
