@@ -37,7 +37,7 @@ from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
-from cdp_bridge.layout import patch_text_layout, wanted
+from cdp_bridge.layout import patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.js import call, load
@@ -338,9 +338,12 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
     kept = (None, None) if relayout else (old.display, old.gaps)
-    result.display, result.gaps = await patch_text_layout(
-        send, layout_frames, kept, wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
-    )
+    before = old.layout_wanted
+    if before is None:
+        before = wanted([(f.frame_id, f.nodes) for f in old.frames])
+    running = running_text(layout_frames)
+    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running)
+    result.layout_wanted = running.wanted
     result.share_with_frames()
     return result
 
