@@ -9,6 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from cdp_bridge.ax import FrameNodes, PageNodes
 from cdp_bridge.ax_patch import Subtree, full_form
 from webmcp.desktop import live_view
 
@@ -137,3 +140,57 @@ def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hol
     assert deep is not None and deep >= plain | {backend} | below
     # An inline neighbour the last read does not have: what it holds is not known.
     assert live_view._touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None
+
+
+class _TwoFrames:
+    """A session of two frames whose observers answer takes from a script: the first frame's with
+    what it gives (its secret field 41 and nothing changed), the second's "none" when allowed."""
+
+    def __init__(self) -> None:
+        self.takes: list[tuple[int, bool]] = []
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+        params = params or {}
+        if method == "Page.createIsolatedWorld":
+            return {"executionContextId": {"F1": 1, "F2": 2}[params["frameId"]]}
+        if method != "Runtime.evaluate":
+            return {}
+        context = params["contextId"]
+        may_be_none = params["expression"] == live_view._CHANGES_JS[True]
+        self.takes.append((context, may_be_none))
+        if may_be_none:
+            return {"result": {"deepSerializedValue": {"type": "string", "value": "none"}}}
+        secret = 41 if context == 1 else 42
+        meta = json.loads(_meta(secret=1)["value"]) | {"values": [f"value {secret}"]}
+        answer = [{"type": "string", "value": json.dumps(meta)}, _node(secret, 1)]
+        return {"result": {"deepSerializedValue": {"type": "array", "value": answer}}}
+
+
+def _frames() -> list[FrameNodes]:
+    nodes = [{"nodeId": "1", "role": {"type": "role", "value": "RootWebArea"}, "childIds": []}]
+    return [
+        FrameNodes("k1", list(nodes), frame_id="F1"),
+        FrameNodes("k2", list(nodes), frame_id="F2", owner_backend_id=7),
+    ]
+
+
+@pytest.mark.anyio
+async def test_a_frame_where_nothing_changed_keeps_its_secret_fields_from_its_last_take() -> None:
+    session = _TwoFrames()
+    old = PageNodes(_frames(), {41, 42}, {"value 41", "value 42"}, display={}, gaps={})
+    contexts: dict[str, int] = {}
+    facts: dict[str, live_view.FrameFacts] = {}
+    first = await live_view._patch_session(session, old, contexts, facts)  # type: ignore[arg-type]
+    assert first is not None and first.secret_ids == {41, 42}
+    assert session.takes == [(1, False), (2, False)], "nothing is known of either frame: both take it all"
+    assert set(facts) == {"k1", "k2"}
+    session.takes.clear()
+    # Both frames known now: the second answers "none", and its secret field stands.
+    second = await live_view._patch_session(session, first, contexts, facts)  # type: ignore[arg-type]
+    assert session.takes == [(1, True), (2, True)]
+    assert second is first, "nothing changed anywhere: the last read stands"
+    facts.pop("k1")
+    session.takes.clear()
+    third = await live_view._patch_session(session, first, contexts, facts)  # type: ignore[arg-type]
+    assert session.takes == [(1, False), (2, True)]
+    assert third is not None and third.secret_ids == {41, 42} and third.secret_values == {"value 41", "value 42"}

@@ -50,6 +50,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "BINDING",
     "WORLD",
+    "FrameFacts",
     "PageRead",
     "changed_since",
     "frame_origins",
@@ -70,7 +71,7 @@ _OBSERVER_JS = call(load("observer.js"), BINDING)
 _CHANGED_MAX = 40
 """Changed elements up to which a read takes only their subtrees (more: the whole page)."""
 _CHANGES_JS = {
-    alone: call(
+    may_be_none: call(
         load("changes.js"),
         _CHANGED_MAX,
         SMALL_DOCUMENT,
@@ -78,11 +79,11 @@ _CHANGES_JS = {
         SECRET_SELECTOR,
         REQUIRED_SELECTOR,
         FLAGGED_SELECTOR,
-        alone,
+        may_be_none,
     )
-    for alone in (False, True)
+    for may_be_none in (False, True)
 }
-"""The script that takes a frame's changes; for a session's only frame it may answer "none"."""
+"""The script that takes a frame's changes; where what stands is known, it may answer "none"."""
 _CHANGES_GROUP = "webmcp-bridge-changes"
 
 
@@ -156,6 +157,19 @@ class PageRead:
     contexts: dict[str, int] = field(default_factory=dict)
     """Frame key → the observer's isolated world in that frame's document (to take its changes);
     frame key + " takes" → how many takes there were (each take's objects are its own group)."""
+    taken: dict[str, FrameFacts] = field(default_factory=dict)
+    """Frame key → its secret fields and form state at its observer's last take (a frame where
+    nothing changed since may answer "none": they stand)."""
+
+
+@dataclass(frozen=True)
+class FrameFacts:
+    """One frame's secret fields, their values and its form state, as its observer's take gave them."""
+
+    secret_ids: frozenset[int]
+    values: frozenset[str]
+    required_ids: frozenset[int]
+    flagged_ids: frozenset[int]
 
 
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
@@ -198,6 +212,7 @@ def _page_read(
     doc_seq: int,
     oopifs: tuple[str, ...],
     contexts: dict[str, int],
+    taken: dict[str, FrameFacts] | None = None,
 ) -> PageRead:
     """The view built from what each session read."""
     frames: list[FrameNodes] = []
@@ -208,7 +223,7 @@ def _page_read(
         values |= nodes.secret_values
         readers.update((f.key, (frame_session.send, f.frame_id)) for f in nodes.frames)
     view = build_view(frames, ids, limits=_LIMITS, secret_values=values)
-    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts)
+    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts, taken or {})
 
 
 async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageRead | None:
@@ -231,8 +246,8 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
     if tuple(page.frame_sessions) != last.oopifs or [s for s, _ in last.sessions] != now:
         logger.debug("an incremental read fell back: the out-of-process iframes changed")
         return None  # An out-of-process iframe came or went, or was left out of the last read.
-    contexts = dict(last.contexts)
-    patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
+    contexts, taken = dict(last.contexts), dict(last.taken)
+    patched = await side_by_side([partial(_patch_session, s, nodes, contexts, taken) for s, nodes in last.sessions])
     read: list[tuple[CDPSession, PageNodes]] = []
     for (frame_session, _before), nodes in zip(last.sessions, patched, strict=True):
         if nodes is None or isinstance(nodes, CDPError):
@@ -240,8 +255,8 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
             return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
     if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
-        return replace(last, contexts=contexts)  # Nothing changed: the same nodes build the same view.
-    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts)
+        return replace(last, contexts=contexts, taken=taken)  # Nothing changed: the same nodes build the same view.
+    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken)
 
 
 async def changed_since(read: PageRead) -> bool:
@@ -286,8 +301,13 @@ _UNCHANGED = _Changes([], set(), set(), set(), set(), set(), set())
 """A frame where nothing changed (its secret fields and form state neither): its last read stands."""
 
 
-async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str, int]) -> PageNodes | None:
+async def _patch_session(
+    session: CDPSession, old: PageNodes, contexts: dict[str, int], facts: dict[str, FrameFacts]
+) -> PageNodes | None:
     """`old`, one session's last read, with what changed since read again; None when unsure.
+
+    `facts` holds each frame's secret fields and form state at its last take, and gets those of
+    this one: a frame whose observer saw nothing since answers "none", and they stand.
 
     Raises:
         CDPError: a frame's world or a changed element is gone.
@@ -297,17 +317,38 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     if not frames or any(not f.frame_id for f in frames):
         logger.debug("an incremental read fell back: a frame without an id")
         return None
+    # The session's only frame: the last read's secret fields and form state are its own.
     alone = len(frames) == 1
-    taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone) for f in frames])
+    taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone or f.key in facts) for f in frames])
+    if all(found is _UNCHANGED for found in taken):
+        return old
     changes: dict[str, _Changes] = {}
     for frame, found in zip(frames, taken, strict=True):
         if isinstance(found, CDPError):
             raise found
         if found is None:
+            facts.pop(frame.key, None)
             return None
+        if found is _UNCHANGED:
+            if not alone:
+                last = facts[frame.key]
+                found = _Changes(
+                    [],
+                    set(last.secret_ids),
+                    set(last.values),
+                    set(last.required_ids),
+                    set(last.flagged_ids),
+                    set(),
+                    set(),
+                )
+        else:
+            facts[frame.key] = FrameFacts(
+                frozenset(found.secret_ids),
+                frozenset(found.values),
+                frozenset(found.required_ids),
+                frozenset(found.flagged_ids),
+            )
         changes[frame.key] = found
-    if all(c is _UNCHANGED for c in changes.values()):
-        return old
     result = PageNodes()
     touched: set[int] = set()
     relayout = False
@@ -385,11 +426,11 @@ def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
     return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
-async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], alone: bool) -> _Changes | None:
+async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool) -> _Changes | None:
     """What the observer in `frame` saw change since last asked, read again; None: "everything".
 
-    When `frame` is its session's `alone` frame and nothing changed there, `_UNCHANGED` (the
-    session's last read stands, its secret fields and form state included).
+    When nothing changed there and `may_be_none` (its secret fields and form state as the last
+    take gave them are known), `_UNCHANGED`.
 
     Two steps, each one batch of commands: the observer's changes with the secret fields and
     form state (one script whose answer carries each element's backend id, by deep
@@ -409,7 +450,7 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     contexts[f"{frame.key} takes"] = taken + 1
     group = f"{_CHANGES_GROUP}-{taken + 1}"
     params = {
-        "expression": _CHANGES_JS[alone],
+        "expression": _CHANGES_JS[may_be_none],
         "contextId": context,
         "objectGroup": group,
         "silent": True,

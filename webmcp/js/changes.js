@@ -1,6 +1,6 @@
 // What changed in this frame's document since the bridge last asked (live_view.read_changes), in
 // the observer's isolated world: "all" (read the page whole), "none" (when `mayBeNone`: the
-// frame is its session's only one, whose fields the last read holds), or an array: a JSON string of
+// bridge knows the frame's fields and form state as the last take gave them), or an array: a JSON string of
 // counts and secret values, then the changed elements (observer.js: roots, named, beside, deep,
 // and for the layout relaid and within), the secret fields (by the rule, then by the selector),
 // the required controls and those shown invalid (deep-serialized: each element's backend id).
