@@ -96,7 +96,7 @@ def _log_layout(live_view: Any, layout: Any, path: str) -> None:
     """Append, for each incremental read's text layout, the nodes in running text it found touched."""
     patch = live_view.patch_text_layout
 
-    async def logging_patch(send: Any, frames: Any, before: Any, wanted_before: Any, touched: Any) -> Any:
+    async def logging_patch(send: Any, frames: Any, before: Any, wanted_before: Any, touched: Any, *more: Any) -> Any:
         below, beside, links = layout._in_running_text(frames)
         wanted = below | beside | links
         by_backend = {n.get("backendDOMNodeId"): n for _f, nodes in frames for n in nodes}
@@ -104,7 +104,7 @@ def _log_layout(live_view: Any, layout: Any, path: str) -> None:
         line = {"touched": len(touched), "hit": hit, "new": len(wanted - wanted_before)}
         with open(path, "a", encoding="utf-8") as f:  # noqa: ASYNC230 (a line, in the traced bridge only)
             f.write(json.dumps(line) + "\n")
-        return await patch(send, frames, before, wanted_before, touched)
+        return await patch(send, frames, before, wanted_before, touched, *more)
 
     live_view.patch_text_layout = logging_patch
 
@@ -281,6 +281,7 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=2, help="first calls left out of the medians (default 2)")
     parser.add_argument("--code", default=str(ROOT), help="the bridge checkout to run (PYTHONPATH)")
     parser.add_argument("--dump", help="write every call's spans to this JSON file too")
+    parser.add_argument("--stderr", help="keep the bridge's stderr in this file")
     parser.add_argument("--frames", help="write what every build_view is given into this directory (JSON)")
     parser.add_argument("--layout-log", help="append, per incremental read, the touched nodes in running text (JSONL)")
     opts = parser.parse_args()
@@ -292,7 +293,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="trace-call-") as work:
         out = os.path.join(work, "spans.jsonl")
-        with open(os.path.join(work, "stderr.log"), "w") as errlog:  # the bridge's stderr
+        with open(opts.stderr or os.path.join(work, "stderr.log"), "w") as errlog:  # the bridge's stderr
             anyio.run(drive, opts, out, errlog)
         with open(out, encoding="utf-8") as f:
             calls = [json.loads(line) for line in f]

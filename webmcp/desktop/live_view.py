@@ -41,7 +41,7 @@ from cdp_bridge.layout import patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.js import call, load
-from webmcp.view.build import BlockIds, Limits, View, build_view, run_part
+from webmcp.view.build import BlockIds, Limits, View, WalkMemo, build_view, run_part
 from webmcp.view.masking import SECRET_SELECTOR
 from webmcp.view.secrets import FIND_SECRETS_JS
 
@@ -160,6 +160,8 @@ class PageRead:
     taken: dict[str, FrameFacts] = field(default_factory=dict)
     """Frame key → its secret fields and form state at its observer's last take (a frame where
     nothing changed since may answer "none": they stand)."""
+    memo: WalkMemo = field(default_factory=WalkMemo)
+    """What building its view walked, for the next build of the same document (`build_view`)."""
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,7 @@ def _page_read(
     oopifs: tuple[str, ...],
     contexts: dict[str, int],
     taken: dict[str, FrameFacts] | None = None,
+    memo: WalkMemo | None = None,
 ) -> PageRead:
     """The view built from what each session read."""
     frames: list[FrameNodes] = []
@@ -222,8 +225,9 @@ def _page_read(
         frames.extend(nodes.frames)
         values |= nodes.secret_values
         readers.update((f.key, (frame_session.send, f.frame_id)) for f in nodes.frames)
-    view = build_view(frames, ids, limits=_LIMITS, secret_values=values)
-    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts, taken or {})
+    memo = memo if memo is not None else WalkMemo()
+    view = build_view(frames, ids, limits=_LIMITS, secret_values=values, memo=memo)
+    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts, taken or {}, memo)
 
 
 async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageRead | None:
@@ -256,7 +260,7 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
         read.append((frame_session, nodes))
     if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
         return replace(last, contexts=contexts, taken=taken)  # Nothing changed: the same nodes build the same view.
-    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken)
+    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken, last.memo)
 
 
 async def changed_since(read: PageRead) -> bool:
