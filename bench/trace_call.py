@@ -14,7 +14,10 @@ bench/peers' own (`measures.py`: each call changes something new), made one afte
 peers bench makes them. Prints, per span, the median start (from the call's start) and duration
 over the calls, and how many calls had it. Tracing adds a few µs a span. `--layout-log` says,
 per incremental read, which nodes in running text a change touched (each one makes the read take a
-`DOMSnapshot`); `--frames` records what each `build_view` was given, to profile it offline.
+`DOMSnapshot`); `--frames` records what each `build_view` was given, to profile it offline. It
+also prints the CPU time a call cost the bridge and its browser (all of the bridge's descendant
+processes, from /proc, after the `--skip` first calls): a figure the other work on a loaded
+machine moves less than the wall clock.
 """
 
 from __future__ import annotations
@@ -127,8 +130,34 @@ def _record_frames(live_view: Any, folder: str) -> None:
     live_view.build_view = recording_build
 
 
+def _cpu_of_tree(root: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of process `root`, and of all its descendants (the browser's)."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    below = 0.0
+    for pid in cpu:
+        ancestor = parents.get(pid, 0)
+        while ancestor > 1 and ancestor != root:
+            ancestor = parents.get(ancestor, 0)
+        if ancestor == root and pid != root:
+            below += cpu[pid]
+    return cpu.get(root, 0.0), below
+
+
 def serve(out: str, bridge_args: list[str]) -> int:
     """The bridge's own CLI with the spans recorded; each call's written to `out` as one JSON line."""
+    Path(out + ".pid").write_text(str(os.getpid()))
     from cdp_bridge import connection, layout
     from webmcp.cli import main
     from webmcp.desktop import calls, live_view, refresher, tab
@@ -234,11 +263,18 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
                     names = [t.name for t in (await client.list_tools()).tools]
                     name = next((n for n in names if n.endswith("__" + tool)), "")
                     await anyio.sleep(0 if name else 0.05)
+            pid = int(await anyio.Path(out + ".pid").read_text())
             for i in range(opts.n):
+                if i == opts.skip:
+                    cpu_from = _cpu_of_tree(pid)
                 with anyio.fail_after(CALL_TIMEOUT):
                     result = await client.call_tool(name, args_of(i))
                 if result.is_error:
                     raise RuntimeError(f"{name} failed: {result.structured_content}")
+            bridge, browser = (b - a for a, b in zip(cpu_from, _cpu_of_tree(pid), strict=True))
+            calls = opts.n - opts.skip
+            per_call = f"bridge {bridge / calls * 1000:.1f} ms, its browser {browser / calls * 1000:.1f} ms"
+            print(f"CPU a call (after {opts.skip}): {per_call}")
     finally:
         site_process.terminate()
 
