@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+import anyio
+
 from cdp_bridge.ax import (
     FLAGGED_SELECTOR,
     FORM_STATE_MAX,
@@ -37,7 +39,7 @@ from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
-from cdp_bridge.layout import patch_text_layout, running_text, wanted
+from cdp_bridge.layout import EarlySnapshot, patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.js import call, load
@@ -311,7 +313,34 @@ async def _patch_session(
     """`old`, one session's last read, with what changed since read again; None when unsure.
 
     `facts` holds each frame's secret fields and form state at its last take, and gets those of
-    this one: a frame whose observer saw nothing since answers "none", and they stand.
+    this one: a frame whose observer saw nothing since answers "none", and they stand. When a take
+    shows that the text layout will be read again, its snapshot is asked for beside the AX reads
+    (`EarlySnapshot`), and dropped if it is not needed after all.
+
+    Raises:
+        CDPError: a frame's world or a changed element is gone.
+    """
+    failed: CDPError | None = None
+    patched: PageNodes | None = None
+    async with anyio.create_task_group() as tg:
+        try:
+            patched = await _patch_frames(session, old, contexts, facts, EarlySnapshot(session.send, tg))
+        except CDPError as exc:
+            failed = exc  # raised as it is, not in the task group's exception group
+        tg.cancel_scope.cancel()  # a snapshot asked for and not needed
+    if failed is not None:
+        raise failed
+    return patched
+
+
+async def _patch_frames(
+    session: CDPSession,
+    old: PageNodes,
+    contexts: dict[str, int],
+    facts: dict[str, FrameFacts],
+    early: EarlySnapshot,
+) -> PageNodes | None:
+    """`_patch_session`'s read, with `early` to ask the layout's snapshot of.
 
     Raises:
         CDPError: a frame's world or a changed element is gone.
@@ -321,9 +350,15 @@ async def _patch_session(
     if not frames or any(not f.frame_id for f in frames):
         logger.debug("an incremental read fell back: a frame without an id")
         return None
+    before = old.layout_wanted
+    if before is None:
+        before = wanted([(f.frame_id, f.nodes) for f in old.frames])
+    layout = _Relayout(early, before, old.display is not None and old.gaps is not None)
     # The session's only frame: the last read's secret fields and form state are its own.
     alone = len(frames) == 1
-    taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone or f.key in facts) for f in frames])
+    taken = await side_by_side(
+        [partial(_frame_changes, send, f, contexts, alone or f.key in facts, layout) for f in frames]
+    )
     if all(found is _UNCHANGED for found in taken):
         return old
     changes: dict[str, _Changes] = {}
@@ -383,11 +418,9 @@ async def _patch_session(
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
     kept = (None, None) if relayout else (old.display, old.gaps)
-    before = old.layout_wanted
-    if before is None:
-        before = wanted([(f.frame_id, f.nodes) for f in old.frames])
     running = running_text(layout_frames)
-    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running)
+    snapshot = early.get if early.asked else None
+    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running, snapshot)
     result.layout_wanted = running.wanted
     result.share_with_frames()
     return result
@@ -430,7 +463,37 @@ def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
     return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
-async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool) -> _Changes | None:
+@dataclass
+class _Relayout:
+    """Whether a take shows the session's text layout will be read again, to ask for it at once."""
+
+    early: EarlySnapshot
+    wanted: set[int]
+    """The nodes in running text at the last read (`layout.wanted`)."""
+    kept: bool
+    """The last read has a layout to keep where nothing moved (without, it is read whole)."""
+
+    def foresee(self, old: list[dict[str, Any]], groups: dict[str, list[int]], relayout: bool) -> bool:
+        """Whether to ask for the snapshot now: the last read's nodes in running text are among
+        those the change touched (as far as the last read says: `_touched` without the nodes read
+        again), and nobody asked yet."""
+        if self.early.asked or not self.wanted:
+            return False
+        if relayout or not self.kept:
+            return True
+        by_id = {n["nodeId"]: n for n in old}
+        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
+        touched = set(groups["beside"]) | set(groups["deep"])
+        for backend in {*groups["relaid"], *groups["within"], *groups["deep"]}:
+            if (node := by_backend.get(backend)) is not None:
+                held = _backends(subtree_ids(node, by_id), by_id)
+                touched |= held if backend in groups["relaid"] or backend in groups["deep"] else held - {backend}
+        return bool(touched & self.wanted)
+
+
+async def _frame_changes(
+    send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool, layout: _Relayout | None = None
+) -> _Changes | None:
     """What the observer in `frame` saw change since last asked, read again; None: "everything".
 
     When nothing changed there and `may_be_none` (its secret fields and form state as the last
@@ -483,9 +546,22 @@ async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int]
     groups: dict[str, list[int]] = {}
     for name in _TAKEN:
         groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
-    subtrees = await read_subtrees(
-        send, [{"backendNodeId": b} for b in groups["roots"]], [{"backendNodeId": b} for b in groups["named"]]
-    )
+    roots = [{"backendNodeId": b} for b in groups["roots"]]
+    named = [{"backendNodeId": b} for b in groups["named"]]
+    if layout is not None and layout.foresee(frame.nodes, groups, meta.get("relayout") is not False):
+        early = layout.early
+
+        async def ask() -> list[Subtree]:  # started after the AX reads, so their commands go first
+            early.ask()
+            return []
+
+        reads: list[Callable[[], Awaitable[list[Subtree]]]] = [partial(read_subtrees, send, roots, named), ask]
+        read, _asked = await side_by_side(reads)
+        if isinstance(read, CDPError):
+            raise read
+        subtrees = read
+    else:
+        subtrees = await read_subtrees(send, roots, named)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     return _Changes(
         subtrees,
