@@ -1,4 +1,4 @@
-"""What an incremental read makes of the observer's take (`live_view._taken`, `_touched`), on
+"""What an incremental read makes of the observer's take (`observer_take.parse_take`, `_touched`), on
 answers of the shape Chromium gives (`Runtime.evaluate` with deep serialization) and on the
 recorded trees of `tests/cdp/data/ax_patch.json.gz`; and when it asks for the layout's snapshot early
 (`_Relayout`)."""
@@ -15,13 +15,14 @@ import pytest
 from cdp_bridge.ax import FrameNodes, PageNodes
 from cdp_bridge.ax_patch import Subtree, full_form
 from cdp_bridge.layout import EarlySnapshot, running_text
-from webmcp.desktop import live_view
+from webmcp.desktop import live_view, observer_take
+from webmcp.desktop.observer_take import parse_take
 
 CASES = json.loads(gzip.decompress((Path(__file__).parents[1] / "cdp" / "data" / "ax_patch.json.gz").read_bytes()))
 
 
 def _meta(**counts: int) -> dict[str, Any]:
-    full = dict.fromkeys(live_view._TAKEN, 0) | counts
+    full = dict.fromkeys(observer_take.TAKEN, 0) | counts
     return {"type": "string", "value": json.dumps({**full, "values": []})}
 
 
@@ -40,27 +41,27 @@ def test_an_element_given_twice_is_read_from_its_reference() -> None:
             {"type": "node", "weakLocalObjectReference": 1},
         ],
     }
-    taken = live_view._taken(answer)
+    taken = parse_take(answer)
     assert taken is not None
     assert taken[1] == [41, 42, 41]
 
 
 def test_a_take_that_does_not_add_up_or_is_not_elements_falls_back() -> None:
-    assert live_view._taken({"type": "string", "value": "all"}) is None
-    assert live_view._taken({"type": "array", "value": [_meta(roots=2), _node(41, 1)]}) is None
-    assert live_view._taken({"type": "array", "value": [_meta(roots=1), {"type": "string", "value": "x"}]}) is None
+    assert parse_take({"type": "string", "value": "all"}) is None
+    assert parse_take({"type": "array", "value": [_meta(roots=2), _node(41, 1)]}) is None
+    assert parse_take({"type": "array", "value": [_meta(roots=1), {"type": "string", "value": "x"}]}) is None
     unknown = {"type": "node", "weakLocalObjectReference": 7}
-    assert live_view._taken({"type": "array", "value": [_meta(roots=1), unknown]}) is None
-    assert live_view._taken({"type": "array", "value": [{"type": "string", "value": "{}"}, _node(41, 1)]}) is None
+    assert parse_take({"type": "array", "value": [_meta(roots=1), unknown]}) is None
+    assert parse_take({"type": "array", "value": [{"type": "string", "value": "{}"}, _node(41, 1)]}) is None
 
 
 def _subtrees(case: dict[str, Any]) -> list[Subtree]:
     return [Subtree(s["ancestors"], [full_form(n) for n in s["nodes"]]) for s in case["subtrees"]]
 
 
-def _change(subtrees: list[Subtree], **groups: set[int]) -> live_view._Changes:
+def _change(subtrees: list[Subtree], **groups: set[int]) -> observer_take.Changes:
     sets = {name: groups.get(name, set()) for name in ("beside", "deep", "relaid", "within")}
-    return live_view._Changes(subtrees, set(), set(), set(), set(), **sets)
+    return observer_take.Changes(subtrees, set(), set(), set(), set(), **sets)
 
 
 def _backend(node: dict[str, Any]) -> int:
@@ -89,23 +90,23 @@ def test_what_a_changed_element_holds_is_touched_and_itself_only_when_restyled()
     fresh = {n["nodeId"]: n for n in subs[0].nodes}
     held = _below(by_id[heading["nodeId"]], by_id) | _below(heading, fresh)
     assert held - _below(by_id[heading["nodeId"]], by_id), "the appended span is new"
-    within = live_view._touched(old, _change(subs, within={_backend(heading)}))
+    within = observer_take.layout_touched(old, _change(subs, within={_backend(heading)}))
     assert within == held
-    relaid = live_view._touched(old, _change(subs, relaid={_backend(heading)}))
+    relaid = observer_take.layout_touched(old, _change(subs, relaid={_backend(heading)}))
     assert relaid == held | {_backend(heading)}
 
 
 def test_an_element_whose_only_change_no_style_rule_reads_touches_no_layout() -> None:
     # Its subtree is read again (its name changed), but neither it nor what it holds is laid out anew.
     old = CASES["heading_from_contents"]["before"]
-    assert live_view._touched(old, _change(_subtrees(CASES["heading_from_contents"]))) == set()
+    assert observer_take.layout_touched(old, _change(_subtrees(CASES["heading_from_contents"]))) == set()
 
 
 def test_a_changed_element_in_neither_read_is_not_known() -> None:
     old = CASES["heading_from_contents"]["before"]
     subs = _subtrees(CASES["heading_from_contents"])
-    assert live_view._touched(old, _change(subs, within={987_654_321})) is None
-    assert live_view._touched(old, _change(subs, relaid={987_654_321})) is None
+    assert observer_take.layout_touched(old, _change(subs, within={987_654_321})) is None
+    assert observer_take.layout_touched(old, _change(subs, relaid={987_654_321})) is None
 
 
 def test_a_changed_element_read_only_now_is_touched_with_what_it_holds() -> None:
@@ -116,7 +117,7 @@ def test_a_changed_element_read_only_now_is_touched_with_what_it_holds() -> None
     known = {_backend(n) for n in old if "backendDOMNodeId" in n}
     new = next(n for n in subs[0].nodes if "backendDOMNodeId" in n and _backend(n) not in known and n.get("childIds"))
     fresh = {n["nodeId"]: n for n in subs[0].nodes}
-    touched = live_view._touched(old, _change(subs, relaid={_backend(new)}))
+    touched = observer_take.layout_touched(old, _change(subs, relaid={_backend(new)}))
     assert touched == _below(new, fresh) | {_backend(new)}
 
 
@@ -124,7 +125,7 @@ def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hol
     old = CASES["heading_from_contents"]["before"]
     subs = _subtrees(CASES["heading_from_contents"])
     heading = {_backend(subs[0].nodes[0])}
-    plain = live_view._touched(old, _change(subs, relaid=heading))
+    plain = observer_take.layout_touched(old, _change(subs, relaid=heading))
     assert plain
     by_id = {n["nodeId"]: n for n in old}
     holder = next(
@@ -136,12 +137,12 @@ def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hol
     )
     backend = _backend(holder)
     below = {_backend(by_id[c]) for c in holder["childIds"] if "backendDOMNodeId" in by_id.get(c, {})}
-    beside = live_view._touched(old, _change(subs, relaid=heading, beside={backend}))
+    beside = observer_take.layout_touched(old, _change(subs, relaid=heading, beside={backend}))
     assert beside == plain | {backend}
-    deep = live_view._touched(old, _change(subs, relaid=heading, deep={backend}))
+    deep = observer_take.layout_touched(old, _change(subs, relaid=heading, deep={backend}))
     assert deep is not None and deep >= plain | {backend} | below
     # An inline neighbour the last read does not have: what it holds is not known.
-    assert live_view._touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None
+    assert observer_take.layout_touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None
 
 
 class _TwoFrames:
@@ -158,7 +159,7 @@ class _TwoFrames:
         if method != "Runtime.evaluate":
             return {}
         context = params["contextId"]
-        may_be_none = params["expression"] == live_view._CHANGES_JS[True]
+        may_be_none = params["expression"] == observer_take.CHANGES_JS[True]
         self.takes.append((context, may_be_none))
         if may_be_none:
             return {"result": {"deepSerializedValue": {"type": "string", "value": "none"}}}
@@ -181,7 +182,7 @@ async def test_a_frame_where_nothing_changed_keeps_its_secret_fields_from_its_la
     session = _TwoFrames()
     old = PageNodes(_frames(), {41, 42}, {"value 41", "value 42"}, display={}, gaps={})
     contexts: dict[str, int] = {}
-    facts: dict[str, live_view.FrameFacts] = {}
+    facts: dict[str, observer_take.FrameFacts] = {}
     first = await live_view._patch_session(session, old, contexts, facts)  # type: ignore[arg-type]
     assert first is not None and first.secret_ids == {41, 42}
     assert session.takes == [(1, False), (2, False)], "nothing is known of either frame: both take it all"
@@ -208,10 +209,10 @@ def test_the_layout_snapshot_is_asked_for_early_when_the_change_touches_running_
         if n.get("backendDOMNodeId") in wanted and "backendDOMNodeId" in by_id.get(n.get("parentId", ""), {})
     )
     holder = _backend(by_id[inside["parentId"]])
-    none: dict[str, list[int]] = {name: [] for name in live_view._TAKEN}
+    none: dict[str, list[int]] = {name: [] for name in observer_take.TAKEN}
 
     def foresee(kept: bool = True, relayout: bool = False, of: set[int] = wanted, **groups: list[int]) -> bool:
-        layout = live_view._Relayout(cast(EarlySnapshot, _NotAsked()), of, kept)
+        layout = observer_take.Relayout(cast(EarlySnapshot, _NotAsked()), of, kept)
         return layout.foresee(old, {**none, **groups}, relayout)
 
     assert not foresee(), "nothing touched"

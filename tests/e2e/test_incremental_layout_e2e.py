@@ -1,5 +1,6 @@
 """End to end: an incremental read reads the text layout again exactly where a change may have
-moved it (`observer.js` relaid/within, `live_view._touched`), and gives the view a whole read gives.
+moved it (`observer.js` relaid/within, `observer_take.layout_touched`), and gives the view a whole
+read gives.
 
 Real Chromium, the observer in its isolated world, pages given as `data:` URLs. Each case changes
 a page by script, then reads it only where it changed (`read_changes`) and whole (`read_page`),
