@@ -158,11 +158,18 @@ def _cpu_of_tree(root: int) -> tuple[float, float]:
 def serve(out: str, bridge_args: list[str]) -> int:
     """The bridge's own CLI with the spans recorded; each call's written to `out` as one JSON line."""
     Path(out + ".pid").write_text(str(os.getpid()))
+    import importlib
+
     from cdp_bridge import connection, layout
     from webmcp.cli import main
     from webmcp.desktop import calls, live_view, refresher, tab
 
+    try:  # where a take is read (its own module since the split; live_view's before)
+        take: Any = importlib.import_module("webmcp.desktop.observer_take")
+    except ImportError:
+        take = live_view
     _trace_cdp(connection)
+    # Each function under the name the code calls it by (both checkouts of an A/B are traced alike).
     for owner, attr, name in [
         (refresher.LiveView, "catch_up", "LiveView.catch_up"),
         (refresher.LiveView, "refresh", "LiveView.refresh"),
@@ -170,8 +177,8 @@ def serve(out: str, bridge_args: list[str]) -> int:
         (live_view, "read_changes", None),
         (live_view, "read_page", None),
         (live_view, "_patch_session", None),
-        (live_view, "_frame_changes", None),
-        (live_view, "read_subtrees", None),
+        (live_view, "frame_changes" if hasattr(live_view, "frame_changes") else "_frame_changes", "_frame_changes"),
+        (take, "read_subtrees", None),
         (live_view, "patch_text_layout", None),
         (layout, "read_text_layout", None),
         (calls, "_page_result", None),
@@ -186,7 +193,7 @@ def serve(out: str, bridge_args: list[str]) -> int:
     for owner, attr, name in [
         (live_view, "build_view", None),
         (live_view, "splice", None),
-        (live_view, "_touched", None),
+        (live_view, "layout_touched" if hasattr(live_view, "layout_touched") else "_touched", "_touched"),
         (layout, "_in_running_text", None),
         (layout, "_gaps", None),
         (tab.Tab, "show", "Tab.show"),
