@@ -8,7 +8,8 @@ with the same block ids, and counts the `DOMSnapshot.captureSnapshot` the increm
 An attribute no style rule reads (a link's `aria-label`) moves no layout: no snapshot. The same
 change where a rule reads it, or a change of contents where a rule looks at contents (`:empty`),
 restyles (so does a value that reads the attribute, `attr()`): the snapshot is taken, and without it
-the view would lack the space its box on the line makes.
+the view would lack the space its box on the line makes. A text put back as it was (a count set
+to the count it showed) is not read again at all.
 """
 
 from __future__ import annotations
@@ -132,3 +133,15 @@ async def test_contents_where_a_rule_looks_at_contents_restyle_the_element(conne
     assert incremental == whole
     assert "DOMSnapshot.captureSnapshot" in sent
     assert "Call us now today" in _text(whole)
+
+
+async def test_a_text_put_back_as_it_was_is_not_read_again(connection: Connection) -> None:
+    page = '<p>Done: <span id="n">3</span> of 9</p><p id="other">Other</p>'
+    same = "document.querySelector('#n').textContent = '3';"
+    incremental, whole, sent = await _after(connection, page, same)
+    assert incremental == whole
+    assert not any(m.startswith("Accessibility.") for m in sent), sent
+    # The same with another count: that one is read again.
+    incremental, whole, sent = await _after(connection, page, same.replace("'3'", "'4'"))
+    assert incremental == whole and "Done: 4 of 9" in _text(whole)
+    assert "Accessibility.queryAXTree" in sent

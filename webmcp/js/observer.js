@@ -35,8 +35,14 @@
   const attributes = new Map();
   const contents = new Set();
   const touched = new Set();
+  // Texts put back as they were (`el.textContent = String(count)` with the count it showed): the
+  // document reads the same, text node for text node.
+  const unchangedText = (r) => r.type === 'childList' && r.addedNodes.length > 0 &&
+    r.addedNodes.length === r.removedNodes.length &&
+    [...r.addedNodes].every((n, i) => n.nodeType === 3 && r.removedNodes[i].nodeType === 3 && n.data === r.removedNodes[i].data);
   new MutationObserver((records) => {
     for (const r of records) {
+      if (unchangedText(r)) continue;
       // Text: its element. Children: the parent. An attribute (a class, hidden, style): the
       // element, and its neighbours at the take (`besides`).
       note(r.target);
