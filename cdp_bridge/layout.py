@@ -19,28 +19,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-from anyio.abc import TaskGroup
-
 from .errors import CDPError
 
-__all__ = [
-    "SNAPSHOT",
-    "EarlySnapshot",
-    "RunningText",
-    "Snapshot",
-    "patch_text_layout",
-    "read_text_layout",
-    "running_text",
-    "wanted",
-]
+__all__ = ["RunningText", "patch_text_layout", "read_text_layout", "running_text", "wanted"]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 Frames = Sequence[tuple[str, list[dict[str, Any]]]]
-Snapshot = Callable[[], Awaitable[dict[str, Any]]]
-"""A `DOMSnapshot.captureSnapshot` asked for already (its answer, or the CDPError it raised)."""
-SNAPSHOT = ("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
-"""The command that reads the layout, with its parameters."""
+
 
 _TEXT_ROLES = frozenset(
     {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
@@ -111,15 +96,14 @@ def _in_running_text(frames: Frames) -> tuple[set[int], set[int], set[int]]:
 
 
 async def read_text_layout(
-    send: Send, frames: Frames, running: RunningText | None = None, snapshot: Snapshot | None = None
+    send: Send, frames: Frames, running: RunningText | None = None
 ) -> tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None]:
     """Backend id → CSS `display` of the nodes in running text and of links, and → what lies
     right before and right after them (`_gaps`) for those that have something there.
 
     `frames` are (frame id, AX nodes) of one session, its root document first; `running` what of
-    them is in running text, when the caller has it; `snapshot` the layout's snapshot when the
-    caller asked for it already (`SNAPSHOT`, sent beside its other reads). Both are empty when
-    nothing is in running text, and None when the snapshot failed or was not worth it.
+    them is in running text, when the caller has it. Both are empty when nothing is in running
+    text, and None when the snapshot failed or was not worth it.
     """
     if running is None:
         running = running_text(frames)
@@ -132,7 +116,7 @@ async def read_text_layout(
         return None, None
     wanted = below | beside | other_links  # Once taken, it also tells which links are blocks (a list of cards).
     try:
-        snap = await snapshot() if snapshot is not None else await send(*SNAPSHOT)
+        snap = await send("DOMSnapshot.captureSnapshot", {"computedStyles": ["display"]})
     except CDPError:
         return None, None  # The document changed under us; the walker then joins such text as it did before.
     strings: list[str] = snap.get("strings", [])
@@ -165,7 +149,6 @@ async def patch_text_layout(
     wanted_before: set[int],
     touched: set[int],
     running: RunningText | None = None,
-    snapshot: Snapshot | None = None,
 ) -> tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None]:
     """What `read_text_layout` gives for `frames` now, after only the DOM around `touched` changed.
 
@@ -175,7 +158,7 @@ async def patch_text_layout(
     its `display` and what lies beside it (its siblings and its parent are as they were), so
     no snapshot is taken unless a node in running text is among the touched, or one is in
     running text now that was not before, or there was no layout to keep. `running` is what of
-    `frames` is in running text, and `snapshot` the snapshot, when the caller has them.
+    `frames` is in running text, when the caller has it.
     """
     if running is None:
         running = running_text(frames)
@@ -184,46 +167,8 @@ async def patch_text_layout(
     display, gaps = before
     wanted = running.wanted
     if display is None or gaps is None or wanted & touched or not wanted <= wanted_before:
-        return await read_text_layout(send, frames, running, snapshot)
+        return await read_text_layout(send, frames, running)
     return {b: v for b, v in display.items() if b in wanted}, {b: v for b, v in gaps.items() if b in wanted}
-
-
-class EarlySnapshot:
-    """The layout's snapshot asked for before it is known to be needed (`ask`), so that the browser
-    takes it while the bridge works on what it read beside it; `get` waits for its answer. It
-    lives in `task_group`: cancelling that drops it when nobody needs it any more."""
-
-    def __init__(self, send: Send, task_group: TaskGroup) -> None:
-        self._send = send
-        self._task_group = task_group
-        self._done = anyio.Event()
-        self._reply: dict[str, Any] = {}
-        self._error: CDPError | None = None
-        self.asked = False
-
-    def ask(self) -> None:
-        if not self.asked:
-            self.asked = True
-            self._task_group.start_soon(self._take)
-
-    async def _take(self) -> None:
-        try:
-            self._reply = await self._send(*SNAPSHOT)
-        except CDPError as exc:
-            self._error = exc
-        finally:
-            self._done.set()
-
-    async def get(self) -> dict[str, Any]:
-        """The snapshot's answer.
-
-        Raises:
-            CDPError: the browser could not take it.
-        """
-        await self._done.wait()
-        if self._error is not None:
-            raise self._error
-        return self._reply
 
 
 def wanted(frames: Frames) -> set[int]:

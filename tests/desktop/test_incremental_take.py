@@ -1,20 +1,18 @@
-"""What an incremental read makes of the observer's take (`observer_take.parse_take`, `_touched`), on
+"""What an incremental read makes of the observer's take (`observer_take.parse_take`, `layout_touched`), on
 answers of the shape Chromium gives (`Runtime.evaluate` with deep serialization) and on the
-recorded trees of `tests/cdp/data/ax_patch.json.gz`; and when it asks for the layout's snapshot early
-(`_Relayout`)."""
+recorded trees of `tests/cdp/data/ax_patch.json.gz`."""
 
 from __future__ import annotations
 
 import gzip
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from cdp_bridge.ax import FrameNodes, PageNodes
 from cdp_bridge.ax_patch import Subtree, full_form
-from cdp_bridge.layout import EarlySnapshot, running_text
 from webmcp.desktop import live_view, observer_take
 from webmcp.desktop.observer_take import parse_take
 
@@ -197,30 +195,3 @@ async def test_a_frame_where_nothing_changed_keeps_its_secret_fields_from_its_la
     third = await live_view._patch_session(session, first, contexts, facts)  # type: ignore[arg-type]
     assert session.takes == [(1, False), (2, True)]
     assert third is not None and third.secret_ids == {41, 42} and third.secret_values == {"value 41", "value 42"}
-
-
-def test_the_layout_snapshot_is_asked_for_early_when_the_change_touches_running_text() -> None:
-    old = CASES["heading_from_contents"]["before"]
-    wanted = running_text([("F", old)]).wanted
-    by_id = {n["nodeId"]: n for n in old}
-    inside = next(
-        n
-        for n in old
-        if n.get("backendDOMNodeId") in wanted and "backendDOMNodeId" in by_id.get(n.get("parentId", ""), {})
-    )
-    holder = _backend(by_id[inside["parentId"]])
-    none: dict[str, list[int]] = {name: [] for name in observer_take.TAKEN}
-
-    def foresee(kept: bool = True, relayout: bool = False, of: set[int] = wanted, **groups: list[int]) -> bool:
-        layout = observer_take.Relayout(cast(EarlySnapshot, _NotAsked()), of, kept)
-        return layout.foresee(old, {**none, **groups}, relayout)
-
-    assert not foresee(), "nothing touched"
-    assert foresee(within=[holder]), "what a changed element holds is laid out again"
-    assert foresee(relaid=[_backend(inside)]) and foresee(beside=[_backend(inside)])
-    assert foresee(relayout=True) and foresee(kept=False), "the layout is read whole anyway"
-    assert not foresee(relayout=True, of=set()), "nothing in running text: no snapshot at all"
-
-
-class _NotAsked:
-    asked = False

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-import anyio
-
 from cdp_bridge.ax import (
     FORM_STATE_MAX,
     FrameNodes,
@@ -34,14 +32,13 @@ from cdp_bridge.ax_patch import splice
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from cdp_bridge.layout import EarlySnapshot, patch_text_layout, running_text, wanted
+from cdp_bridge.layout import patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.observer_take import (
     UNCHANGED,
     WORLD,
     Changes,
     FrameFacts,
-    Relayout,
     frame_changes,
     layout_touched,
 )
@@ -262,34 +259,7 @@ async def _patch_session(
     """`old`, one session's last read, with what changed since read again; None when unsure.
 
     `facts` holds each frame's secret fields and form state at its last take, and gets those of
-    this one: a frame whose observer saw nothing since answers "none", and they stand. When a take
-    shows that the text layout will be read again, its snapshot is asked for beside the AX reads
-    (`EarlySnapshot`), and dropped if it is not needed after all.
-
-    Raises:
-        CDPError: a frame's world or a changed element is gone.
-    """
-    failed: CDPError | None = None
-    patched: PageNodes | None = None
-    async with anyio.create_task_group() as tg:
-        try:
-            patched = await _patch_frames(session, old, contexts, facts, EarlySnapshot(session.send, tg))
-        except CDPError as exc:
-            failed = exc  # raised as it is, not in the task group's exception group
-        tg.cancel_scope.cancel()  # a snapshot asked for and not needed
-    if failed is not None:
-        raise failed
-    return patched
-
-
-async def _patch_frames(
-    session: CDPSession,
-    old: PageNodes,
-    contexts: dict[str, int],
-    facts: dict[str, FrameFacts],
-    early: EarlySnapshot,
-) -> PageNodes | None:
-    """`_patch_session`'s read, with `early` to ask the layout's snapshot of.
+    this one: a frame whose observer saw nothing since answers "none", and they stand.
 
     Raises:
         CDPError: a frame's world or a changed element is gone.
@@ -299,15 +269,9 @@ async def _patch_frames(
     if not frames or any(not f.frame_id for f in frames):
         logger.debug("an incremental read fell back: a frame without an id")
         return None
-    before = old.layout_wanted
-    if before is None:
-        before = wanted([(f.frame_id, f.nodes) for f in old.frames])
-    layout = Relayout(early, before, old.display is not None and old.gaps is not None)
     # The session's only frame: the last read's secret fields and form state are its own.
     alone = len(frames) == 1
-    taken = await side_by_side(
-        [partial(frame_changes, send, f, contexts, alone or f.key in facts, layout) for f in frames]
-    )
+    taken = await side_by_side([partial(frame_changes, send, f, contexts, alone or f.key in facts) for f in frames])
     if all(found is UNCHANGED for found in taken):
         return old
     changes: dict[str, Changes] = {}
@@ -367,9 +331,11 @@ async def _patch_frames(
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
     kept = (None, None) if relayout else (old.display, old.gaps)
+    before = old.layout_wanted
+    if before is None:
+        before = wanted([(f.frame_id, f.nodes) for f in old.frames])
     running = running_text(layout_frames)
-    snapshot = early.get if early.asked else None
-    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running, snapshot)
+    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running)
     result.layout_wanted = running.wanted
     result.share_with_frames()
     return result

@@ -2,16 +2,14 @@
 
 `frame_changes` evaluates the take in the observer's isolated world, in one round trip whose
 answer carries each element's backend id, then reads the AX subtrees and ancestors of the changed
-elements; `layout_touched` says which nodes' text layout may have moved (cdp_bridge/layout.py), and
-`Relayout` whether to ask for the layout's snapshot at once. `desktop.live_view.read_changes`
-splices what it gives into the last read.
+elements; `layout_touched` says which nodes' text layout may have moved (cdp_bridge/layout.py).
+`desktop.live_view.read_changes` splices what it gives into the last read.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -21,7 +19,6 @@ from cdp_bridge.ax_patch import Subtree, read_subtrees, subtree_ids
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
-from cdp_bridge.layout import EarlySnapshot
 from webmcp.js import call, load
 from webmcp.view.masking import SECRET_SELECTOR
 from webmcp.view.secrets import FIND_SECRETS_JS
@@ -35,7 +32,6 @@ __all__ = [
     "WORLD",
     "Changes",
     "FrameFacts",
-    "Relayout",
     "frame_changes",
     "layout_touched",
     "parse_take",
@@ -135,37 +131,7 @@ def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
     return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
-@dataclass
-class Relayout:
-    """Whether a take shows the session's text layout will be read again, to ask for it at once."""
-
-    early: EarlySnapshot
-    wanted: set[int]
-    """The nodes in running text at the last read (`layout.wanted`)."""
-    kept: bool
-    """The last read has a layout to keep where nothing moved (without, it is read whole)."""
-
-    def foresee(self, old: list[dict[str, Any]], groups: dict[str, list[int]], relayout: bool) -> bool:
-        """Whether to ask for the snapshot now: the last read's nodes in running text are among
-        those the change touched (as far as the last read says: `layout_touched` without the nodes read
-        again), and nobody asked yet."""
-        if self.early.asked or not self.wanted:
-            return False
-        if relayout or not self.kept:
-            return True
-        by_id = {n["nodeId"]: n for n in old}
-        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
-        touched = set(groups["beside"]) | set(groups["deep"])
-        for backend in {*groups["relaid"], *groups["within"], *groups["deep"]}:
-            if (node := by_backend.get(backend)) is not None:
-                held = _backends(subtree_ids(node, by_id), by_id)
-                touched |= held if backend in groups["relaid"] or backend in groups["deep"] else held - {backend}
-        return bool(touched & self.wanted)
-
-
-async def frame_changes(
-    send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool, layout: Relayout | None = None
-) -> Changes | None:
+async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool) -> Changes | None:
     """What the observer in `frame` saw change since last asked, read again; None: "everything".
 
     When nothing changed there and `may_be_none` (its secret fields and form state as the last
@@ -220,20 +186,7 @@ async def frame_changes(
         groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
     roots = [{"backendNodeId": b} for b in groups["roots"]]
     named = [{"backendNodeId": b} for b in groups["named"]]
-    if layout is not None and layout.foresee(frame.nodes, groups, meta.get("relayout") is not False):
-        early = layout.early
-
-        async def ask() -> list[Subtree]:  # started after the AX reads, so their commands go first
-            early.ask()
-            return []
-
-        reads: list[Callable[[], Awaitable[list[Subtree]]]] = [partial(read_subtrees, send, roots, named), ask]
-        read, _asked = await side_by_side(reads)
-        if isinstance(read, CDPError):
-            raise read
-        subtrees = read
-    else:
-        subtrees = await read_subtrees(send, roots, named)
+    subtrees = await read_subtrees(send, roots, named)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     return Changes(
         subtrees,
