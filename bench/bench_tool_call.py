@@ -7,6 +7,9 @@
     python bench/bench_tool_call.py --site meridian --page /shop/ --tool search_products --args '{"query": ""}'
         --bridge /work/main --bridge . --devtools -n 300
     python bench/bench_tool_call.py --static DIR --page /index.html --tool NAME --args '{}'
+    # a page-changing tool, each call changing something new as bench/peers calls it:
+    python bench/bench_tool_call.py --site meridian --page /app/tasks.html --tool move_task --changing --vary
+        --bridge /work/main --bridge . --devtools -n 20 --warmup 0
 
 Each bridge gets a headless Chromium (WebMCP on) of its own, shared with its raw path, on the
 same page and the same tool:
@@ -223,9 +226,36 @@ async def open_devtools(stack: AsyncExitStack, page_url: str, tool: str) -> Any:
     return devtools
 
 
+def _varied(tool: str) -> Callable[[int], dict[str, Any]]:
+    """The arguments of the i-th call of bench/peers' page-changing `tool` (each call changes something new)."""
+    from bench.peers.measures import BENCH_PAGES
+
+    found = [p.changing for p in BENCH_PAGES if p.changing is not None and p.changing.tool == tool]
+    if not found:
+        raise BenchError(f"--vary: bench/peers has no page-changing call {tool!r}")
+    return found[0].args
+
+
+class _Numbers:
+    """The call numbers of one page: its paths (the bridge and raw beside it) never repeat a call."""
+
+    def __init__(self, args_of: Callable[[int], dict[str, Any]]) -> None:
+        self.args_of, self.calls = args_of, 0
+
+    def numbered(self, fn: Callable[[dict[str, Any]], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+        async def call() -> Any:
+            self.calls += 1
+            return await fn(self.args_of(self.calls))
+
+        return call
+
+
 async def bench(opts: argparse.Namespace) -> None:
     tool = opts.tool
     args = json.loads(opts.args) if opts.args is not None else TOOL_INPUTS.get(tool, {})
+    args_of = _varied(tool) if opts.vary else (lambda _i: args)
+    if opts.vary:
+        args = args_of(0)
     codes = [Path(c).resolve() for c in opts.bridge] or [ROOT]  # noqa: ASYNC240 (before anything runs)
     site_process, site = await start_site_process(opts.static, opts.site)
     page_url = site + opts.page
@@ -244,10 +274,11 @@ async def bench(opts: argparse.Namespace) -> None:
                 differ = set(bridge_answer) != set(raw_answer) if opts.changing else bridge_answer != raw_answer
                 if differ:
                     raise BenchError(f"the two paths disagree:\n bridge {bridge_answer}\n raw    {raw_answer}")
-                paths.append((f"{s.label}", partial(s.call, args)))
-                paths.append((f"raw {s.label}", partial(raw.call, tool, args)))
+                page = _Numbers(args_of)
+                paths.append((f"{s.label}", page.numbered(s.call)))
+                paths.append((f"raw {s.label}", page.numbered(partial(raw.call, tool))))
             if devtools is not None:
-                paths.append(("devtools", partial(devtools.page_tool, tool, args)))
+                paths.append(("devtools", _Numbers(args_of).numbered(partial(devtools.page_tool, tool))))
             samples: dict[str, list[float]] = {label: [] for label, _ in paths}
             for _ in range(opts.warmup):
                 for _label, fn in paths:
@@ -302,6 +333,11 @@ def main() -> int:
         help="the tool changes the page: its two first answers need only have the same keys (a cart's count grows)",
     )
     parser.add_argument("--args", help="its arguments as JSON (default: the sample site's, else {})")
+    parser.add_argument(
+        "--vary",
+        action="store_true",
+        help="each call with the next arguments of bench/peers' page-changing call of --tool (with --changing)",
+    )
     parser.add_argument(
         "--site", choices=("sample", "meridian"), default="sample", help="the sample site, or bench/site (Meridian)"
     )

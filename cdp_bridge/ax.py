@@ -34,7 +34,7 @@ import anyio
 from .batch import side_by_side
 from .errors import CDPError, ProtocolError
 from .js import call, load
-from .layout import read_text_layout
+from .layout import read_text_layout, running_text
 
 __all__ = [
     "FLAGGED_SELECTOR",
@@ -158,6 +158,8 @@ class PageNodes:
     flagged_ids: set[int] | None = None
     display: dict[int, str] | None = None
     gaps: dict[int, tuple[str, str]] | None = None
+    layout_wanted: set[int] | None = None
+    """The nodes in running text when the layout was read (`layout.wanted` of the frames; None: not known)."""
 
     def share_with_frames(self) -> None:
         """Give every frame the session-wide secret ids, form state and text layout (each frame's view reads them)."""
@@ -222,7 +224,9 @@ async def collect_page(
 
         async def layout() -> None:
             frames = [(frame.frame_id, frame.nodes) for frame in result.frames]
-            result.display, result.gaps = await read_text_layout(send, frames)
+            running = running_text(frames)
+            result.display, result.gaps = await read_text_layout(send, frames, running)
+            result.layout_wanted = running.wanted
 
         tg.start_soon(layout)
     result.share_with_frames()

@@ -88,14 +88,13 @@ async def read_subtrees(
 
 def subtree_ids(node: Node, by_id: dict[str, Node]) -> set[str]:
     """The ids of `node` and of every node below it in `by_id`."""
-    seen: set[str] = set()
+    seen: set[str] = {node["nodeId"]}
     stack = [node]
     while stack:
-        current = stack.pop()
-        if current["nodeId"] in seen:
-            continue
-        seen.add(current["nodeId"])
-        stack.extend(by_id[c] for c in current.get("childIds", ()) if c in by_id)
+        for child in stack.pop().get("childIds", ()):
+            if child not in seen and child in by_id:
+                seen.add(child)
+                stack.append(by_id[child])
     return seen
 
 
@@ -112,7 +111,8 @@ def splice(old: list[Node], subtrees: list[Subtree]) -> list[Node] | None:
         return None
     by_id: dict[str, Node] = {}
     for node in old:
-        if by_id.setdefault(node["nodeId"], node) != node:
+        first = by_id.setdefault(node["nodeId"], node)
+        if first is not node and first != node:
             return None  # Two nodes of one id that differ: no telling which one counts.
     fresh: dict[str, Node] = {}
     removed: set[str] = set()
@@ -167,12 +167,22 @@ def _root_id(nodes: list[Node]) -> str | None:
 def _one_tree(nodes: list[Node], root: str | None) -> bool:
     """Whether `nodes` are one tree from `root`: unique ids, parents listing their children, all reachable."""
     by_id = {n["nodeId"]: n for n in nodes}
-    if root is None or root not in by_id or len(by_id) != len(nodes) or _root_id(nodes) != root:
+    if root is None or root not in by_id or len(by_id) != len(nodes):
         return False
+    # Each node's (parent, itself) is among the (node, child) pairs its parent lists, every child
+    # listed is a node, and one node has no parent: the root. One pass, no list searched per node.
+    listed: set[tuple[str, str]] = set()
+    parentless = []
     for node in nodes:
-        parent_id = node.get("parentId")
-        if parent_id and (parent_id not in by_id or node["nodeId"] not in by_id[parent_id].get("childIds", ())):
-            return False
-        if any(c not in by_id for c in node.get("childIds", ())):
-            return False
+        node_id = node["nodeId"]
+        for child in node.get("childIds", ()):
+            if child not in by_id:
+                return False
+            listed.add((node_id, child))
+        if not node.get("parentId"):
+            parentless.append(node_id)
+    if parentless != [root]:
+        return False
+    if any(node.get("parentId") and (node["parentId"], node["nodeId"]) not in listed for node in nodes):
+        return False
     return len(subtree_ids(by_id[root], by_id)) == len(nodes)

@@ -16,14 +16,16 @@ only for spans inside paragraphs, list items and cells, as it always was.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import CDPError
 
-__all__ = ["patch_text_layout", "read_text_layout", "wanted"]
+__all__ = ["RunningText", "patch_text_layout", "read_text_layout", "running_text", "wanted"]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 Frames = Sequence[tuple[str, list[dict[str, Any]]]]
+
 
 _TEXT_ROLES = frozenset(
     {"paragraph", "listitem", "cell", "gridcell", "term", "definition", "blockquote", "caption", "link", "heading"}
@@ -37,6 +39,25 @@ _LAYOUT_WORLD = "cdp_bridge_layout"
 _INLINE = frozenset({"inline", "contents"})
 _TEXT_NODE = 3
 _CLIMB = 8
+
+
+@dataclass(frozen=True, slots=True)
+class RunningText:
+    """The nodes of some frames whose layout `read_text_layout` reads (`running_text`)."""
+
+    below: set[int]
+    beside: set[int]
+    links: set[int]
+
+    @property
+    def wanted(self) -> set[int]:
+        """All of them, if a snapshot is taken at all (nothing in running text: none)."""
+        return self.below | self.beside | self.links if self.below or self.beside else set()
+
+
+def running_text(frames: Frames) -> RunningText:
+    """What of `frames` is in running text (`_in_running_text`): one walk, for every use of one read."""
+    return RunningText(*_in_running_text(frames))
 
 
 def _in_running_text(frames: Frames) -> tuple[set[int], set[int], set[int]]:
@@ -75,15 +96,18 @@ def _in_running_text(frames: Frames) -> tuple[set[int], set[int], set[int]]:
 
 
 async def read_text_layout(
-    send: Send, frames: Frames
+    send: Send, frames: Frames, running: RunningText | None = None
 ) -> tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None]:
     """Backend id → CSS `display` of the nodes in running text and of links, and → what lies
     right before and right after them (`_gaps`) for those that have something there.
 
-    `frames` are (frame id, AX nodes) of one session, its root document first. Both are empty
-    when nothing is in running text, and None when the snapshot failed or was not worth it.
+    `frames` are (frame id, AX nodes) of one session, its root document first; `running` what of
+    them is in running text, when the caller has it. Both are empty when nothing is in running
+    text, and None when the snapshot failed or was not worth it.
     """
-    below, beside, other_links = _in_running_text(frames)
+    if running is None:
+        running = running_text(frames)
+    below, beside, other_links = running.below, running.beside, running.links
     if not below and not beside:
         return {}, {}
     # The snapshot costs about 35 µs an element (half a second on a 15,000-element table): for
@@ -124,6 +148,7 @@ async def patch_text_layout(
     before: tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None],
     wanted_before: set[int],
     touched: set[int],
+    running: RunningText | None = None,
 ) -> tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None]:
     """What `read_text_layout` gives for `frames` now, after only the DOM around `touched` changed.
 
@@ -132,22 +157,23 @@ async def patch_text_layout(
     again (a changed element and everything below it, old and new). A node elsewhere keeps
     its `display` and what lies beside it (its siblings and its parent are as they were), so
     no snapshot is taken unless a node in running text is among the touched, or one is in
-    running text now that was not before, or there was no layout to keep.
+    running text now that was not before, or there was no layout to keep. `running` is what of
+    `frames` is in running text, when the caller has it.
     """
-    below, beside, other_links = _in_running_text(frames)
-    if not below and not beside:
+    if running is None:
+        running = running_text(frames)
+    if not running.below and not running.beside:
         return {}, {}
     display, gaps = before
-    wanted = below | beside | other_links
+    wanted = running.wanted
     if display is None or gaps is None or wanted & touched or not wanted <= wanted_before:
-        return await read_text_layout(send, frames)
+        return await read_text_layout(send, frames, running)
     return {b: v for b, v in display.items() if b in wanted}, {b: v for b, v in gaps.items() if b in wanted}
 
 
 def wanted(frames: Frames) -> set[int]:
     """Backend ids of the nodes whose layout `read_text_layout` reads, if it takes a snapshot."""
-    below, beside, other_links = _in_running_text(frames)
-    return below | beside | other_links if below or beside else set()
+    return running_text(frames).wanted
 
 
 async def _element_count(send: Send, frame_id: str) -> int:

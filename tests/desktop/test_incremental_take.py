@@ -1,4 +1,4 @@
-"""What an incremental read makes of the observer's take (`live_view._taken`, `_touched`), on
+"""What an incremental read makes of the observer's take (`observer_take.parse_take`, `layout_touched`), on
 answers of the shape Chromium gives (`Runtime.evaluate` with deep serialization) and on the
 recorded trees of `tests/cdp/data/ax_patch.json.gz`."""
 
@@ -9,14 +9,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from cdp_bridge.ax import FrameNodes, PageNodes
 from cdp_bridge.ax_patch import Subtree, full_form
-from webmcp.desktop import live_view
+from webmcp.desktop import live_view, observer_take
+from webmcp.desktop.observer_take import parse_take
 
 CASES = json.loads(gzip.decompress((Path(__file__).parents[1] / "cdp" / "data" / "ax_patch.json.gz").read_bytes()))
 
 
 def _meta(**counts: int) -> dict[str, Any]:
-    full = dict.fromkeys(live_view._TAKEN, 0) | counts
+    full = dict.fromkeys(observer_take.TAKEN, 0) | counts
     return {"type": "string", "value": json.dumps({**full, "values": []})}
 
 
@@ -35,45 +39,159 @@ def test_an_element_given_twice_is_read_from_its_reference() -> None:
             {"type": "node", "weakLocalObjectReference": 1},
         ],
     }
-    taken = live_view._taken(answer)
+    taken = parse_take(answer)
     assert taken is not None
     assert taken[1] == [41, 42, 41]
 
 
 def test_a_take_that_does_not_add_up_or_is_not_elements_falls_back() -> None:
-    assert live_view._taken({"type": "string", "value": "all"}) is None
-    assert live_view._taken({"type": "array", "value": [_meta(roots=2), _node(41, 1)]}) is None
-    assert live_view._taken({"type": "array", "value": [_meta(roots=1), {"type": "string", "value": "x"}]}) is None
+    assert parse_take({"type": "string", "value": "all"}) is None
+    assert parse_take({"type": "array", "value": [_meta(roots=2), _node(41, 1)]}) is None
+    assert parse_take({"type": "array", "value": [_meta(roots=1), {"type": "string", "value": "x"}]}) is None
     unknown = {"type": "node", "weakLocalObjectReference": 7}
-    assert live_view._taken({"type": "array", "value": [_meta(roots=1), unknown]}) is None
-    assert live_view._taken({"type": "array", "value": [{"type": "string", "value": "{}"}, _node(41, 1)]}) is None
+    assert parse_take({"type": "array", "value": [_meta(roots=1), unknown]}) is None
+    assert parse_take({"type": "array", "value": [{"type": "string", "value": "{}"}, _node(41, 1)]}) is None
 
 
 def _subtrees(case: dict[str, Any]) -> list[Subtree]:
     return [Subtree(s["ancestors"], [full_form(n) for n in s["nodes"]]) for s in case["subtrees"]]
 
 
+def _change(subtrees: list[Subtree], **groups: set[int]) -> observer_take.Changes:
+    sets = {name: groups.get(name, set()) for name in ("beside", "deep", "relaid", "within")}
+    return observer_take.Changes(subtrees, set(), set(), set(), set(), **sets)
+
+
+def _backend(node: dict[str, Any]) -> int:
+    return int(node["backendDOMNodeId"])
+
+
+def _below(node: dict[str, Any], by_id: dict[str, Any]) -> set[int]:
+    """The backend ids of what `node` holds (not itself)."""
+    found: set[int] = set()
+    stack = [by_id[c] for c in node.get("childIds", ()) if c in by_id]
+    while stack:
+        current = stack.pop()
+        if "backendDOMNodeId" in current:
+            found.add(_backend(current))
+        stack.extend(by_id[c] for c in current.get("childIds", ()) if c in by_id)
+    return found
+
+
+def test_what_a_changed_element_holds_is_touched_and_itself_only_when_restyled() -> None:
+    # The heading got a span appended: what it holds was laid out again; the heading's own box
+    # moved only if it was restyled too.
+    old = CASES["heading_from_contents"]["before"]
+    subs = _subtrees(CASES["heading_from_contents"])
+    heading = subs[0].nodes[0]
+    by_id = {n["nodeId"]: n for n in old}
+    fresh = {n["nodeId"]: n for n in subs[0].nodes}
+    held = _below(by_id[heading["nodeId"]], by_id) | _below(heading, fresh)
+    assert held - _below(by_id[heading["nodeId"]], by_id), "the appended span is new"
+    within = observer_take.layout_touched(old, _change(subs, within={_backend(heading)}))
+    assert within == held
+    relaid = observer_take.layout_touched(old, _change(subs, relaid={_backend(heading)}))
+    assert relaid == held | {_backend(heading)}
+
+
+def test_an_element_whose_only_change_no_style_rule_reads_touches_no_layout() -> None:
+    # Its subtree is read again (its name changed), but neither it nor what it holds is laid out anew.
+    old = CASES["heading_from_contents"]["before"]
+    assert observer_take.layout_touched(old, _change(_subtrees(CASES["heading_from_contents"]))) == set()
+
+
+def test_a_changed_element_in_neither_read_is_not_known() -> None:
+    old = CASES["heading_from_contents"]["before"]
+    subs = _subtrees(CASES["heading_from_contents"])
+    assert observer_take.layout_touched(old, _change(subs, within={987_654_321})) is None
+    assert observer_take.layout_touched(old, _change(subs, relaid={987_654_321})) is None
+
+
+def test_a_changed_element_read_only_now_is_touched_with_what_it_holds() -> None:
+    # The rows re-rendered: the new row is in the re-read subtree only.
+    case = CASES["rows_rerendered"]
+    old = case["before"]
+    subs = _subtrees(case)
+    known = {_backend(n) for n in old if "backendDOMNodeId" in n}
+    new = next(n for n in subs[0].nodes if "backendDOMNodeId" in n and _backend(n) not in known and n.get("childIds"))
+    fresh = {n["nodeId"]: n for n in subs[0].nodes}
+    touched = observer_take.layout_touched(old, _change(subs, relaid={_backend(new)}))
+    assert touched == _below(new, fresh) | {_backend(new)}
+
+
 def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hold() -> None:
     old = CASES["heading_from_contents"]["before"]
     subs = _subtrees(CASES["heading_from_contents"])
-    plain = live_view._touched(old, subs, set(), set())
+    heading = {_backend(subs[0].nodes[0])}
+    plain = observer_take.layout_touched(old, _change(subs, relaid=heading))
     assert plain
     by_id = {n["nodeId"]: n for n in old}
     holder = next(
         n
         for n in old
         if "backendDOMNodeId" in n
-        and int(n["backendDOMNodeId"]) not in plain
+        and _backend(n) not in plain
         and any("backendDOMNodeId" in by_id[c] for c in n.get("childIds", ()) if c in by_id)
     )
-    backend = int(holder["backendDOMNodeId"])
-    below = {int(by_id[c]["backendDOMNodeId"]) for c in holder["childIds"] if "backendDOMNodeId" in by_id.get(c, {})}
-    beside = live_view._touched(old, subs, {backend}, set())
+    backend = _backend(holder)
+    below = {_backend(by_id[c]) for c in holder["childIds"] if "backendDOMNodeId" in by_id.get(c, {})}
+    beside = observer_take.layout_touched(old, _change(subs, relaid=heading, beside={backend}))
     assert beside == plain | {backend}
-    deep = live_view._touched(old, subs, set(), {backend})
+    deep = observer_take.layout_touched(old, _change(subs, relaid=heading, deep={backend}))
     assert deep is not None and deep >= plain | {backend} | below
     # An inline neighbour the last read does not have: what it holds is not known.
-    assert live_view._touched(old, subs, set(), {987_654_321}) is None
-    # An element named by a change (its own node read again): its layout did not move.
-    named = Subtree(subs[0].ancestors, [], whole=False)
-    assert live_view._touched(old, [named], set(), set()) == set()
+    assert observer_take.layout_touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None
+
+
+class _TwoFrames:
+    """A session of two frames whose observers answer takes from a script: the first frame's with
+    what it gives (its secret field 41 and nothing changed), the second's "none" when allowed."""
+
+    def __init__(self) -> None:
+        self.takes: list[tuple[int, bool]] = []
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+        params = params or {}
+        if method == "Page.createIsolatedWorld":
+            return {"executionContextId": {"F1": 1, "F2": 2}[params["frameId"]]}
+        if method != "Runtime.evaluate":
+            return {}
+        context = params["contextId"]
+        may_be_none = params["expression"] == observer_take.CHANGES_JS[True]
+        self.takes.append((context, may_be_none))
+        if may_be_none:
+            return {"result": {"deepSerializedValue": {"type": "string", "value": "none"}}}
+        secret = 41 if context == 1 else 42
+        meta = json.loads(_meta(secret=1)["value"]) | {"values": [f"value {secret}"]}
+        answer = [{"type": "string", "value": json.dumps(meta)}, _node(secret, 1)]
+        return {"result": {"deepSerializedValue": {"type": "array", "value": answer}}}
+
+
+def _frames() -> list[FrameNodes]:
+    nodes = [{"nodeId": "1", "role": {"type": "role", "value": "RootWebArea"}, "childIds": []}]
+    return [
+        FrameNodes("k1", list(nodes), frame_id="F1"),
+        FrameNodes("k2", list(nodes), frame_id="F2", owner_backend_id=7),
+    ]
+
+
+@pytest.mark.anyio
+async def test_a_frame_where_nothing_changed_keeps_its_secret_fields_from_its_last_take() -> None:
+    session = _TwoFrames()
+    old = PageNodes(_frames(), {41, 42}, {"value 41", "value 42"}, display={}, gaps={})
+    contexts: dict[str, int] = {}
+    facts: dict[str, observer_take.FrameFacts] = {}
+    first = await live_view._patch_session(session, old, contexts, facts)  # type: ignore[arg-type]
+    assert first is not None and first.secret_ids == {41, 42}
+    assert session.takes == [(1, False), (2, False)], "nothing is known of either frame: both take it all"
+    assert set(facts) == {"k1", "k2"}
+    session.takes.clear()
+    # Both frames known now: the second answers "none", and its secret field stands.
+    second = await live_view._patch_session(session, first, contexts, facts)  # type: ignore[arg-type]
+    assert session.takes == [(1, True), (2, True)]
+    assert second is first, "nothing changed anywhere: the last read stands"
+    facts.pop("k1")
+    session.takes.clear()
+    third = await live_view._patch_session(session, first, contexts, facts)  # type: ignore[arg-type]
+    assert session.takes == [(1, False), (2, True)]
+    assert third is not None and third.secret_ids == {41, 42} and third.secret_values == {"value 41", "value 42"}

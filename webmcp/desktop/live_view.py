@@ -12,7 +12,6 @@ read would give.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -20,10 +19,7 @@ from functools import partial
 from typing import Any
 
 from cdp_bridge.ax import (
-    FLAGGED_SELECTOR,
     FORM_STATE_MAX,
-    REQUIRED_SELECTOR,
-    SMALL_DOCUMENT,
     FrameNodes,
     PageNodes,
     Send,
@@ -32,24 +28,31 @@ from cdp_bridge.ax import (
     has_form_controls,
     read_run_range,
 )
-from cdp_bridge.ax_patch import Subtree, read_subtrees, splice, subtree_ids
+from cdp_bridge.ax_patch import splice
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from cdp_bridge.js import Expression
-from cdp_bridge.layout import patch_text_layout, wanted
+from cdp_bridge.layout import patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
+from webmcp.desktop.observer_take import (
+    UNCHANGED,
+    WORLD,
+    Changes,
+    FrameFacts,
+    frame_changes,
+    layout_touched,
+)
 from webmcp.desktop.secret_values import read_secret_fields
 from webmcp.js import call, load
-from webmcp.view.build import BlockIds, Limits, View, build_view, run_part
+from webmcp.view.build import BlockIds, Limits, View, WalkMemo, build_view, run_part
 from webmcp.view.masking import SECRET_SELECTOR
-from webmcp.view.secrets import FIND_SECRETS_JS
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "BINDING",
     "WORLD",
+    "FrameFacts",
     "PageRead",
     "changed_since",
     "frame_origins",
@@ -59,7 +62,6 @@ __all__ = [
     "read_run",
 ]
 
-WORLD = "webmcp_bridge"
 _SECRET_READ_S = 2.0
 _LIMITS = Limits()
 _KEEP = max(_LIMITS.table_rows, _LIMITS.list_items)
@@ -67,23 +69,6 @@ _KEEP = max(_LIMITS.table_rows, _LIMITS.list_items)
 BINDING = "__webmcpBridgeDirty"
 # Runs in an isolated world in every frame: the page cannot see it, call the binding, or fake a change.
 _OBSERVER_JS = call(load("observer.js"), BINDING)
-_CHANGED_MAX = 40
-"""Changed elements up to which a read takes only their subtrees (more: the whole page)."""
-_CHANGES_JS = {
-    alone: call(
-        load("changes.js"),
-        _CHANGED_MAX,
-        SMALL_DOCUMENT,
-        Expression(f"() => {FIND_SECRETS_JS}"),
-        SECRET_SELECTOR,
-        REQUIRED_SELECTOR,
-        FLAGGED_SELECTOR,
-        alone,
-    )
-    for alone in (False, True)
-}
-"""The script that takes a frame's changes; for a session's only frame it may answer "none"."""
-_CHANGES_GROUP = "webmcp-bridge-changes"
 
 
 async def install_observer(session: CDPSession) -> None:
@@ -156,6 +141,11 @@ class PageRead:
     contexts: dict[str, int] = field(default_factory=dict)
     """Frame key → the observer's isolated world in that frame's document (to take its changes);
     frame key + " takes" → how many takes there were (each take's objects are its own group)."""
+    taken: dict[str, FrameFacts] = field(default_factory=dict)
+    """Frame key → its secret fields and form state at its observer's last take (a frame where
+    nothing changed since may answer "none": they stand)."""
+    memo: WalkMemo = field(default_factory=WalkMemo)
+    """What building its view walked, for the next build of the same document (`build_view`)."""
 
 
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
@@ -198,6 +188,8 @@ def _page_read(
     doc_seq: int,
     oopifs: tuple[str, ...],
     contexts: dict[str, int],
+    taken: dict[str, FrameFacts] | None = None,
+    memo: WalkMemo | None = None,
 ) -> PageRead:
     """The view built from what each session read."""
     frames: list[FrameNodes] = []
@@ -207,8 +199,9 @@ def _page_read(
         frames.extend(nodes.frames)
         values |= nodes.secret_values
         readers.update((f.key, (frame_session.send, f.frame_id)) for f in nodes.frames)
-    view = build_view(frames, ids, limits=_LIMITS, secret_values=values)
-    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts)
+    memo = memo if memo is not None else WalkMemo()
+    view = build_view(frames, ids, limits=_LIMITS, secret_values=values, memo=memo)
+    return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts, taken or {}, memo)
 
 
 async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageRead | None:
@@ -231,8 +224,8 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
     if tuple(page.frame_sessions) != last.oopifs or [s for s, _ in last.sessions] != now:
         logger.debug("an incremental read fell back: the out-of-process iframes changed")
         return None  # An out-of-process iframe came or went, or was left out of the last read.
-    contexts = dict(last.contexts)
-    patched = await side_by_side([partial(_patch_session, s, nodes, contexts) for s, nodes in last.sessions])
+    contexts, taken = dict(last.contexts), dict(last.taken)
+    patched = await side_by_side([partial(_patch_session, s, nodes, contexts, taken) for s, nodes in last.sessions])
     read: list[tuple[CDPSession, PageNodes]] = []
     for (frame_session, _before), nodes in zip(last.sessions, patched, strict=True):
         if nodes is None or isinstance(nodes, CDPError):
@@ -240,8 +233,8 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
             return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
     if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
-        return replace(last, contexts=contexts)  # Nothing changed: the same nodes build the same view.
-    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts)
+        return replace(last, contexts=contexts, taken=taken)  # Nothing changed: the same nodes build the same view.
+    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken, last.memo)
 
 
 async def changed_since(read: PageRead) -> bool:
@@ -260,28 +253,13 @@ async def changed_since(read: PageRead) -> bool:
     return False
 
 
-@dataclass
-class _Changes:
-    """What one frame's observer handed over, with the secret fields and form state of its document."""
-
-    subtrees: list[Subtree]
-    """Each changed element's AX node, ancestors and subtree as they are now."""
-    secret_ids: set[int]
-    values: set[str]
-    required_ids: set[int]
-    flagged_ids: set[int]
-    beside: set[int]
-    """Backend ids of the neighbours of restyled elements, whose text layout may have moved."""
-    deep: set[int]
-    """Those of them laid out inline: the text inside them may run on into the restyled one too."""
-
-
-_UNCHANGED = _Changes([], set(), set(), set(), set(), set(), set())
-"""A frame where nothing changed (its secret fields and form state neither): its last read stands."""
-
-
-async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str, int]) -> PageNodes | None:
+async def _patch_session(
+    session: CDPSession, old: PageNodes, contexts: dict[str, int], facts: dict[str, FrameFacts]
+) -> PageNodes | None:
     """`old`, one session's last read, with what changed since read again; None when unsure.
+
+    `facts` holds each frame's secret fields and form state at its last take, and gets those of
+    this one: a frame whose observer saw nothing since answers "none", and they stand.
 
     Raises:
         CDPError: a frame's world or a changed element is gone.
@@ -291,17 +269,38 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
     if not frames or any(not f.frame_id for f in frames):
         logger.debug("an incremental read fell back: a frame without an id")
         return None
+    # The session's only frame: the last read's secret fields and form state are its own.
     alone = len(frames) == 1
-    taken = await side_by_side([partial(_frame_changes, send, f, contexts, alone) for f in frames])
-    changes: dict[str, _Changes] = {}
+    taken = await side_by_side([partial(frame_changes, send, f, contexts, alone or f.key in facts) for f in frames])
+    if all(found is UNCHANGED for found in taken):
+        return old
+    changes: dict[str, Changes] = {}
     for frame, found in zip(frames, taken, strict=True):
         if isinstance(found, CDPError):
             raise found
         if found is None:
+            facts.pop(frame.key, None)
             return None
+        if found is UNCHANGED:
+            if not alone:
+                last = facts[frame.key]
+                found = Changes(
+                    [],
+                    set(last.secret_ids),
+                    set(last.values),
+                    set(last.required_ids),
+                    set(last.flagged_ids),
+                    set(),
+                    set(),
+                )
+        else:
+            facts[frame.key] = FrameFacts(
+                frozenset(found.secret_ids),
+                frozenset(found.values),
+                frozenset(found.required_ids),
+                frozenset(found.flagged_ids),
+            )
         changes[frame.key] = found
-    if all(c is _UNCHANGED for c in changes.values()):
-        return old
     result = PageNodes()
     touched: set[int] = set()
     relayout = False
@@ -314,7 +313,7 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
             if nodes is None:
                 logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
-            near = _touched(frame.nodes, change.subtrees, change.beside, change.deep)
+            near = None if change.relayout else layout_touched(frame.nodes, change)
             if near is None:
                 relayout = True
             else:
@@ -332,134 +331,14 @@ async def _patch_session(session: CDPSession, old: PageNodes, contexts: dict[str
         result.required_ids, result.flagged_ids = required, flagged
     layout_frames = [(f.frame_id, f.nodes) for f in result.frames]
     kept = (None, None) if relayout else (old.display, old.gaps)
-    result.display, result.gaps = await patch_text_layout(
-        send, layout_frames, kept, wanted([(f.frame_id, f.nodes) for f in old.frames]), touched
-    )
+    before = old.layout_wanted
+    if before is None:
+        before = wanted([(f.frame_id, f.nodes) for f in old.frames])
+    running = running_text(layout_frames)
+    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running)
+    result.layout_wanted = running.wanted
     result.share_with_frames()
     return result
-
-
-def _touched(old: list[dict[str, Any]], subtrees: list[Subtree], beside: set[int], deep: set[int]) -> set[int] | None:
-    """Backend ids of the nodes whose layout may have moved: each changed element's subtree as it
-    was and as it is, the neighbours `beside` restyled elements, and all that `deep` ones held
-    (None when one of those is not in `old`: what it held is not known)."""
-    by_id = {n["nodeId"]: n for n in old}
-    found: set[int] = set(beside) | set(deep)
-    if deep:
-        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
-        for backend in deep:
-            if backend not in by_backend:
-                return None
-            for node_id in subtree_ids(by_backend[backend], by_id):
-                if "backendDOMNodeId" in by_id[node_id]:
-                    found.add(int(by_id[node_id]["backendDOMNodeId"]))
-    for sub in subtrees:
-        if not sub.whole:
-            continue  # Its name changed, not its layout.
-        before = by_id.get(sub.ancestors[0]["nodeId"])
-        for node_id in subtree_ids(before, by_id) if before is not None else ():
-            if "backendDOMNodeId" in by_id[node_id]:
-                found.add(int(by_id[node_id]["backendDOMNodeId"]))
-        found.update(int(n["backendDOMNodeId"]) for n in sub.nodes if "backendDOMNodeId" in n)
-    return found
-
-
-async def _frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], alone: bool) -> _Changes | None:
-    """What the observer in `frame` saw change since last asked, read again; None: "everything".
-
-    When `frame` is its session's `alone` frame and nothing changed there, `_UNCHANGED` (the
-    session's last read stands, its secret fields and form state included).
-
-    Two steps, each one batch of commands: the observer's changes with the secret fields and
-    form state (one script whose answer carries each element's backend id, by deep
-    serialization; the last such batch's object released beside it), then the AX subtree and
-    ancestors of each changed element side by side.
-
-    Raises:
-        CDPError: the frame, its world or a changed element is gone.
-    """
-    context = contexts.get(frame.key)
-    if context is None:
-        world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
-        context = contexts[frame.key] = int(world["executionContextId"])
-    # Each take's answer is kept in a group of its own until the next take releases it, side by
-    # side with that take's script: no round trip of its own.
-    taken = contexts.get(f"{frame.key} takes", 0)
-    contexts[f"{frame.key} takes"] = taken + 1
-    group = f"{_CHANGES_GROUP}-{taken + 1}"
-    params = {
-        "expression": _CHANGES_JS[alone],
-        "contextId": context,
-        "objectGroup": group,
-        "silent": True,
-        "serializationOptions": {"serialization": "deep", "maxDepth": 1},
-    }
-    _released, reply = await side_by_side(
-        [
-            partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
-            partial(send, "Runtime.evaluate", params),
-        ]
-    )
-    if isinstance(reply, CDPError):
-        contexts.pop(frame.key, None)
-        raise reply
-    found = reply.get("result", {}).get("deepSerializedValue", {})
-    if reply.get("exceptionDetails"):
-        logger.debug("an incremental read fell back: the observer's take failed")
-        return None
-    if found.get("type") == "string" and found.get("value") == "none":
-        return _UNCHANGED
-    parsed = _taken(found)
-    if parsed is None:
-        logger.debug("an incremental read fell back: the observer said everything changed (or did not add up)")
-        return None
-    meta, backends = parsed
-    groups: dict[str, list[int]] = {}
-    for name in _TAKEN:
-        groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
-    subtrees = await read_subtrees(
-        send, [{"backendNodeId": b} for b in groups["roots"]], [{"backendNodeId": b} for b in groups["named"]]
-    )
-    values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
-    return _Changes(
-        subtrees,
-        set(groups["secret"]),
-        values,
-        set(groups["required"]),
-        set(groups["flagged"]),
-        set(groups["beside"]),
-        set(groups["deep"]),
-    )
-
-
-_TAKEN = ("roots", "named", "beside", "deep", "secret", "required", "flagged")
-"""The groups of elements in changes.js's answer, in order; its counts say how many of each."""
-
-
-def _taken(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
-    """The counts and the elements' backend ids in changes.js's deep-serialized answer; None if
-    it is "all" or not what the script gives (a JSON string of counts, then that many elements)."""
-    items = found.get("value") if found.get("type") == "array" else None
-    if not isinstance(items, list) or not items or items[0].get("type") != "string":
-        return None
-    try:
-        meta = json.loads(items[0]["value"])
-        cut = [int(meta[name]) for name in _TAKEN]
-    except (ValueError, KeyError, TypeError):
-        return None
-    backends: list[int] = []
-    seen: dict[Any, int] = {}  # An element given twice is serialized once, then referred to.
-    for item in items[1:]:
-        if item.get("type") != "node":
-            return None
-        reference = item.get("weakLocalObjectReference")
-        backend = item["value"].get("backendNodeId") if "value" in item else seen.get(reference)
-        if not isinstance(backend, int):
-            return None
-        if reference is not None:
-            seen[reference] = backend
-        backends.append(backend)
-    return (meta, backends) if sum(cut) == len(backends) else None
 
 
 async def read_run(read: PageRead, block: dict[str, Any], offset: int, limit: int) -> list[Any] | None:

@@ -306,6 +306,10 @@ class LiveView:
             return read
         # The check: a whole read, with the ids as they were, must give the very same view.
         whole = await live_view.read_page(self._page, self._host.doc_seq, before)
+        # What the takes gave stands for the next incremental read, which is then one after an
+        # incremental read, as without the check.
+        whole.contexts.update(read.contexts)
+        whole.taken.update(read.taken)
         incremental_ids, self._ids = self._ids, before
         try:
             if await live_view.changed_since(read):

@@ -22,17 +22,39 @@
     changed.add(el);
     if (changed.size > 400) everything = true;
   };
-  // Elements whose attributes changed: at the take, their neighbours that a CSS sibling rule may
-  // restyle are taken as changed too, and those whose text layout may move beside them are named.
-  const restyled = new Set();
+  const restyle = (node) => {
+    note(node);
+    if (!everything && node.nodeType === 1) touched.add(node);
+  };
+  // What each change may have done to the layout, for the bridge's read of the text layout
+  // (cdp_bridge/layout.py): elements whose attributes changed, by name (at the take, those a style
+  // rule may read are restyled: their neighbours that a CSS sibling rule may restyle are taken as
+  // changed too, and those whose text layout may move beside them are named); elements whose
+  // children or text changed (what they hold was laid out again, not they themselves); elements an
+  // event or a script-set value touched (restyled as far as anyone can tell: `:focus`, `:checked`).
+  const attributes = new Map();
+  const contents = new Set();
+  const touched = new Set();
+  // Texts put back as they were (`el.textContent = String(count)` with the count it showed): the
+  // document reads the same, text node for text node.
+  const unchangedText = (r) => r.type === 'childList' && r.addedNodes.length > 0 &&
+    r.addedNodes.length === r.removedNodes.length &&
+    [...r.addedNodes].every((n, i) => n.nodeType === 3 && r.removedNodes[i].nodeType === 3 && n.data === r.removedNodes[i].data);
   new MutationObserver((records) => {
     for (const r of records) {
+      if (unchangedText(r)) continue;
       // Text: its element. Children: the parent. An attribute (a class, hidden, style): the
       // element, and its neighbours at the take (`besides`).
       note(r.target);
-      if (r.type === 'attributes' && r.target.nodeType === 1 && !everything) {
-        restyled.add(r.target);
-        if (restyled.size > 400) everything = true;
+      if (everything) continue;
+      if (r.type === 'attributes') {
+        if (r.target.nodeType !== 1) continue;
+        const names = attributes.get(r.target);
+        if (names) names.add(r.attributeName); else attributes.set(r.target, new Set([r.attributeName]));
+        if (attributes.size > 400) everything = true;
+      } else {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        if (el) contents.add(el);
       }
     }
     ping();
@@ -69,6 +91,7 @@
       }
     }
   };
+  const sheets = () => [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
   const siblingRules = () => {
     const out = {next: [], later: []};
     const walk = (rules) => {
@@ -82,20 +105,60 @@
       }
       return true;
     };
-    for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) {
+    for (const sheet of sheets()) {
       let rules;
       try { rules = sheet.cssRules; } catch { return null; }
       if (!rules || walk(rules) === false) return null;
     }
     return out;
   };
+  // What the page's style rules read that a change of content or of an ARIA or data attribute
+  // could move: the attribute names their selectors name (`all` when a selector escapes a
+  // character), and whether a selector looks at what an element holds (`:has()`, `:empty`,
+  // `:blank`). Null when a sheet cannot be read (another origin). The browser's own sheet names
+  // no `aria-` or `data-` attribute and looks at no element's contents for its box.
+  const ATTRIBUTE = /\[\s*(?:[-\w*]*\|)?([-\w]+)/g;
+  const HOLDS = /:(has|empty|blank)\b/;
+  const selectorReads = () => {
+    const out = {names: new Set(), all: false, holds: false};
+    const walk = (rules) => {
+      for (const rule of rules) {
+        const text = rule.selectorText;
+        if (typeof text === 'string') {
+          if (text.includes('\\')) out.all = true;
+          if (HOLDS.test(text)) out.holds = true;
+          for (const m of text.matchAll(ATTRIBUTE)) out.names.add(m[1].toLowerCase());
+        }
+        if (rule.cssRules && rule.cssRules.length) walk(rule.cssRules);
+      }
+    };
+    for (const sheet of sheets()) {
+      let rules;
+      try { rules = sheet.cssRules; } catch { return null; }
+      if (rules) walk(rules);
+    }
+    return out;
+  };
+  // Whether a value reads an attribute (`attr()`, in a rule or an inline style): any attribute may
+  // then restyle. Asked only when an ARIA or data attribute changed (serializing rules costs).
+  const valuesRead = () => {
+    const walk = (rules) => {
+      for (const rule of rules) {
+        if (rule.style && rule.style.cssText.includes('attr(')) return true;
+        if (rule.cssRules && rule.cssRules.length && walk(rule.cssRules)) return true;
+      }
+      return false;
+    };
+    for (const sheet of sheets()) if (walk(sheet.cssRules)) return true;
+    return document.querySelector('[style*="attr("]') !== null;
+  };
   const matchesAny = (el, selectors) => selectors.some((s) => { try { return el.matches(s); } catch { return true; } });
   // The neighbours of the restyled elements: those a sibling rule may restyle (`restyle`, read
   // again whole), and the next and previous one, whose text may now run on into it or stop at its
   // edge (`beside`: the bridge reads their layout again; `deep` when their own inner text does).
-  const besides = () => {
+  const besides = (restyled) => {
     const restyle = [], beside = [], deep = [];
-    if (!restyled.size) return {restyle, beside, deep};
+    if (!restyled.length) return {restyle, beside, deep};
     const rules = siblingRules();
     for (const el of restyled) {
       if (!el.isConnected) continue;
@@ -111,26 +174,27 @@
         for (let later = after; later; later = later.nextElementSibling) if (matchesAny(later, rules.later)) restyle.push(later);
       }
     }
-    restyled.clear();
     return {restyle, beside, deep};
   };
   const changedBy = (e) => {
     const t = e.target;
     if (t === document || t === window || !t || t.nodeType !== 1) { everything = true; return; }
-    note(t);
-    if (e.type === 'focusin' && e.relatedTarget) note(e.relatedTarget);
+    restyle(t);
+    if (e.type === 'focusin' && e.relatedTarget) restyle(e.relatedTarget);
     // A checked radio button unchecks the others of its group, which hear nothing.
     if (t.localName === 'input' && t.type === 'radio' && t.name) {
-      for (const other of (t.form ?? document).querySelectorAll('input[type=radio]')) if (other.name === t.name) note(other);
+      for (const other of (t.form ?? document).querySelectorAll('input[type=radio]')) if (other.name === t.name) restyle(other);
     }
   };
   for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
     document.addEventListener(type, (e) => { changedBy(e); ping(); }, true);
   // Hands over what changed and forgets it (one step: nothing is lost between): "all", or
-  // `{roots, named, beside, deep}`: the changed elements that are still in the document, none
-  // inside another (read again whole); the elements whose name or relations come from them (a
-  // `<label for>`'s control, `aria-labelledby`, ...; their own node is read again) that are
-  // neither inside nor above a root; the neighbours whose text layout may have moved.
+  // `{roots, named, beside, deep, relaid, within, relayout}`: the changed elements that are still
+  // in the document, none inside another (read again whole); the elements whose name or relations
+  // come from them (a `<label for>`'s control, `aria-labelledby`, ...; their own node is read
+  // again) that are neither inside nor above a root; the neighbours whose text layout may have
+  // moved; the elements whose layout moved with what they hold, and those where only what they
+  // hold did (`relayout`: too many to say, the whole layout is read again).
   // "all" past `limit` of them, on a document of more than `most` elements, or when the roots
   // hold more than three quarters of it (reading them would cost as much as reading all).
   const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-details', 'aria-errormessage',
@@ -144,14 +208,14 @@
   const compare = (record) => {
     for (const el of controls()) {
       const now = looks(el);
-      if (record && shown.has(el) && shown.get(el) !== now) note(el);
+      if (record && shown.has(el) && shown.get(el) !== now) restyle(el);
       shown.set(el, now);
     }
   };
   compare(false);
   // Whether anything changed since the last take (the check of WEBMCP_VERIFY_INCREMENTAL).
   globalThis.__webmcpBridgeChangePending = () => {
-    if (everything || changed.size > 0 || restyled.size > 0) return true;
+    if (everything || changed.size > 0 || attributes.size > 0) return true;
     for (const el of controls()) if (shown.has(el) && shown.get(el) !== looks(el)) return true;
     return false;
   };
@@ -160,10 +224,23 @@
     // Whether it is "all" is told first: the neighbours' walk over the style sheets is not made for nothing.
     const size = document.getElementsByTagName('*').length;
     const all = everything || size > most || document.querySelector('[aria-owns]') !== null;
-    const near = all ? null : besides();
-    restyled.clear();
+    let reads, values;
+    const reading = () => (reads === undefined ? (reads = selectorReads()) : reads);
+    // An ARIA or data attribute that no style rule reads restyles nothing: its element's box and
+    // its neighbours' stay as they were (a cart link's `aria-label` that counts the items).
+    const unread = (name) =>
+      (name.startsWith('aria-') || name.startsWith('data-')) && reading() !== null && !reads.all &&
+      !reads.names.has(name.toLowerCase()) && !(values ??= valuesRead());
+    // What holds something else now is restyled too, as far as anyone can tell, when a style rule
+    // looks at contents (`:empty`, `:has()`) or a sheet cannot be read.
+    const holds = !all && contents.size > 0 && (reading() === null || reads.holds);
+    const restyled = all ? [] : [...attributes].filter(([, names]) => [...names].some((n) => !unread(n))).map(([el]) => el);
+    if (holds) restyled.push(...contents);
+    const near = all ? null : besides(restyled);
+    const relaid = new Set(all ? [] : [...restyled, ...near.restyle, ...touched]);
+    const held = all ? [] : [...contents];
     const found = [...changed, ...(near ? near.restyle : [])];
-    everything = false; changed.clear();
+    everything = false; changed.clear(); attributes.clear(); contents.clear(); touched.clear();
     if (all) return 'all';
     let roots = [...new Set(found.filter((el) => el.isConnected && !top(el)))];
     if (found.some((el) => el.isConnected && top(el))) return 'all';
@@ -183,10 +260,17 @@
     let inside = named.length;
     for (const el of roots) inside += el.getElementsByTagName('*').length + 1;
     if (inside * 4 > size * 3) return 'all';
-    const outside = (el) => el.isConnected && !roots.some((r) => r.contains(el));
+    // The layout: what each restyled element holds, itself too (`relaid`), and what each element
+    // whose children or text changed holds, not itself (`within`); each one inside no other.
+    const laid = [...relaid, ...held].filter((el) => el.isConnected && !top(el));
+    const covered = (el) => laid.some((r) => r !== el && r.contains(el));
+    const whole = [...new Set(laid.filter((el) => relaid.has(el) && !covered(el)))];
+    const within = [...new Set(laid.filter((el) => !relaid.has(el) && !covered(el)))];
+    if (whole.length + within.length > limit) return {roots, named, beside: [], deep: [], relaid: [], within: [], relayout: true};
+    const outside = (el) => el.isConnected && !whole.some((r) => r.contains(el)) && !within.some((r) => r !== el && r.contains(el));
     const deep = [...new Set(near.deep)].filter(outside);
     const beside = [...new Set(near.beside)].filter((el) => outside(el) && !deep.includes(el));
-    return {roots, named, beside, deep};
+    return {roots, named, beside, deep, relaid: whole, within, relayout: false};
   };
   // The write guard (desktop/input_guard.py): what the person types is counted; while a
   // checked write starts, their keystrokes are held back and replayed once it has started.

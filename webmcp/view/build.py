@@ -28,8 +28,9 @@ from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import UNITS, cut_run
 from webmcp.view.targets import ActionTarget, with_block_ids
 from webmcp.view.walk import Heading, Keyed, walk_frames
+from webmcp.view.walk_memo import WalkMemo
 
-__all__ = ["BlockIds", "FrameNodes", "Heading", "Limits", "Modal", "View", "build_view", "run_part"]
+__all__ = ["BlockIds", "FrameNodes", "Heading", "Limits", "Modal", "View", "WalkMemo", "build_view", "run_part"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,13 +207,16 @@ def build_view(
     secret_backend_ids: Collection[int] = (),
     limits: Limits = Limits(),  # noqa: B008 - frozen
     secret_values: Collection[str] = (),
+    memo: WalkMemo | None = None,
 ) -> View:
     """Blocks for one tab from its frames' AX nodes, main frame first.
 
     `frames` are `FrameNodes` (or `(frame key, nodes)` pairs); a frame's blocks go where
     its `<iframe>` is, when the frame's `owner_backend_id` is known. Fields whose backend
     id is secret (`secret_backend_ids`, or a frame's own `secret_ids`) are masked, and so
-    is any text that repeats one of `secret_values` (a page echoing what was typed).
+    is any text that repeats one of `secret_values` (a page echoing what was typed). `memo`
+    (the last build's of the same document) spares walking again what did not change; the
+    view is the same without it.
     """
     frame_list = [f if isinstance(f, FrameNodes) else FrameNodes(f[0], list(f[1])) for f in frames]
     frame_list = [f for f in frame_list if f.nodes or f.unreachable_url] if frame_list and frame_list[0].nodes else []
@@ -221,7 +225,7 @@ def build_view(
         root = next((n for n in frame_list[0].nodes if not n.get("parentId")), frame_list[0].nodes[0])
         title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
         url = next((str(p["value"].get("value", "")) for p in root.get("properties", ()) if p["name"] == "url"), "")
-    walk = walk_frames(frame_list, set(secret_backend_ids))
+    walk = walk_frames(frame_list, set(secret_backend_ids), memo=memo)
     keyed, raw_modals = walk.blocks, walk.modals
     if secret_values:
         keyed = [(k, mask_secrets(b, secret_values)) for k, b in keyed]

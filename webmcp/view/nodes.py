@@ -60,14 +60,20 @@ def named_by_author(node: Node) -> bool:
 
 def role_of(node: Node) -> str:
     """The node's role string (`StaticText`, `heading`, …)."""
-    return str(node.get("role", {}).get("value", ""))
+    # Asked thousands of times a view: no empty dict made per call, no str() of a str.
+    role = node.get("role")
+    if not role:
+        return ""
+    value = role.get("value", "")
+    return value if value.__class__ is str else str(value)
 
 
 def prop(node: Node, name: str) -> Any:
     """The value of the AX property `name`, or None."""
     for item in node.get("properties", ()):
         if item.get("name") == name:
-            return item.get("value", {}).get("value")
+            value = item.get("value")
+            return value.get("value") if value else None
     return None
 
 

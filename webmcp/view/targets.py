@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Literal
 
@@ -126,7 +126,26 @@ def target_of(
 
 def with_block_ids(targets: Sequence[ActionTarget], ids: dict[Any, str]) -> list[ActionTarget]:
     """`targets` with the id of the block that shows each (by its walk key)."""
-    return [replace(t, block_id=ids.get(t.block_key)) for t in targets]
+    # Field by field: `dataclasses.replace` costs several times as much, for each of hundreds.
+    return [
+        ActionTarget(
+            t.kind,
+            t.label,
+            t.role,
+            t.frame_key,
+            t.backend_id,
+            t.block_key,
+            ids.get(t.block_key),
+            t.disabled,
+            t.readonly,
+            t.sensitive,
+            t.options,
+            t.disabled_options,
+            t.group,
+            t.multiline,
+        )
+        for t in targets
+    ]
 
 
 def _norm(text: str) -> str:

@@ -44,6 +44,7 @@ from .nodes import (
     shown_on_button,
 )
 from .targets import ActionTarget, TargetKind, target_of
+from .walk_memo import Entry, FrameFacts, WalkMemo
 
 _FIELD_ROLES = frozenset(
     {
@@ -125,6 +126,8 @@ _GROUP_ROLES = frozenset(
     }
 )
 _MAIN_ROLES = frozenset({"main", "article"})
+_FLATTENED = frozenset({"generic", "rowgroup", "none"})
+"""Wrappers that `children_flat` looks through (and ignored nodes)."""
 _ERROR_PAGE = "chrome-error:"
 _UNREACHABLE = "an address that could not be reached"
 _FAILED_HOSTS_SHOWN = 3
@@ -210,7 +213,7 @@ def _editors_as_textboxes(by_id: dict[str, Node]) -> dict[str, Node]:
     """
     changed: dict[str, Node] = {}
     for node_id, node in by_id.items():
-        if role_of(node) in _FIELD_ROLES or not prop(node, "editable") or not prop(node, "focusable"):
+        if not prop(node, "editable") or role_of(node) in _FIELD_ROLES or not prop(node, "focusable"):
             continue
         parent = by_id.get(str(node.get("parentId", "")))
         if parent is not None and prop(parent, "editable"):
@@ -230,7 +233,9 @@ class _Sink:
 
 
 class _Walker:
-    def __init__(self, frames: Sequence[FrameNodes], secret_ids: set[int], gaps: bool = False) -> None:
+    def __init__(
+        self, frames: Sequence[FrameNodes], secret_ids: set[int], gaps: bool = False, memo: WalkMemo | None = None
+    ) -> None:
         self.gaps = gaps
         self.frames = [
             _Frame(
@@ -269,6 +274,17 @@ class _Walker:
         for f in frames:
             for n in f.nodes:
                 self.error_targets.update(related(n, "errormessage"))
+        self.memo = memo
+        self.frame_facts: dict[str, FrameFacts] = {}
+        self.changed: dict[str, set[str] | None] = {}
+        """Frame key → the ids of nodes whose containers the memo cannot give (None: all)."""
+        self.used: list[tuple[str, str]] = []
+        """The memo's entries made or used by this walk."""
+        self.ordinals_set: list[tuple[Any, ...]] = []
+        """Every owner an ordinal was taken for, in order (what a container's entry keeps)."""
+        self.over_page_added: list[tuple[Any, ...]] = []
+        self.impure = 0
+        """How often the walk read beyond the container it was in (a frame, an error message)."""
 
     # --- keys ----------------------------------------------------------------------
 
@@ -283,6 +299,7 @@ class _Walker:
         base: tuple[Any, ...] = (owner[0], owner[1], kind, tag) if tag else (owner[0], owner[1], kind)
         n = self.ordinals.get(base, 0)
         self.ordinals[base] = n + 1
+        self.ordinals_set.append(base)
         return (*base, n) if n else base
 
     # --- the sink ------------------------------------------------------------------
@@ -361,9 +378,10 @@ class _Walker:
             self.add_text(LINE)
         elif role == "link":
             outer, self.collected = self.collected, []
-            self.add_text(self.link_text(node))
+            shown, own = self.link_text(node)
+            self.add_text(shown)
             self.collected = outer
-            self.target("link", node, self.quiet_text(node) or name_of(node), self.sink.text_key)
+            self.target("link", node, own or name_of(node), self.sink.text_key)
         elif role == "button":
             if shown := shown_on_button(node):
                 self.add_text(f" {shown} ")
@@ -422,8 +440,9 @@ class _Walker:
         else:
             self.container(node, role)
 
-    def link_text(self, node: Node) -> str:
-        """A link's text as it sits in a sentence: "Netscape<a>.</a>" gives "." and nothing around it.
+    def link_text(self, node: Node) -> tuple[str, str]:
+        """A link's text as it sits in a sentence: "Netscape<a>.</a>" gives "." and nothing around it;
+        and its own text (`text_of` it: what lies around it only adds white space there).
 
         The link is one unit (a card's heading and text are its lines); the space its own text
         begins or ends with stays, and so does one around a link laid out as a box or a block.
@@ -436,18 +455,18 @@ class _Walker:
                 self._collect_text(child, parts)
         text = join_text(parts)
         if not text:
-            return f" {name_of(node)} "
+            return f" {name_of(node)} ", text
         name = name_of(node)
         if named_by_author(node) and " ".join(text.split()).casefold() in name.casefold():
             # The author's name says more than the text it holds: a cart link's badge "0" is "Cart, 0 items".
-            return f" {name} "
+            return f" {name} ", text
         raw = "".join(parts)
         edge = self.edge(node)
         edge = " " if edge is None else edge  # the layout not read: a word of its own, as before
         before, after = self.spaces_around(node)
         lead = " " if raw[:1].isspace() else ""
         trail = " " if raw[-1:].isspace() else ""
-        return f"{before}{edge}{lead}{text}{trail}{edge}{after}"
+        return f"{before}{edge}{lead}{text}{trail}{edge}{after}", text
 
     def run_on(self, node: Node, edge: str) -> None:
         before, after = self.spaces_around(node)
@@ -476,6 +495,14 @@ class _Walker:
         """The labels of a row of buttons that a person reads (showtimes, doors, pages), if `node` is one."""
         if role_of(node) in _SKIP_ROLES:
             return None
+        for child in self.children(node):
+            # A child of its own that is neither a button nor nameless text: no row (without
+            # flattening all that the node holds, as children_flat does, for every container).
+            if hidden(child) or child.get("ignored"):
+                continue
+            role = role_of(child)
+            if role not in _FLATTENED and role != "button" and (role != "StaticText" or name_of(child)):
+                return None
         items = [c for c in self.children_flat(node) if not (role_of(c) == "StaticText" and not name_of(c))]
         if len(items) < 2 or any(role_of(c) != "button" for c in items):
             return None
@@ -492,12 +519,92 @@ class _Walker:
             start = len(self.sink.out)
             self.walk_container(node, role)
             self.flush()
-            self.over_page.update(key for key, _ in self.sink.out[start:])
+            over = [key for key, _ in self.sink.out[start:]]
+            self.over_page.update(over)
+            self.over_page_added.extend(over)
             return
         self.walk_container(node, role)
 
     def walk_container(self, node: Node, role: str) -> None:
         self.flush_text()
+        memo = self.memo
+        if memo is None or role not in _GROUP_ROLES:
+            self.walk_inside(node, role)
+            return
+        # A section, card or form: what it gives depends on its nodes and on the walk's state on
+        # entering it; a fields run from before (it would continue inside) keeps it from the memo.
+        s = self.sink
+        state = (
+            s is self.page_sink,
+            self.frame is self.frames[0],
+            self.groups[-1] if self.groups else "",
+            any(c[2] in _MAIN_ROLES for c in self.containers),
+        )
+        clean = not s.fields and not s.after_fields and not self.collected
+        key = (self.frame.key, str(node["nodeId"]))
+        changed = self.changed_in_frame(memo)
+        if clean and changed is not None and key[1] not in changed:
+            entry = memo.entries.get(key)
+            if entry is not None and entry.state == state:
+                self.replay(memo, key, entry)
+                return
+        marks = (len(s.out), len(self.targets), len(self.headings), len(self.modals))
+        more = (len(self.ordinals_set), len(self.over_page_added), len(self.used), self.impure)
+        self.walk_inside(node, role)
+        if clean and self.impure == more[3] and not self.collected and not s.fields and not s.after_fields:
+            ordinals = {base: self.ordinals[base] for base in self.ordinals_set[more[0] :]}
+            memo.entries[key] = Entry(
+                state,
+                s.out[marks[0] :],
+                self.targets[marks[1] :],
+                self.headings[marks[2] :],
+                [RawModal(m.key, m.title, list(m.blocks), m.backend_ids) for m in self.modals[marks[3] :]],
+                self.over_page_added[more[1] :],
+                list(ordinals.items()),
+                self.used[more[2] :],
+            )
+            self.used.append(key)
+
+    def changed_in_frame(self, memo: WalkMemo) -> set[str] | None:
+        """The ids of the current frame's nodes `memo` cannot stand for (None: any)."""
+        frame = self.frame
+        if frame.key not in self.changed:
+            self.changed[frame.key] = memo.changed(frame.key, self.facts(frame))
+        return self.changed[frame.key]
+
+    def facts(self, frame: _Frame) -> FrameFacts:
+        """What the walk reads of `frame` besides its nodes' own fields (made once a walk)."""
+        if (made := self.frame_facts.get(frame.key)) is not None:
+            return made
+        required, flagged = frame.required_ids, frame.flagged_ids
+        made = self.frame_facts[frame.key] = FrameFacts(
+            frame.by_id,
+            frozenset(self.secret_ids | frame.secret_ids),
+            frozenset(required) if required is not None else None,
+            frozenset(flagged) if flagged is not None else None,
+            frame.display,
+            frame.gaps,
+            frozenset(self.error_targets),
+        )
+        return made
+
+    def replay(self, memo: WalkMemo, key: tuple[str, str], entry: Entry) -> None:
+        """What walking the container of `entry` gives, as the last walk found it."""
+        s = self.sink
+        s.out.extend(entry.out)
+        self.targets.extend(entry.targets)
+        self.headings.extend(entry.headings)
+        self.modals.extend(RawModal(m.key, m.title, list(m.blocks), m.backend_ids) for m in entry.modals)
+        self.over_page.update(entry.over_page)
+        self.over_page_added.extend(entry.over_page)
+        for base, count in entry.ordinals:
+            self.ordinals[base] = count
+            self.ordinals_set.append(base)
+        self.used.extend(entry.inner)
+        self.used.append(key)
+        memo.replayed += 1
+
+    def walk_inside(self, node: Node, role: str) -> None:
         self.containers.append((self.frame.key, node.get("backendDOMNodeId", 0), role))
         grouping = role in ("radiogroup", "group")
         if grouping:
@@ -638,6 +745,7 @@ class _Walker:
         self.modals.append(RawModal(self.key(node), title, blocks, frozenset(self.backend_ids(node))))
 
     def iframe(self, node: Node) -> None:
+        self.impure += 1  # what it shows is another frame's
         index = self.by_owner.get(node.get("backendDOMNodeId", -1))
         if index is None or index in self.placed:
             return
@@ -649,6 +757,7 @@ class _Walker:
 
     def frame_failed(self, host: str) -> None:
         """A shown frame that failed to load: one notice for all of them, where the first sits."""
+        self.impure += 1
         if host not in self.failed_hosts:
             self.failed_hosts.append(host)
         self.failed_count += 1
@@ -675,7 +784,7 @@ class _Walker:
         for child in self.children(node):
             if hidden(child):
                 continue
-            if child.get("ignored") or role_of(child) in ("generic", "rowgroup", "none"):
+            if child.get("ignored") or role_of(child) in _FLATTENED:
                 out.extend(self.children_flat(child))
             else:
                 out.append(child)
@@ -730,6 +839,7 @@ class _Walker:
         parts.append(edge + after)
 
     def text_by_backend(self, backend: int) -> str:
+        self.impure += 1  # a node anywhere in the frame
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
         if node is None:
             return ""
@@ -751,14 +861,18 @@ class _Walker:
         return found
 
 
-def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: bool = False) -> Walk:
+def walk_frames(
+    frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: bool = False, memo: WalkMemo | None = None
+) -> Walk:
     """Keyed blocks of the page (main frame, its frames in place), of each open modal, and its headings.
 
     A table or list whose rows or items were not all read (`cdp_bridge.ax.UNREAD`) holds the
     read ones up to the first unread, and a `total`; with `gaps`, all of them, None where unread.
     A frame that failed to load and whose `<iframe>` is not known to be shown gives nothing.
+    With `memo` (the last walk's, of the same document), a container that is as it was is not
+    walked again: the walk gives the same (walk_memo.py), and `memo` is then this walk's.
     """
-    walker = _Walker(frames, secret_ids, gaps)
+    walker = _Walker(frames, secret_ids, gaps, memo if not gaps else None)
     if walker.frames:
         walker.walk_frame(0)
         for index in range(1, len(walker.frames)):
@@ -766,5 +880,7 @@ def walk_frames(frames: Sequence[FrameNodes], secret_ids: set[int], *, gaps: boo
                 walker.placed.add(index)
                 walker.walk_frame(index)
     walker.flush()
+    if walker.memo is not None:
+        walker.memo.keep({f.key: walker.facts(f) for f in walker.frames}, walker.used)
     failed = walker.failed_notice[0] if walker.failed_notice is not None else None
     return Walk(walker.sink.out, walker.modals, walker.headings, failed, walker.targets, walker.over_page)

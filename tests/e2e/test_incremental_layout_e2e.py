@@ -1,0 +1,147 @@
+"""End to end: an incremental read reads the text layout again exactly where a change may have
+moved it (`observer.js` relaid/within, `observer_take.layout_touched`), and gives the view a whole
+read gives.
+
+Real Chromium, the observer in its isolated world, pages given as `data:` URLs. Each case changes
+a page by script, then reads it only where it changed (`read_changes`) and whole (`read_page`),
+with the same block ids, and counts the `DOMSnapshot.captureSnapshot` the incremental read took.
+An attribute no style rule reads (a link's `aria-label`) moves no layout: no snapshot. The same
+change where a rule reads it, or a change of contents where a rule looks at contents (`:empty`),
+restyles (so does a value that reads the attribute, `attr()`): the snapshot is taken, and without it
+the view would lack the space its box on the line makes. A text put back as it was (a count set
+to the count it showed) is not read again at all.
+"""
+
+from __future__ import annotations
+
+import copy
+import urllib.parse
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+from typing import Any
+
+import anyio
+import pytest
+
+from cdp_bridge.connection import CDPSession, Connection
+from cdp_bridge.launcher import BrowserProcess
+from cdp_bridge.targets import PageTarget
+from webmcp.desktop import live_view
+from webmcp.view.build import BlockIds
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+_CART = (
+    '<p>Total<span id="sum" data-state="old">: 3 items</span>, in your bag '
+    '<a id="cart" href="#cart" aria-label="Cart, 0 items"><span id="count">0</span></a>.</p>'
+)
+_ADD = (
+    "document.querySelector('#sum').dataset.state = 'new';"
+    "document.querySelector('#cart').setAttribute('aria-label', 'Cart, 1 item');"
+    "document.querySelector('#count').textContent = '1';"
+)
+_NOTE = '<p>Call us<span id="note"></span>today</p>'
+_FILL = "document.querySelector('#note').textContent = 'now';"
+
+
+async def _page(connection: Connection, html: str) -> PageTarget:
+    """A new tab with the observer, showing `html` once it has loaded."""
+    target = await connection.browser.send("Target.createTarget", {"url": "about:blank"})
+    attached = await connection.browser.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+    session = connection.session(attached["sessionId"], target["targetId"])
+    await live_view.install_observer(session)
+    loaded = anyio.Event()
+    session.on("Page.loadEventFired", lambda _params: loaded.set())
+    await session.send("Page.navigate", {"url": "data:text/html," + urllib.parse.quote(html)})
+    with anyio.fail_after(10):
+        await loaded.wait()
+    return PageTarget(target["targetId"], session)
+
+
+def _counting(session: CDPSession) -> list[str]:
+    """The methods `session` sends from now on (the instance's `send` is wrapped)."""
+    sent: list[str] = []
+    send = session.send
+
+    async def counted(method: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        sent.append(method)
+        return await send(method, *args, **kwargs)
+
+    session.send = counted  # type: ignore[method-assign]
+    return sent
+
+
+@pytest.fixture
+async def connection(browser: BrowserProcess) -> AsyncIterator[Connection]:
+    async with Connection.connect(browser.ws_url) as conn:
+        yield conn
+
+
+async def _after(connection: Connection, html: str, change: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The view after `change` read incrementally and read whole, and what the incremental read sent."""
+    page = await _page(connection, html)
+    ids = BlockIds()
+    last = await live_view.read_page(page, 0, ids)
+    # The first take makes the observer's world known; its changes are those of the load.
+    settled = await live_view.read_changes(page, last, ids)
+    last = settled if settled is not None else last
+    await page.session.send("Runtime.evaluate", {"expression": change})
+    whole_ids = copy.deepcopy(ids)
+    sent = _counting(page.session)
+    read = await live_view.read_changes(page, last, ids)
+    assert read is not None, "the change is small: it is read incrementally"
+    done = list(sent)
+    whole = await live_view.read_page(page, 0, whole_ids)
+    return asdict(read.view), asdict(whole.view), done
+
+
+def _text(view: dict[str, Any]) -> str:
+    return "\n".join(b.get("text", "") for b in view["full_blocks"])
+
+
+async def test_an_attribute_no_style_rule_reads_moves_no_layout(connection: Connection) -> None:
+    incremental, whole, sent = await _after(connection, _CART, _ADD)
+    assert incremental == whole
+    assert "Total: 3 items" in _text(whole) and "Cart, 1 item" in _text(whole)
+    assert "DOMSnapshot.captureSnapshot" not in sent
+
+
+async def test_an_attribute_a_style_rule_reads_is_laid_out_again(connection: Connection) -> None:
+    styled = '<style>span[data-state="new"] { display: inline-block }</style>' + _CART
+    incremental, whole, sent = await _after(connection, styled, _ADD)
+    assert incremental == whole
+    assert "DOMSnapshot.captureSnapshot" in sent
+    # The rule made the span a box on the line: a space before it, which the kept layout would not give.
+    assert "Total : 3 items" in _text(whole)
+
+
+async def test_an_attribute_a_style_value_reads_is_laid_out_again(connection: Connection) -> None:
+    # No selector names `data-state`; the value of `display` reads it (`attr()`, typed).
+    styled = "<style>#sum { display: attr(data-state type(<custom-ident>), inline) }</style>" + _CART.replace(
+        'data-state="old"', 'data-state="inline"'
+    )
+    change = _ADD.replace("'new'", "'inline-block'")
+    incremental, whole, sent = await _after(connection, styled, change)
+    assert incremental == whole
+    assert "DOMSnapshot.captureSnapshot" in sent
+    assert "Total : 3 items" in _text(whole)
+
+
+async def test_contents_where_a_rule_looks_at_contents_restyle_the_element(connection: Connection) -> None:
+    styled = "<style>#note { display: inline-block } #note:empty { display: inline }</style>" + _NOTE
+    incremental, whole, sent = await _after(connection, styled, _FILL)
+    assert incremental == whole
+    assert "DOMSnapshot.captureSnapshot" in sent
+    assert "Call us now today" in _text(whole)
+
+
+async def test_a_text_put_back_as_it_was_is_not_read_again(connection: Connection) -> None:
+    page = '<p>Done: <span id="n">3</span> of 9</p><p id="other">Other</p>'
+    same = "document.querySelector('#n').textContent = '3';"
+    incremental, whole, sent = await _after(connection, page, same)
+    assert incremental == whole
+    assert not any(m.startswith("Accessibility.") for m in sent), sent
+    # The same with another count: that one is read again.
+    incremental, whole, sent = await _after(connection, page, same.replace("'3'", "'4'"))
+    assert incremental == whole and "Done: 4 of 9" in _text(whole)
+    assert "Accessibility.queryAXTree" in sent

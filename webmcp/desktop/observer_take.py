@@ -1,0 +1,232 @@
+"""What a frame's change observer hands over at a take (webmcp/js/changes.js), read again.
+
+`frame_changes` evaluates the take in the observer's isolated world, in one round trip whose
+answer carries each element's backend id, then reads the AX subtrees and ancestors of the changed
+elements; `layout_touched` says which nodes' text layout may have moved (cdp_bridge/layout.py).
+`desktop.live_view.read_changes` splices what it gives into the last read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from cdp_bridge.ax import FLAGGED_SELECTOR, REQUIRED_SELECTOR, SMALL_DOCUMENT, FrameNodes, Send
+from cdp_bridge.ax_patch import Subtree, read_subtrees, subtree_ids
+from cdp_bridge.batch import side_by_side
+from cdp_bridge.errors import CDPError
+from cdp_bridge.js import Expression
+from webmcp.js import call, load
+from webmcp.view.masking import SECRET_SELECTOR
+from webmcp.view.secrets import FIND_SECRETS_JS
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CHANGES_JS",
+    "TAKEN",
+    "UNCHANGED",
+    "WORLD",
+    "Changes",
+    "FrameFacts",
+    "frame_changes",
+    "layout_touched",
+    "parse_take",
+]
+
+WORLD = "webmcp_bridge"
+"""The isolated world the observer lives in, in every frame."""
+_CHANGED_MAX = 40
+"""Changed elements up to which a read takes only their subtrees (more: the whole page)."""
+CHANGES_JS = {
+    may_be_none: call(
+        load("changes.js"),
+        _CHANGED_MAX,
+        SMALL_DOCUMENT,
+        Expression(f"() => {FIND_SECRETS_JS}"),
+        SECRET_SELECTOR,
+        REQUIRED_SELECTOR,
+        FLAGGED_SELECTOR,
+        may_be_none,
+    )
+    for may_be_none in (False, True)
+}
+"""The script that takes a frame's changes; where what stands is known, it may answer "none"."""
+_CHANGES_GROUP = "webmcp-bridge-changes"
+
+
+@dataclass(frozen=True)
+class FrameFacts:
+    """One frame's secret fields, their values and its form state, as its observer's take gave them."""
+
+    secret_ids: frozenset[int]
+    values: frozenset[str]
+    required_ids: frozenset[int]
+    flagged_ids: frozenset[int]
+
+
+@dataclass
+class Changes:
+    """What one frame's observer handed over, with the secret fields and form state of its document."""
+
+    subtrees: list[Subtree]
+    """Each changed element's AX node, ancestors and subtree as they are now."""
+    secret_ids: set[int]
+    values: set[str]
+    required_ids: set[int]
+    flagged_ids: set[int]
+    beside: set[int]
+    """Backend ids of the neighbours of restyled elements, whose text layout may have moved."""
+    deep: set[int]
+    """Those of them laid out inline: the text inside them may run on into the restyled one too."""
+    relaid: set[int] = field(default_factory=set)
+    """Backend ids of the elements whose layout may have moved, with all they hold (restyled)."""
+    within: set[int] = field(default_factory=set)
+    """Those of the elements whose children or text changed: what they hold, not they themselves."""
+    relayout: bool = False
+    """Too many of those to say: the whole text layout is read again."""
+
+
+UNCHANGED = Changes([], set(), set(), set(), set(), set(), set())
+"""A frame where nothing changed (its secret fields and form state neither): its last read stands."""
+
+
+def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | None:
+    """Backend ids of the nodes whose layout may have moved (None when that is not known).
+
+    They are: each restyled element (`change.relaid`) with all it held and holds, all that an
+    element whose children or text changed (`change.within`) held and holds but not itself, the
+    neighbours `beside` restyled elements, and all that `deep` ones held. Such an element is
+    found in `old` (the frame's last read) or in the subtrees read again; one in neither, or a
+    `deep` one not in `old`, holds what is not known (None). An element whose only change is to
+    an attribute no style rule reads (a link's `aria-label`) is in neither set: its layout, and
+    its neighbours', did not move.
+    """
+    by_id = {n["nodeId"]: n for n in old}
+    by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
+    fresh = {n["nodeId"]: n for sub in change.subtrees for n in (*sub.nodes, *sub.ancestors[:1])}
+    fresh_by_backend = {int(n["backendDOMNodeId"]): n for n in fresh.values() if "backendDOMNodeId" in n}
+    found: set[int] = set(change.beside) | set(change.deep)
+    for backend in change.deep:
+        if backend not in by_backend:
+            return None
+        found |= _backends(subtree_ids(by_backend[backend], by_id), by_id)
+    for backend in change.relaid | change.within:
+        before, now = by_backend.get(backend), fresh_by_backend.get(backend)
+        if before is None and now is None:
+            return None
+        held = _backends(subtree_ids(before, by_id), by_id) if before is not None else set()
+        if now is not None:
+            held |= _backends(subtree_ids(now, fresh), fresh)
+        if backend not in change.relaid:
+            held.discard(backend)
+        found |= held
+    return found
+
+
+def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
+    return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
+
+
+async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool) -> Changes | None:
+    """What the observer in `frame` saw change since last asked, read again; None: "everything".
+
+    When nothing changed there and `may_be_none` (its secret fields and form state as the last
+    take gave them are known), `UNCHANGED`.
+
+    Two steps, each one batch of commands: the observer's changes with the secret fields and
+    form state (one script whose answer carries each element's backend id, by deep
+    serialization; the last such batch's object released beside it), then the AX subtree and
+    ancestors of each changed element side by side.
+
+    Raises:
+        CDPError: the frame, its world or a changed element is gone.
+    """
+    context = contexts.get(frame.key)
+    if context is None:
+        world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
+        context = contexts[frame.key] = int(world["executionContextId"])
+    # Each take's answer is kept in a group of its own until the next take releases it, side by
+    # side with that take's script: no round trip of its own.
+    taken = contexts.get(f"{frame.key} takes", 0)
+    contexts[f"{frame.key} takes"] = taken + 1
+    group = f"{_CHANGES_GROUP}-{taken + 1}"
+    params = {
+        "expression": CHANGES_JS[may_be_none],
+        "contextId": context,
+        "objectGroup": group,
+        "silent": True,
+        "serializationOptions": {"serialization": "deep", "maxDepth": 1},
+    }
+    _released, reply = await side_by_side(
+        [
+            partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
+            partial(send, "Runtime.evaluate", params),
+        ]
+    )
+    if isinstance(reply, CDPError):
+        contexts.pop(frame.key, None)
+        raise reply
+    found = reply.get("result", {}).get("deepSerializedValue", {})
+    if reply.get("exceptionDetails"):
+        logger.debug("an incremental read fell back: the observer's take failed")
+        return None
+    if found.get("type") == "string" and found.get("value") == "none":
+        return UNCHANGED
+    parsed = parse_take(found)
+    if parsed is None:
+        logger.debug("an incremental read fell back: the observer said everything changed (or did not add up)")
+        return None
+    meta, backends = parsed
+    groups: dict[str, list[int]] = {}
+    for name in TAKEN:
+        groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
+    roots = [{"backendNodeId": b} for b in groups["roots"]]
+    named = [{"backendNodeId": b} for b in groups["named"]]
+    subtrees = await read_subtrees(send, roots, named)
+    values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
+    return Changes(
+        subtrees,
+        set(groups["secret"]),
+        values,
+        set(groups["required"]),
+        set(groups["flagged"]),
+        set(groups["beside"]),
+        set(groups["deep"]),
+        set(groups["relaid"]),
+        set(groups["within"]),
+        meta.get("relayout") is not False,
+    )
+
+
+TAKEN = ("roots", "named", "beside", "deep", "relaid", "within", "secret", "required", "flagged")
+"""The groups of elements in changes.js's answer, in order; its counts say how many of each."""
+
+
+def parse_take(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
+    """The counts and the elements' backend ids in changes.js's deep-serialized answer; None if
+    it is "all" or not what the script gives (a JSON string of counts, then that many elements)."""
+    items = found.get("value") if found.get("type") == "array" else None
+    if not isinstance(items, list) or not items or items[0].get("type") != "string":
+        return None
+    try:
+        meta = json.loads(items[0]["value"])
+        cut = [int(meta[name]) for name in TAKEN]
+    except (ValueError, KeyError, TypeError):
+        return None
+    backends: list[int] = []
+    seen: dict[Any, int] = {}  # An element given twice is serialized once, then referred to.
+    for item in items[1:]:
+        if item.get("type") != "node":
+            return None
+        reference = item.get("weakLocalObjectReference")
+        backend = item["value"].get("backendNodeId") if "value" in item else seen.get(reference)
+        if not isinstance(backend, int):
+            return None
+        if reference is not None:
+            seen[reference] = backend
+        backends.append(backend)
+    return (meta, backends) if sum(cut) == len(backends) else None
