@@ -9,6 +9,7 @@ import anyio.abc
 import pytest
 
 import webmcp.desktop.live_view as live_view_module
+import webmcp.desktop.refresher as refresher_module
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
@@ -252,3 +253,59 @@ async def test_a_tab_that_closes_while_its_refresher_is_held_ends_it(page: FakeP
             await anyio.lowlevel.checkpoint()
             tab.close()  # run() returns: the task group can end
     assert page.reads == []
+
+
+async def test_the_refresher_leaves_a_document_alone_until_it_has_parsed(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        page.shows = "half parsed"
+        tab.new_document(parsing=True)  # a commit: the document is being parsed
+        tab.mark_dirty()
+        await anyio.wait_all_tasks_blocked()
+        assert page.reads == [], "no read while the document parses"
+        page.shows = "parsed"
+        tab.parsed()
+        with anyio.fail_after(5):
+            await page.read.wait()
+        assert page.reads == ["parsed"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_document_whose_parse_never_ends_is_read_once_the_hold_has_passed(
+    page: FakePage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(refresher_module, "PARSE_HOLD", 0.05)
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        page.shows = "what rendered before the script that never comes"
+        tab.new_document(parsing=True)
+        with anyio.fail_after(5):
+            await page.read.wait()
+        assert page.reads == ["what rendered before the script that never comes"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_read_asked_for_while_the_document_parses_still_happens(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        page.shows = "half parsed"
+        tab.new_document(parsing=True)
+        with anyio.fail_after(5):
+            assert await tab.refresh()
+        assert page.reads == ["half parsed"]
+        tg.cancel_scope.cancel()
+
+
+async def test_a_document_restored_whole_is_read_at_once(page: FakePage) -> None:
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        page.shows = "restored from the back-forward cache"
+        tab.new_document(parsing=False)
+        with anyio.fail_after(5):
+            await page.read.wait()
+        assert page.reads == ["restored from the back-forward cache"]
+        tg.cancel_scope.cancel()

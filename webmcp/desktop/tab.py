@@ -293,12 +293,14 @@ class Tab:
 
     def _loaded(self) -> None:
         self._navigator.loaded()
+        self._view.parsed()
         self.mark_dirty()
         self._give_navigated_calls_a_grace()
 
     def _parsed(self, session: CDPSession) -> None:
         if session is self._page.session:
             self._navigator.parsed()
+            self._view.parsed()
         self.mark_dirty()
 
     def _moved_within(self, session: CDPSession, params: dict[str, Any]) -> None:
@@ -333,7 +335,7 @@ class Tab:
             self._navigator.committed(frame_id, restored)
             self._choosers.frame_gone(None)  # a chooser ends with its document
             # From the commit on, the window shows the new document, as far as it has rendered.
-            self._view.new_document()
+            self._view.new_document(parsing=not restored)
             self._compose(None)
             self._mirror.navigated(str(frame.get("url", "")))
             self._mirror.document_committed(session, restored)
