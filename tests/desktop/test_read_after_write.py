@@ -309,3 +309,19 @@ async def test_a_document_restored_whole_is_read_at_once(page: FakePage) -> None
             await page.read.wait()
         assert page.reads == ["restored from the back-forward cache"]
         tg.cancel_scope.cancel()
+
+
+async def test_every_read_asked_of_a_crashed_page_says_it_could_not_read_it(page: FakePage) -> None:
+    target = PageTarget(target_id="T", session=cast(CDPSession, object()))
+    view = LiveView(target, Timeouts(), FakeHost())
+    view.mark_dirty()
+    with anyio.fail_after(5):
+        assert await view.refresh()  # the first view
+    target.crashed = True
+    view.forget()
+    view.mark_dirty()
+    with anyio.fail_after(5):
+        assert not await view.refresh(), "the refresher meets the crash"
+        # A version check that comes next finds nothing marked: it must still not be told the view is current.
+        assert not await view.refresh()
+    assert page.reads == ["the queue"]

@@ -260,13 +260,16 @@ class LiveView:
         could not be read (busy past the snapshot deadline, or mid-navigation).
         """
         async with self._lock:
+            if self._page.crashed:
+                # Nothing to read until a reload brings a new renderer, and no view is current: asked
+                # first, or a caller that comes after the refresher met the crash would be told True.
+                self._dirty = anyio.Event()
+                return False
             if not self._dirty.is_set():
                 return True
             self._dirty = anyio.Event()
             self._read_began = began = anyio.current_time()
             doc_seq = self._host.doc_seq
-            if self._page.crashed:
-                return False  # Nothing to read until a reload brings a new renderer.
             last = self._last_read if self._last_read is not None and self._last_read.doc_seq == doc_seq else None
             asked = self._wholes
             whole = self._clean != asked or not _INCREMENTAL_ON or last is None
