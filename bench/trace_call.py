@@ -179,6 +179,7 @@ def serve(out: str, bridge_args: list[str]) -> int:
         (live_view, "_patch_session", None),
         (live_view, "frame_changes" if hasattr(live_view, "frame_changes") else "_frame_changes", "_frame_changes"),
         (take, "read_subtrees", None),
+        *([(take, "read_relisted", None)] if hasattr(take, "read_relisted") else []),
         (live_view, "patch_text_layout", None),
         (layout, "read_text_layout", None),
         (calls, "_page_result", None),
