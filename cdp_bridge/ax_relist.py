@@ -6,7 +6,8 @@ observer (webmcp/js/observer.js) hands over such an element (`relisted`) when no
 tell where its children stand among their siblings and they are blocks (so no text runs between
 them): the children it kept are, for the accessibility tree, as they were. `read_relisted` reads
 its node with its ancestors (`Accessibility.getAXNodeAndAncestors`: its new list of children) and
-the subtree of each added child (`Accessibility.queryAXTree`), all side by side; `relist` (pure)
+the subtree of each added child (`Accessibility.queryAXTree`), with the other changed subtrees, in
+one write; `relist` (pure)
 makes of them the `ax_patch.Subtree` a whole read of the element would give, its kept children's
 nodes the very objects the last read has (so a walk's memo stands for them).
 
@@ -18,13 +19,11 @@ node may change with its siblings'): the caller reads the element whole.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from .ax import Send
-from .ax_patch import Subtree, full_form, subtree_ids
-from .batch import side_by_side
-from .errors import CDPError
+from .ax_patch import Subtree, answers_of, full_form, subtree_ids, subtree_reads, subtrees_from
+from .batch import commands_side_by_side
 
 __all__ = ["Relisted", "read_relisted", "relist"]
 
@@ -87,30 +86,34 @@ class Relisted:
     """For each child it gained, that child's node and every node below it (empty: none)."""
 
 
-async def read_relisted(send: Send, relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[Relisted]:
-    """For each (element, the children it gained) of `relisted`, its node and ancestors and
-    those children's subtrees, all commands side by side.
+async def read_relisted(
+    send: Send,
+    relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+    elements: list[dict[str, Any]] | None = None,
+    own: list[dict[str, Any]] | None = None,
+) -> tuple[list[Subtree], list[Relisted]]:
+    """For each (element, the children it gained) of `relisted`, its node and ancestors and those
+    children's subtrees; with the subtrees of `elements` and `own` (`ax_patch.read_subtrees`), all
+    commands side by side in one write (each `queryAXTree` waits for the page's next lifecycle
+    update: sent apart, one may wait for the one after).
 
     Raises:
         CDPError: an element is gone.
     """
-    reads = []
+    reads = subtree_reads(elements or [], own)
+    first = len(reads)
     for element, added in relisted:
-        reads.append(partial(send, "Accessibility.getAXNodeAndAncestors", element))
-        reads += [partial(send, "Accessibility.queryAXTree", child) for child in added]
-    replies: list[dict[str, Any]] = []
-    for reply in await side_by_side(reads):
-        if isinstance(reply, CDPError):
-            raise reply
-        replies.append(reply)
+        reads.append(("Accessibility.getAXNodeAndAncestors", element))
+        reads += [("Accessibility.queryAXTree", child) for child in added]
+    answers = answers_of(await commands_side_by_side(send, reads))
     found: list[Relisted] = []
-    at = 0
+    at = first
     for _element, added in relisted:
-        ancestors = list(replies[at].get("nodes", ()))
-        below = [[full_form(n) for n in reply.get("nodes", ())] for reply in replies[at + 1 : at + 1 + len(added)]]
+        ancestors = list(answers[at].get("nodes", ()))
+        below = [[full_form(n) for n in reply.get("nodes", ())] for reply in answers[at + 1 : at + 1 + len(added)]]
         found.append(Relisted(ancestors, below))
         at += 1 + len(added)
-    return found
+    return subtrees_from(answers[:first], len(elements or [])), found
 
 
 def relist(by_id: dict[str, Node], read: Relisted) -> Subtree | None:

@@ -127,20 +127,32 @@ def test_an_element_that_is_not_the_one_read_before_gives_none() -> None:
 async def test_read_relisted_asks_for_each_element_its_ancestors_and_for_each_child_gained_its_subtree() -> None:
     case = CASES["card_moved"]
     todo, done = case["relisted"]
+    card = done["added"][0]
     calls: list[tuple[str, dict[str, Any]]] = []
-    answers = iter([{"nodes": todo["ancestors"]}, {"nodes": done["ancestors"]}, {"nodes": done["added"][0]}])
+    answers = {  # by backend id: what each command answers
+        (9, "Accessibility.getAXNodeAndAncestors"): {"nodes": done["ancestors"][1:]},
+        (9, "Accessibility.queryAXTree"): {"nodes": card},
+        (1, "Accessibility.getAXNodeAndAncestors"): {"nodes": todo["ancestors"]},
+        (2, "Accessibility.getAXNodeAndAncestors"): {"nodes": done["ancestors"]},
+        (3, "Accessibility.queryAXTree"): {"nodes": card},
+    }
 
     async def send(method: str, params: dict[str, Any]) -> dict[str, Any]:
         calls.append((method, params))
-        answer = next(answers)
         await anyio.lowlevel.checkpoint()
-        return answer
+        return answers[params["backendNodeId"], method]
 
-    found = await read_relisted(send, [({"backendNodeId": 1}, []), ({"backendNodeId": 2}, [{"backendNodeId": 3}])])
+    relisted = [({"backendNodeId": 1}, []), ({"backendNodeId": 2}, [{"backendNodeId": 3}])]
+    subtrees, found = await read_relisted(send, relisted, [{"backendNodeId": 9}])
     assert calls == [
+        ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 9}),
+        ("Accessibility.queryAXTree", {"backendNodeId": 9}),
         ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 1}),
         ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 2}),
         ("Accessibility.queryAXTree", {"backendNodeId": 3}),
     ]
-    assert found[0] == Relisted(todo["ancestors"], [])
-    assert found[1] == Relisted(done["ancestors"], [[full_form(n) for n in done["added"][0]]])
+    assert found == [
+        Relisted(todo["ancestors"], []),
+        Relisted(done["ancestors"], [[full_form(n) for n in card]]),
+    ]
+    assert [(s.ancestors, s.nodes) for s in subtrees] == [(done["ancestors"][1:], [full_form(n) for n in card])]

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from cdp_bridge.ax import FLAGGED_SELECTOR, REQUIRED_SELECTOR, SMALL_DOCUMENT, FrameNodes, Send
 from cdp_bridge.ax_patch import Subtree, read_subtrees, subtree_ids
 from cdp_bridge.ax_relist import read_relisted, relist
-from cdp_bridge.batch import side_by_side
+from cdp_bridge.batch import commands_side_by_side
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
 from webmcp.js import call, load
@@ -163,11 +161,9 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         "silent": True,
         "serializationOptions": {"serialization": "deep", "maxDepth": 1},
     }
-    _released, reply = await side_by_side(
-        [
-            partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
-            partial(send, "Runtime.evaluate", params),
-        ]
+    _released, reply = await commands_side_by_side(
+        send,
+        [("Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}), ("Runtime.evaluate", params)],
     )
     if isinstance(reply, CDPError):
         contexts.pop(frame.key, None)
@@ -235,21 +231,14 @@ async def _read_with_relisted(
     named: list[dict[str, Any]],
     relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]],
 ) -> list[Subtree]:
-    """The subtrees of `roots` and `named` (read_subtrees), and of each relisted element as a whole
-    read would give it (`ax_relist.relist`); one whose tree says otherwise is read whole after.
+    """The subtrees of `roots` and `named` (as read_subtrees reads them), and of each relisted
+    element as a whole read would give it (`ax_relist.relist`), read together; one whose tree says
+    otherwise is read whole after.
 
     Raises:
         CDPError: an element is gone.
     """
-    reads: list[Callable[[], Awaitable[Any]]] = [
-        partial(read_subtrees, send, roots, named),
-        partial(read_relisted, send, relisted),
-    ]
-    subtrees, relists = await side_by_side(reads)
-    if isinstance(subtrees, CDPError):
-        raise subtrees
-    if isinstance(relists, CDPError):
-        raise relists
+    subtrees, relists = await read_relisted(send, relisted, roots, named)
     by_id = {n["nodeId"]: n for n in frame.nodes}
     whole: list[dict[str, Any]] = []
     for (element, _added), read in zip(relisted, relists, strict=True):
