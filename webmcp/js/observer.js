@@ -40,6 +40,16 @@
   // element kept may be kept as the last read has them (`relistable`).
   const listed = new Map();
   const plain = new Set();
+  // Attributes set back to the value they had at the last take (`el.hidden = true` on a hidden
+  // element, a class added and removed): the element reads the same, attribute for attribute.
+  const putBack = () => {
+    for (const [el, names] of attributes) {
+      for (const [name, old] of names) if (el.getAttribute(name) === old) names.delete(name);
+      if (names.size) continue;
+      attributes.delete(el);
+      if (!contents.has(el) && !touched.has(el)) changed.delete(el);
+    }
+  };
   // Texts put back as they were (`el.textContent = String(count)` with the count it showed): the
   // document reads the same, text node for text node.
   const unchangedText = (r) => r.type === 'childList' && r.addedNodes.length > 0 &&
@@ -54,8 +64,10 @@
       if (everything) continue;
       if (r.type === 'attributes') {
         if (r.target.nodeType !== 1) continue;
+        // By name, with its value at the last take (the first record's old value).
         const names = attributes.get(r.target);
-        if (names) names.add(r.attributeName); else attributes.set(r.target, new Set([r.attributeName]));
+        if (!names) attributes.set(r.target, new Map([[r.attributeName, r.oldValue]]));
+        else if (!names.has(r.attributeName)) names.set(r.attributeName, r.oldValue);
         if (attributes.size > 400) everything = true;
       } else {
         const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
@@ -67,7 +79,7 @@
       }
     }
     ping();
-  }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true});
   // What the page's style sheets say of neighbours: the compounds right after each `+` (`next`)
   // and `~` (`later`) of every selector, or null when that cannot be told (a sheet from another
   // origin, `:has()`, a sibling combinator inside `:is()`/`:not()`..., nesting with `&`).
@@ -286,7 +298,8 @@
     // What holds something else now is restyled too, as far as anyone can tell, when a style rule
     // looks at contents (`:empty`, `:has()`) or a sheet cannot be read.
     const holds = !all && contents.size > 0 && (reading() === null || reads.holds);
-    const restyled = all ? [] : [...attributes].filter(([, names]) => [...names].some((n) => !unread(n))).map(([el]) => el);
+    if (!all) putBack();
+    const restyled = all ? [] : [...attributes].filter(([, names]) => [...names.keys()].some((n) => !unread(n))).map(([el]) => el);
     if (holds) restyled.push(...contents);
     const near = all ? null : besides(restyled);
     const relaid = new Set(all ? [] : [...restyled, ...near.restyle, ...touched]);
