@@ -92,6 +92,17 @@ def _trace_cdp(connection: Any) -> None:
             _SPANS.append((f"event {method}", now, time.perf_counter_ns(), 0))
 
     connection.CDPSession.send = traced_send
+    if send_all := getattr(connection.CDPSession, "send_all", None):
+
+        async def traced_send_all(self: Any, commands: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter_ns()
+            try:
+                return await send_all(self, commands, *args, **kwargs)
+            finally:  # each command of the batch a span of the batch's time (written together)
+                end = time.perf_counter_ns()
+                _SPANS.extend((f"cdp {method}", start, end, 0) for method, _params in commands)
+
+        connection.CDPSession.send_all = traced_send_all
     connection.CDPSession._dispatch = traced_dispatch
 
 
@@ -179,6 +190,7 @@ def serve(out: str, bridge_args: list[str]) -> int:
         (live_view, "_patch_session", None),
         (live_view, "frame_changes" if hasattr(live_view, "frame_changes") else "_frame_changes", "_frame_changes"),
         (take, "read_subtrees", None),
+        *([(take, "read_relisted", None)] if hasattr(take, "read_relisted") else []),
         (live_view, "patch_text_layout", None),
         (layout, "read_text_layout", None),
         (calls, "_page_result", None),

@@ -5,7 +5,7 @@ what a full read would give if every subtree that changed is read again whole, w
 ancestors above it (their names may come from their contents: a row, a link, a heading):
 `read_subtrees` reads, for the element of each backend id, its node and ancestors
 (`Accessibility.getAXNodeAndAncestors`) and its whole subtree (`Accessibility.queryAXTree`,
-one command, ignored nodes included), pipelined; `splice` (pure) puts them in place of the
+one command, ignored nodes included), all in one write; `splice` (pure) puts them in place of the
 old ones in a copy of the frame's list. `queryAXTree` computes a role and a name for the
 ignored nodes that `getFullAXTree` leaves as role "none" without a name: `full_form` makes
 them as the full tree has them.
@@ -18,16 +18,26 @@ read level by level with runs left unread (`ax.UNREAD`), a result that is not on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from .ax import UNREAD, Send
-from .batch import side_by_side
+from .batch import commands_side_by_side
 from .errors import CDPError
 
-__all__ = ["Subtree", "full_form", "read_subtrees", "splice", "subtree_ids"]
+__all__ = [
+    "Command",
+    "Subtree",
+    "answers_of",
+    "full_form",
+    "read_subtrees",
+    "splice",
+    "subtree_ids",
+    "subtree_reads",
+    "subtrees_from",
+]
 
 Node = dict[str, Any]
+Command = tuple[str, dict[str, Any]]
 _NONE_ROLE = {"type": "role", "value": "none"}
 _NONE_CHROME_ROLE = {"type": "internalRole", "value": 0}
 
@@ -67,23 +77,41 @@ async def read_subtrees(
     Raises:
         CDPError: an element is gone.
     """
-    reads = []
+    return subtrees_from(answers_of(await commands_side_by_side(send, subtree_reads(elements, own))), len(elements))
+
+
+def subtree_reads(elements: list[dict[str, Any]], own: list[dict[str, Any]] | None = None) -> list[Command]:
+    """The commands `read_subtrees` sends (for a caller that sends more beside them)."""
+    reads: list[Command] = []
     for element in elements:
-        reads.append(partial(send, "Accessibility.getAXNodeAndAncestors", element))
-        reads.append(partial(send, "Accessibility.queryAXTree", element))
-    reads += [partial(send, "Accessibility.getAXNodeAndAncestors", element) for element in own or ()]
-    replies = await side_by_side(reads)
+        reads.append(("Accessibility.getAXNodeAndAncestors", element))
+        reads.append(("Accessibility.queryAXTree", element))
+    reads += [("Accessibility.getAXNodeAndAncestors", element) for element in own or ()]
+    return reads
+
+
+def subtrees_from(answers: list[dict[str, Any]], elements: int) -> list[Subtree]:
+    """The subtrees of the answers to `subtree_reads` of `elements` elements (and the own ones)."""
+    found: list[Subtree] = []
+    for index in range(elements):
+        ancestors, below = answers[2 * index], answers[2 * index + 1]
+        found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
+    found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in answers[2 * elements :]]
+    return found
+
+
+def answers_of(replies: list[dict[str, Any] | CDPError]) -> list[dict[str, Any]]:
+    """The answers of commands sent side by side.
+
+    Raises:
+        CDPError: the first a command failed with.
+    """
     answers: list[dict[str, Any]] = []
     for reply in replies:
         if isinstance(reply, CDPError):
             raise reply
         answers.append(reply)
-    found: list[Subtree] = []
-    for index in range(len(elements)):
-        ancestors, below = answers[2 * index], answers[2 * index + 1]
-        found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
-    found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in answers[2 * len(elements) :]]
-    return found
+    return answers
 
 
 def subtree_ids(node: Node, by_id: dict[str, Node]) -> set[str]:

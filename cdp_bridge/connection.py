@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 
-from .errors import CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
+from .errors import CDPError, CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
 from .timeouts import Timeouts
 from .transport import Transport, WebSocketTransport, send_together
 
@@ -144,6 +144,24 @@ class CDPSession:
         if self.closed:
             raise SessionClosed(f"{method}: the target's session is closed")
         return await self.connection._send(method, params, self.session_id, timeout, preceded_by)
+
+    async def send_all(
+        self, commands: Sequence[tuple[str, Mapping[str, Any]]], *, timeout: float | None = None
+    ) -> list[dict[str, Any] | CDPError]:
+        """Send `commands` side by side in one write (over the pipe) and wait for all their answers.
+
+        In their order, each one's answer or the CDPError it failed with (as `batch.side_by_side`
+        gives them); one deadline for all (default `Timeouts.command`). A write per command woke
+        the browser's reader each time: ~0.3-1.5 ms of the bridge's time apiece on a busy 2-CPU VM.
+
+        Raises:
+            ConnectionClosed / SessionClosed: the socket or this session went away before the write.
+        """
+        if self.connection.closed.is_set():
+            raise ConnectionClosed(f"{commands[0][0] if commands else 'send_all'}: {self.connection.close_reason}")
+        if self.closed:
+            raise SessionClosed("the target's session is closed")
+        return await self.connection._send_all(commands, self.session_id, timeout)
 
     def send_now(
         self,
@@ -338,6 +356,36 @@ class Connection:
         finally:
             self._pending.pop(message_id, None)
         return pending.outcome()
+
+    async def _send_all(
+        self, commands: Sequence[tuple[str, Mapping[str, Any]]], session_id: str | None, timeout: float | None
+    ) -> list[dict[str, Any] | CDPError]:
+        deadline = self.timeouts.command if timeout is None else timeout
+        waits: list[tuple[int, _Pending]] = []
+        messages: list[str] = []
+        for method, params in commands:
+            message_id = next(Connection._ids)
+            waits.append((message_id, _Pending(method, session_id)))
+            messages.append(self._message(message_id, method, params or {}, session_id))
+        self._pending.update(waits)
+        try:
+            with anyio.move_on_after(deadline):
+                await send_together(self._transport, messages)
+                for _message_id, pending in waits:
+                    await pending.done.wait()
+        finally:
+            for message_id, _pending in waits:
+                self._pending.pop(message_id, None)
+        answers: list[dict[str, Any] | CDPError] = []
+        for _message_id, pending in waits:
+            if not pending.done.is_set():
+                answers.append(CommandTimeout(pending.method, deadline))
+                continue
+            try:
+                answers.append(pending.outcome())
+            except CDPError as exc:
+                answers.append(exc)
+        return answers
 
     def _send_now(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from cdp_bridge.batch import side_by_side
+from cdp_bridge.batch import commands_side_by_side, side_by_side
 from cdp_bridge.errors import CDPError, ProtocolError
 
 
@@ -61,3 +61,30 @@ async def test_other_failures_are_not_swallowed() -> None:
     except* KeyError:
         raised = True
     assert raised
+
+
+@pytest.mark.anyio
+async def test_commands_go_to_a_sessions_send_all_at_once_and_to_any_other_send_one_by_one() -> None:
+    batches: list[list[tuple[str, dict[str, int]]]] = []
+
+    class Session:
+        async def send(self, method: str, params: dict[str, int]) -> dict[str, int]:
+            raise AssertionError("a session's commands go together")
+
+        async def send_all(self, commands: list[tuple[str, dict[str, int]]]) -> list[dict[str, int] | CDPError]:
+            batches.append(list(commands))
+            return [{"n": params["n"]} for _method, params in commands]
+
+    commands = [("A", {"n": 1}), ("B", {"n": 2})]
+    assert await commands_side_by_side(Session().send, commands) == [{"n": 1}, {"n": 2}]
+    assert batches == [commands]
+    sent: list[str] = []
+
+    async def send(method: str, params: dict[str, int]) -> dict[str, int]:
+        sent.append(method)
+        if method == "B":
+            raise ProtocolError(method, -32000, "gone")
+        return {"n": params["n"]}
+
+    answers = await commands_side_by_side(send, commands)
+    assert sent == ["A", "B"] and answers[0] == {"n": 1} and isinstance(answers[1], ProtocolError)

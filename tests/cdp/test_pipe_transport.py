@@ -17,7 +17,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from cdp_bridge import CommandTimeout, Connection, ConnectionClosed, Timeouts
+from cdp_bridge import CommandTimeout, Connection, ConnectionClosed, ProtocolError, Timeouts
 from cdp_bridge.transport import PipeTransport
 
 pytestmark = pytest.mark.anyio
@@ -348,3 +348,42 @@ async def test_a_listener_hears_the_end_of_the_stream_once() -> None:
     finally:
         await ours.close()
     assert ends == ["the browser closed the DevTools pipe"]
+
+
+async def test_commands_sent_all_together_cross_the_pipe_in_one_write_and_answer_in_their_order() -> None:
+    got: list[str] = []
+
+    async def peer(theirs: PipeTransport, message: dict[str, Any]) -> None:
+        got.append(message["method"])
+        if message["method"] == "Missing":
+            await theirs.send(json.dumps({"id": message["id"], "error": {"code": -32000, "message": "no node"}}))
+        else:
+            await theirs.send(json.dumps({"id": message["id"], "result": {"method": message["method"]}}))
+
+    async with pipe_pair(peer) as transport, Connection.open(transport) as conn:
+        writes: list[int] = []
+        write = transport._write
+
+        async def counted(data: memoryview) -> None:
+            writes.append(bytes(data).count(b"\0"))
+            await write(data)
+
+        transport._write = counted  # type: ignore[method-assign]
+        answers = await conn.browser.send_all([("First", {}), ("Missing", {}), ("Third", {"n": 3})], timeout=5)
+        assert conn._pending == {}
+    assert writes == [3], "the three commands are one write"
+    assert got == ["First", "Missing", "Third"]
+    assert answers[0] == {"method": "First"} and answers[2] == {"method": "Third"}
+    assert isinstance(answers[1], ProtocolError) and "no node" in str(answers[1])
+
+
+async def test_commands_sent_all_together_that_get_no_answer_time_out_each_and_leave_nothing_pending() -> None:
+    async def silent(theirs: PipeTransport, message: dict[str, Any]) -> None:
+        if message["method"] == "Answered":
+            await theirs.send(json.dumps({"id": message["id"], "result": {}}))
+
+    async with pipe_pair(silent) as transport, Connection.open(transport) as conn:
+        answers = await conn.browser.send_all([("Answered", {}), ("Silent", {})], timeout=0.2)
+        assert conn._pending == {}
+    assert answers[0] == {}
+    assert isinstance(answers[1], CommandTimeout)

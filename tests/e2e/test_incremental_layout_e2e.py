@@ -9,7 +9,8 @@ An attribute no style rule reads (a link's `aria-label`) moves no layout: no sna
 change where a rule reads it, or a change of contents where a rule looks at contents (`:empty`),
 restyles (so does a value that reads the attribute, `attr()`): the snapshot is taken, and without it
 the view would lack the space its box on the line makes. A text put back as it was (a count set
-to the count it showed) is not read again at all.
+to the count it showed) is not read again at all, nor is an attribute (`hidden` set on a hidden
+element, a class added and removed).
 """
 
 from __future__ import annotations
@@ -144,4 +145,19 @@ async def test_a_text_put_back_as_it_was_is_not_read_again(connection: Connectio
     # The same with another count: that one is read again.
     incremental, whole, sent = await _after(connection, page, same.replace("'3'", "'4'"))
     assert incremental == whole and "Done: 4 of 9" in _text(whole)
+    assert "Accessibility.queryAXTree" in sent
+
+
+async def test_an_attribute_put_back_as_it_was_is_not_read_again(connection: Connection) -> None:
+    page = '<p id="hint" hidden>Nothing saved yet</p><p id="other" class="a">Other</p>'
+    same = (
+        "document.querySelector('#hint').hidden = true;"
+        "document.querySelector('#other').classList.add('b'); document.querySelector('#other').classList.remove('b');"
+    )
+    incremental, whole, sent = await _after(connection, page, same)
+    assert incremental == whole
+    assert not any(m.startswith("Accessibility.") for m in sent), sent
+    # The same attribute set to another value: that one is read again.
+    incremental, whole, sent = await _after(connection, page, same.replace("hidden = true", "hidden = false"))
+    assert incremental == whole and "Nothing saved yet" in _text(whole)
     assert "Accessibility.queryAXTree" in sent

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from cdp_bridge.ax import FLAGGED_SELECTOR, REQUIRED_SELECTOR, SMALL_DOCUMENT, FrameNodes, Send
 from cdp_bridge.ax_patch import Subtree, read_subtrees, subtree_ids
-from cdp_bridge.batch import side_by_side
+from cdp_bridge.ax_relist import read_relisted, relist
+from cdp_bridge.batch import commands_side_by_side
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
 from webmcp.js import call, load
@@ -161,11 +161,9 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         "silent": True,
         "serializationOptions": {"serialization": "deep", "maxDepth": 1},
     }
-    _released, reply = await side_by_side(
-        [
-            partial(send, "Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
-            partial(send, "Runtime.evaluate", params),
-        ]
+    _released, reply = await commands_side_by_side(
+        send,
+        [("Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}), ("Runtime.evaluate", params)],
     )
     if isinstance(reply, CDPError):
         contexts.pop(frame.key, None)
@@ -186,7 +184,14 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         groups[name], backends = backends[: int(meta[name])], backends[int(meta[name]) :]
     roots = [{"backendNodeId": b} for b in groups["roots"]]
     named = [{"backendNodeId": b} for b in groups["named"]]
-    subtrees = await read_subtrees(send, roots, named)
+    relisted = _relisted(groups["relisted"], groups["added"], meta.get("adds", []))
+    if relisted is None:
+        logger.debug("an incremental read fell back: the observer's relisted elements did not add up")
+        return None
+    if not relisted:
+        subtrees = await read_subtrees(send, roots, named)
+    else:
+        subtrees = await _read_with_relisted(send, frame, roots, named, relisted)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     return Changes(
         subtrees,
@@ -202,8 +207,50 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
     )
 
 
-TAKEN = ("roots", "named", "beside", "deep", "relaid", "within", "secret", "required", "flagged")
+TAKEN = ("roots", "named", "beside", "deep", "relaid", "within", "secret", "required", "flagged", "relisted", "added")
 """The groups of elements in changes.js's answer, in order; its counts say how many of each."""
+
+
+def _relisted(
+    elements: list[int], added: list[int], counts: Any
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]] | None:
+    """The relisted elements of a take, each with the children it gained (`counts`: how many each)."""
+    if not isinstance(counts, list) or len(counts) != len(elements) or sum(int(c) for c in counts) != len(added):
+        return None
+    out, at = [], 0
+    for element, count in zip(elements, counts, strict=True):
+        out.append(({"backendNodeId": element}, [{"backendNodeId": b} for b in added[at : at + int(count)]]))
+        at += int(count)
+    return out
+
+
+async def _read_with_relisted(
+    send: Send,
+    frame: FrameNodes,
+    roots: list[dict[str, Any]],
+    named: list[dict[str, Any]],
+    relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+) -> list[Subtree]:
+    """The subtrees of `roots` and `named` (as read_subtrees reads them), and of each relisted
+    element as a whole read would give it (`ax_relist.relist`), read together; one whose tree says
+    otherwise is read whole after.
+
+    Raises:
+        CDPError: an element is gone.
+    """
+    subtrees, relists = await read_relisted(send, relisted, roots, named)
+    by_id = {n["nodeId"]: n for n in frame.nodes}
+    whole: list[dict[str, Any]] = []
+    for (element, _added), read in zip(relisted, relists, strict=True):
+        sub = relist(by_id, read)
+        if sub is None:
+            whole.append(element)
+        else:
+            subtrees.append(sub)
+    if whole:
+        logger.debug("%d relisted elements are read whole: their trees say otherwise", len(whole))
+        subtrees += await read_subtrees(send, whole)
+    return subtrees
 
 
 def parse_take(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:

@@ -3,16 +3,18 @@
 // bridge knows the frame's fields and form state as the last take gave them), or an array: a JSON string of
 // counts and secret values, then the changed elements (observer.js: roots, named, beside, deep,
 // and for the layout relaid and within), the secret fields (by the rule, then by the selector),
-// the required controls and those shown invalid (deep-serialized: each element's backend id).
+// the required controls and those shown invalid, and last the roots whose child list alone
+// changed and the children added to each (`adds`: how many each) (deep-serialized: each
+// element's backend id).
 (limit, most, findSecrets, secretSelector, requiredSelector, flaggedSelector, mayBeNone) => {
   const take = globalThis.__webmcpBridgeTakeChanged;
   if (typeof take !== 'function') return 'all';
   const taken = take(limit, most);
   if (taken === 'all') return 'all';
-  const {roots, named, beside, deep, relaid, within, relayout} = taken;
+  const {roots, named, relisted, added, beside, deep, relaid, within, relayout} = taken;
   // Nothing changed: the secret fields, their values and the form state are as they were too
   // (a field set by script is a changed control, a restyled one a changed attribute).
-  if (!roots.length && !named.length && mayBeNone) return 'none';
+  if (!roots.length && !named.length && !relisted.length && mayBeNone) return 'none';
   const secret = findSecrets();
   const selected = [...document.querySelectorAll(secretSelector)];
   const required = [...document.querySelectorAll(requiredSelector)];
@@ -20,7 +22,8 @@
   const values = [...secret.values, ...selected.map((el) => (typeof el.value === 'string' ? el.value : ''))];
   const meta = {roots: roots.length, named: named.length, beside: beside.length, deep: deep.length, relaid: relaid.length,
     within: within.length, secret: secret.elements.length + selected.length, required: required.length,
-    flagged: flagged.length, values: values.filter((v) => typeof v === 'string' && v), relayout};
+    flagged: flagged.length, relisted: relisted.length, added: added.flat().length, adds: added.map((a) => a.length),
+    values: values.filter((v) => typeof v === 'string' && v), relayout};
   return [JSON.stringify(meta), ...roots, ...named, ...beside, ...deep, ...relaid, ...within, ...secret.elements, ...selected,
-    ...required, ...flagged];
+    ...required, ...flagged, ...relisted, ...added.flat()];
 }

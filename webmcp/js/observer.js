@@ -35,6 +35,21 @@
   const attributes = new Map();
   const contents = new Set();
   const touched = new Set();
+  // Elements whose only change is to their list of children, by elements (`listed`: the elements
+  // added to each), and elements changed otherwise too (`plain`): at the take, the children such an
+  // element kept may be kept as the last read has them (`relistable`).
+  const listed = new Map();
+  const plain = new Set();
+  // Attributes set back to the value they had at the last take (`el.hidden = true` on a hidden
+  // element, a class added and removed): the element reads the same, attribute for attribute.
+  const putBack = () => {
+    for (const [el, names] of attributes) {
+      for (const [name, old] of names) if (el.getAttribute(name) === old) names.delete(name);
+      if (names.size) continue;
+      attributes.delete(el);
+      if (!contents.has(el) && !touched.has(el)) changed.delete(el);
+    }
+  };
   // Texts put back as they were (`el.textContent = String(count)` with the count it showed): the
   // document reads the same, text node for text node.
   const unchangedText = (r) => r.type === 'childList' && r.addedNodes.length > 0 &&
@@ -49,16 +64,22 @@
       if (everything) continue;
       if (r.type === 'attributes') {
         if (r.target.nodeType !== 1) continue;
+        // By name, with its value at the last take (the first record's old value).
         const names = attributes.get(r.target);
-        if (names) names.add(r.attributeName); else attributes.set(r.target, new Set([r.attributeName]));
+        if (!names) attributes.set(r.target, new Map([[r.attributeName, r.oldValue]]));
+        else if (!names.has(r.attributeName)) names.set(r.attributeName, r.oldValue);
         if (attributes.size > 400) everything = true;
       } else {
         const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
         if (el) contents.add(el);
+        if (r.type === 'childList' && r.target.nodeType === 1 && [...r.addedNodes].every((n) => n.nodeType === 1 || n.nodeType === 8)) {
+          const added = listed.get(r.target);
+          if (added) for (const n of r.addedNodes) added.add(n); else listed.set(r.target, new Set(r.addedNodes));
+        } else if (el) plain.add(el);
       }
     }
     ping();
-  }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true});
   // What the page's style sheets say of neighbours: the compounds right after each `+` (`next`)
   // and `~` (`later`) of every selector, or null when that cannot be told (a sheet from another
   // origin, `:has()`, a sibling combinator inside `:is()`/`:not()`..., nesting with `&`).
@@ -176,6 +197,49 @@
     }
     return {restyle, beside, deep};
   };
+  // Whether the children an element kept through a change of its child list are, for the
+  // accessibility tree, as they were (their nodes may then be kept as read; the added ones are
+  // read, the removed ones dropped): no style rule can tell where they stand among their
+  // siblings (no `+`/`~` compound, `:nth-child()`, `:first-child`... that they match, no
+  // `:has()`, no counter or quote in a `content`), and they are blocks, so no text runs on
+  // between them and what came or went. Null when a sheet cannot be read.
+  const STRUCTURAL = /:(nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|only-child|first-of-type|last-of-type|only-of-type)\b(\([^()]*\))?/g;
+  const BLOCKS = new Set(['block', 'flex', 'grid', 'table', 'flow-root', 'none']);
+  const positionRules = () => {
+    const siblings = siblingRules();
+    if (!siblings) return null;
+    const out = [...siblings.next, ...siblings.later];
+    let opaque = false;
+    const walk = (rules) => {
+      for (const rule of rules) {
+        const text = rule.selectorText;
+        if (typeof text === 'string') {
+          if (/:has\(/.test(text)) opaque = true;
+          if (STRUCTURAL.test(text)) {
+            STRUCTURAL.lastIndex = 0;
+            // The compounds that name a position, without it: an element that matches one may be
+            // restyled by where it stands. One inside a function (`:not(:first-child)`): any element.
+            for (const part of text.split(/\s*[\s>+~,]\s*/)) {
+              if (!part.match(STRUCTURAL)) continue;
+              const left = part.replace(STRUCTURAL, '').replace(PSEUDO_ELEMENT, '');
+              out.push(/[()]/.test(left) ? '*' : left || '*');
+            }
+          }
+          STRUCTURAL.lastIndex = 0;
+        }
+        const content = rule.style && rule.style.content;
+        if (content && /counter|quote/.test(content)) opaque = true;
+        if (rule.cssRules && rule.cssRules.length) walk(rule.cssRules);
+      }
+    };
+    for (const sheet of sheets()) {
+      let rules;
+      try { rules = sheet.cssRules; } catch { return null; }
+      if (rules) walk(rules);
+    }
+    return opaque ? null : out;
+  };
+  const ADDED_MAX = 4;
   const changedBy = (e) => {
     const t = e.target;
     if (t === document || t === window || !t || t.nodeType !== 1) { everything = true; return; }
@@ -234,13 +298,15 @@
     // What holds something else now is restyled too, as far as anyone can tell, when a style rule
     // looks at contents (`:empty`, `:has()`) or a sheet cannot be read.
     const holds = !all && contents.size > 0 && (reading() === null || reads.holds);
-    const restyled = all ? [] : [...attributes].filter(([, names]) => [...names].some((n) => !unread(n))).map(([el]) => el);
+    if (!all) putBack();
+    const restyled = all ? [] : [...attributes].filter(([, names]) => [...names.keys()].some((n) => !unread(n))).map(([el]) => el);
     if (holds) restyled.push(...contents);
     const near = all ? null : besides(restyled);
     const relaid = new Set(all ? [] : [...restyled, ...near.restyle, ...touched]);
     const held = all ? [] : [...contents];
     const found = [...changed, ...(near ? near.restyle : [])];
-    everything = false; changed.clear(); attributes.clear(); contents.clear(); touched.clear();
+    const lists = new Map(listed), otherwise = new Set([...plain, ...attributes.keys(), ...touched]);
+    everything = false; changed.clear(); attributes.clear(); contents.clear(); touched.clear(); listed.clear(); plain.clear();
     if (all) return 'all';
     let roots = [...new Set(found.filter((el) => el.isConnected && !top(el)))];
     if (found.some((el) => el.isConnected && top(el))) return 'all';
@@ -257,6 +323,23 @@
     // A root's ancestors are read again with it: a referring element above or inside one is.
     const named = [...new Set(referring)].filter((el) => !roots.some((r) => r.contains(el) || el.contains(r)));
     if (roots.length + named.length > limit) return 'all';
+    // Roots whose only change is to their child list, with children kept as they were: their own
+    // node and the added children are read, the kept children's nodes stay (`relisted`, `added`).
+    let position;
+    const relisted = [], added = [];
+    for (const el of roots) {
+      const adds = lists.get(el);
+      if (!adds || otherwise.has(el)) continue;
+      if (found.some((other) => other !== el && el.contains(other)) || referring.some((other) => other !== el && el.contains(other))) continue;
+      const kids = [...el.children];
+      const fresh = kids.filter((k) => adds.has(k));
+      if (fresh.length > ADDED_MAX || fresh.length === kids.length) continue;
+      if (!kids.every((k) => BLOCKS.has(getComputedStyle(k).display))) continue;
+      if (position === undefined) position = positionRules();
+      if (position === null || kids.some((k) => matchesAny(k, position))) continue;
+      relisted.push(el);
+      added.push(fresh);
+    }
     let inside = named.length;
     for (const el of roots) inside += el.getElementsByTagName('*').length + 1;
     if (inside * 4 > size * 3) return 'all';
@@ -266,11 +349,12 @@
     const covered = (el) => laid.some((r) => r !== el && r.contains(el));
     const whole = [...new Set(laid.filter((el) => relaid.has(el) && !covered(el)))];
     const within = [...new Set(laid.filter((el) => !relaid.has(el) && !covered(el)))];
-    if (whole.length + within.length > limit) return {roots, named, beside: [], deep: [], relaid: [], within: [], relayout: true};
+    if (relisted.length) roots = roots.filter((el) => !relisted.includes(el));
+    if (whole.length + within.length > limit) return {roots, named, relisted, added, beside: [], deep: [], relaid: [], within: [], relayout: true};
     const outside = (el) => el.isConnected && !whole.some((r) => r.contains(el)) && !within.some((r) => r !== el && r.contains(el));
     const deep = [...new Set(near.deep)].filter(outside);
     const beside = [...new Set(near.beside)].filter((el) => outside(el) && !deep.includes(el));
-    return {roots, named, beside, deep, relaid: whole, within, relayout: false};
+    return {roots, named, relisted, added, beside, deep, relaid: whole, within, relayout: false};
   };
   // The write guard (desktop/input_guard.py): what the person types is counted; while a
   // checked write starts, their keystrokes are held back and replayed once it has started.

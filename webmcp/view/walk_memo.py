@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .targets import ActionTarget
-    from .walk import Heading, Keyed, RawModal
+    from .walk_state import Heading, Keyed, RawModal
 
 __all__ = ["WalkMemo"]
 

@@ -1,0 +1,154 @@
+"""End to end: an element whose child list alone changed is read again only where it changed (its
+node and the children it gained: `observer.js` relisted, `cdp_bridge.ax_relist`), and only when
+the children it kept are, for the accessibility tree, as they were; the read gives the nodes and
+the view a whole read gives.
+
+Real Chromium, the observer in its isolated world, pages given as `data:` URLs: a board of two
+columns of cards, a card moved from one to the other. Without a style rule that looks at where
+a card stands, the columns are relisted (two `getAXNodeAndAncestors`, one `queryAXTree`: the
+moved card). Where one does (`:first-child`, `~`, a counter), where a kept card changed too, or
+where a kept card is named by what changed, the columns are read whole, and a kept card's node
+differs from the last read's: relisted, the read would be wrong. (A footer of links keeps the
+columns a small part of the page, which is read whole otherwise.)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+from typing import Any
+
+import pytest
+
+from cdp_bridge.connection import CDPSession, Connection
+from cdp_bridge.launcher import BrowserProcess
+from tests.e2e.test_incremental_layout_e2e import _page
+from webmcp.desktop import live_view
+from webmcp.view.build import BlockIds
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+_CARD = '<article id="{id}"><div>{id}: 3 pts</div><strong>Task {id}</strong><button>Edit</button></article>'
+_BOARD = (
+    '<main><section aria-label="To do"><div class="cards" id="todo">{todo}</div></section>'
+    '<section aria-label="Done"><div class="cards" id="done">{done}</div></section>'
+    '<p id="label">Fix it</p></main><footer>{more}</footer>'
+).format(
+    more="".join(f'<p><a href="#{i}">Link {i}</a></p>' for i in range(40)),
+    todo="".join(_CARD.format(id=f"T-{i}") for i in range(1, 5)),
+    done="".join(_CARD.format(id=f"D-{i}") for i in range(1, 3)),
+)
+_MOVE = "document.querySelector('#done').appendChild(document.querySelector('#T-1'));"
+_RELISTED = {"Accessibility.getAXNodeAndAncestors": 2, "Accessibility.queryAXTree": 1}
+_WHOLE = {"Accessibility.getAXNodeAndAncestors": 2, "Accessibility.queryAXTree": 2}
+
+
+def _counting(session: CDPSession) -> dict[str, int]:
+    """How often `session` sends each AX read from now on (the instance's `send` is wrapped)."""
+    sent: dict[str, int] = {}
+    send = session.send
+
+    async def counted(method: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        if method.startswith("Accessibility."):
+            sent[method] = sent.get(method, 0) + 1
+        return await send(method, *args, **kwargs)
+
+    session.send = counted  # type: ignore[method-assign]
+    return sent
+
+
+@pytest.fixture
+async def connection(browser: BrowserProcess) -> AsyncIterator[Connection]:
+    async with Connection.connect(browser.ws_url) as conn:
+        yield conn
+
+
+def _nodes(read: live_view.PageRead) -> dict[str, dict[str, Any]]:
+    """The main frame's nodes by id, without Chromium's InlineTextBox fragments (renewed with each
+    layout, never read)."""
+    nodes = read.sessions[0][1].frames[0].nodes
+    boxes = {n["nodeId"] for n in nodes if n.get("role", {}).get("value") == "InlineTextBox"}
+    return {
+        n["nodeId"]: {**n, "childIds": [c for c in n.get("childIds", ()) if c not in boxes]}
+        for n in nodes
+        if n["nodeId"] not in boxes
+    }
+
+
+async def _after(connection: Connection, html: str, change: str) -> tuple[str, dict[str, int]]:
+    """The text of the view after `change`, read incrementally; asserts it gives the nodes and the
+    view a whole read gives, and answers what AX reads it sent."""
+    page = await _page(connection, html)
+    ids = BlockIds()
+    last = await live_view.read_page(page, 0, ids)
+    settled = await live_view.read_changes(page, last, ids)  # the load's own changes
+    last = settled if settled is not None else last
+    await page.session.send("Runtime.evaluate", {"expression": change})
+    whole_ids = copy.deepcopy(ids)
+    sent = _counting(page.session)
+    read = await live_view.read_changes(page, last, ids)
+    assert read is not None, "the change is small: it is read incrementally"
+    done = dict(sent)
+    whole = await live_view.read_page(page, 0, whole_ids)
+    assert _nodes(read) == _nodes(whole)
+    assert asdict(read.view) == asdict(whole.view)
+    return "\n".join(b.get("text", "") for b in asdict(whole.view)["full_blocks"]), done
+
+
+async def test_a_card_moved_between_columns_reads_only_the_columns_nodes_and_the_card(
+    connection: Connection,
+) -> None:
+    text, sent = await _after(connection, _BOARD, _MOVE)
+    assert sent == _RELISTED
+    assert text.index("Task D-2") < text.index("Task T-1")
+
+
+@pytest.mark.parametrize(
+    ("style", "shown"),
+    [
+        (".cards > article:first-child::before { content: 'Top: ' }", "Top: T-2"),
+        (".cards > article ~ article::before { content: 'Then: ' }", "Then: T-1"),
+        (
+            ".cards { counter-reset: n } .cards > article::before { counter-increment: n; content: counter(n) ' ' }",
+            "1 T-2",
+        ),
+    ],
+    ids=["first-child", "later-sibling", "counter"],
+)
+async def test_a_card_whose_style_says_where_it_stands_is_read_again(
+    connection: Connection, style: str, shown: str
+) -> None:
+    text, sent = await _after(connection, f"<style>{style}</style>{_BOARD}", _MOVE)
+    assert sent == _WHOLE
+    assert shown in text.replace("\n", " ")
+
+
+async def test_inline_cards_are_read_again_with_the_text_between_them(connection: Connection) -> None:
+    inline = "<style>.cards > article { display: inline }</style>" + _BOARD.replace("<div>", "<span> ").replace(
+        "</div>", "</span>"
+    )
+    _text, sent = await _after(connection, inline, _MOVE)
+    assert sent == _WHOLE
+
+
+async def test_a_kept_card_that_changed_too_is_read_again(connection: Connection) -> None:
+    change = _MOVE + "document.querySelector('#T-3 strong').textContent = 'Task T-3, renamed';"
+    text, sent = await _after(connection, _BOARD, change)
+    assert sent["Accessibility.queryAXTree"] >= 2
+    assert "Task T-3, renamed" in text
+
+
+async def test_a_kept_card_named_by_what_changed_is_read_again(connection: Connection) -> None:
+    named = _BOARD.replace('<article id="T-3">', '<article id="T-3" aria-labelledby="label">')
+    change = _MOVE + "document.querySelector('#label').textContent = 'Fix it now';"
+    _text, sent = await _after(connection, named, change)
+    assert sent["Accessibility.queryAXTree"] >= 2
+
+
+async def test_a_column_restyled_with_its_cards_is_read_again(connection: Connection) -> None:
+    styled = "<style>.compact article div { display: none }</style>" + _BOARD
+    change = _MOVE + "document.querySelector('#todo').classList.add('compact');"
+    text, sent = await _after(connection, styled, change)
+    assert sent["Accessibility.queryAXTree"] >= 2
+    assert "T-2: 3 pts" not in text and "D-2: 3 pts" in text

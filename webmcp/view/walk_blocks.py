@@ -1,0 +1,129 @@
+"""The blocks read from one node's subtree: a field's item, a table, a description list, a button row. Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cdp_bridge.ax import UNREAD
+
+from .masking import MASK
+from .nodes import READ_ON_BUTTON, Node, hidden, join_text, name_of, prop, role_of, shown_on_button
+from .walk_roles import CHECKABLE, COMPOSITE_FIELDS, FLATTENED, SKIP_ROLES
+from .walk_text import TextReader, WalkFrame
+
+__all__ = ["BlockReader"]
+
+
+class BlockReader(TextReader):
+    """Fields, tables, description lists and button rows, as the walk shows them."""
+
+    def __init__(self, frame: WalkFrame, error_targets: set[int], secret_ids: set[int], gaps: bool) -> None:
+        super().__init__(frame, error_targets)
+        self.secret_ids = secret_ids
+        self.gaps = gaps
+
+    def field_item(self, node: Node) -> dict[str, Any]:
+        role = role_of(node)
+        value: Any
+        if role in CHECKABLE:
+            checked = str(prop(node, "checked"))
+            value = "mixed" if checked == "mixed" else checked == "true"
+        elif role == "listbox":
+            value = [name_of(o) for o in self.descend(node, {"option"}) if prop(o, "selected")]
+        elif role in COMPOSITE_FIELDS:
+            # As the page holds it ("2026-12-03", "20:45"); its spin buttons (0 when empty) are parts.
+            value = node.get("value", {}).get("value") or ""
+        else:
+            value = node.get("value", {}).get("value")
+            if value is None:
+                value = prop(node, "valuetext")
+            if value is None:
+                parts: list[str] = []
+                outer, self.collected = self.collected, []
+                for child in self.children(node):
+                    self._collect_text(child, parts)
+                self.collected = outer
+                value = join_text(parts)
+        item: dict[str, Any] = {
+            "label": name_of(node) or str(prop(node, "placeholder") or "") or role,
+            "value": value,
+        }
+        backend = node.get("backendDOMNodeId")
+        if (
+            backend in self.secret_ids
+            or backend in self.frame.secret_ids
+            or (isinstance(value, str) and value and set(value) <= {"•", "●", "*"})
+        ):
+            item["value"] = MASK if value not in ("", None) else ""
+            item["sensitive"] = True
+        # Chromium marks an untouched required select, checkbox or date input invalid, and an
+        # empty required text box never: a page shows an error once the person touched the
+        # field or tried to submit (:user-invalid), or when it says so itself (aria-invalid).
+        flagged = self.frame.flagged_ids
+        ax_invalid = str(prop(node, "invalid") or "false") not in ("false", "None")
+        if backend in flagged if flagged is not None else ax_invalid:
+            item["invalid"] = True
+        required = self.frame.required_ids
+        if prop(node, "required") or (required is not None and backend in required):
+            item["required"] = True
+        return item
+
+    def table(self, node: Node) -> dict[str, Any]:
+        columns: list[str] = []
+        rows: list[list[str] | None] = []
+        for row in self.descend(node, {"row"}):
+            if row.get(UNREAD):
+                rows.append(None)
+                continue
+            cells = [
+                c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
+            ]
+            # The text as shown: Chromium's name of "https:<wbr>//www" is "https: //www".
+            texts = [self.text_of(c) or name_of(c) for c in cells]
+            if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
+                columns = texts
+            elif cells:
+                rows.append(texts)
+        return self.run_block({"type": "table", "columns": columns}, "rows", rows)
+
+    def run_block(self, block: dict[str, Any], unit: str, run: list[Any]) -> dict[str, Any]:
+        """`block` with its rows or items; where some were not read, the read ones and a `total`.
+
+        With `gaps`, the unread ones stay in place as None (a read of some rows in the middle).
+        """
+        if self.gaps or None not in run:
+            return {**block, unit: run}
+        return {**block, unit: run[: run.index(None)], "offset": 0, "total": len(run)}
+
+    def term_pairs(self, node: Node) -> list[dict[str, Any]]:
+        """A description list (`<dl>`) as label/value items: each term with its definitions."""
+        items: list[dict[str, Any]] = []
+        for child in self.children_flat(node):
+            role = role_of(child)
+            if role == "term":
+                items.append({"label": self.text_of(child) or name_of(child), "value": ""})
+            elif role == "definition" and items:
+                text = self.text_of(child)
+                items[-1]["value"] = f"{items[-1]['value']} {text}".strip()
+        return items
+
+    def button_row(self, node: Node) -> list[str] | None:
+        """The labels of a row of buttons that a person reads (showtimes, doors, pages), if `node` is one."""
+        if role_of(node) in SKIP_ROLES:
+            return None
+        for child in self.children(node):
+            # A child of its own that is neither a button nor nameless text: no row (without
+            # flattening all that the node holds, as children_flat does, for every container).
+            if hidden(child) or child.get("ignored"):
+                continue
+            role = role_of(child)
+            if role not in FLATTENED and role != "button" and (role != "StaticText" or name_of(child)):
+                return None
+        items = [c for c in self.children_flat(node) if not (role_of(c) == "StaticText" and not name_of(c))]
+        if len(items) < 2 or any(role_of(c) != "button" for c in items):
+            return None
+        if not any(READ_ON_BUTTON.search(name_of(c)) for c in items):
+            return None
+        labels = [shown_on_button(c) for c in items if name_of(c)]
+        self.collected.extend(("button", c, shown_on_button(c)) for c in items if name_of(c))
+        return labels

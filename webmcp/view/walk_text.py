@@ -1,0 +1,225 @@
+"""One frame as the walk reads it, and the text of its nodes as the page lays it out. Pure.
+
+Text runs join as the page lays them out (`nodes.edge_of`): a span or a link inside a word
+adds nothing, an inline-block a space, a block a line break. Where the layout was not read,
+a link stays a word of its own. The buttons and links met in a text are noted (`collected`)
+for the block that text ends up in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from .nodes import LINE, Node, edge_of, hidden, join_text, name_of, named_by_author, prop, role_of, shown_on_button
+from .targets import TargetKind
+from .walk_roles import FIELD_ROLES, FLATTENED, INLINE_ROLES
+
+__all__ = ["TextReader", "WalkFrame", "editors_as_textboxes"]
+
+_ERROR_PAGE = "chrome-error:"
+_UNREACHABLE = "an address that could not be reached"
+
+
+def _between(fact: str) -> str:
+    """A side of `cdp_bridge.layout` gaps as text: "" or " " as it is, a box edge by its display."""
+    return fact if fact in ("", " ") else edge_of(fact) or ""
+
+
+@dataclass
+class WalkFrame:
+    """One frame's nodes by id, its root, and the facts read beside them (by backend id)."""
+
+    key: str
+    by_id: dict[str, Node]
+    root: Node | None
+    secret_ids: set[int] = field(default_factory=set)
+    required_ids: set[int] | None = None
+    flagged_ids: set[int] | None = None
+    display: dict[int, str] | None = None
+    gaps: dict[int, tuple[str, str]] | None = None
+    unreachable_url: str = ""
+
+    def failed_host(self) -> str | None:
+        """The host a frame failed to load (None when it loaded).
+
+        Known from its frame's `unreachableUrl`, or from its document: a frame read while it
+        committed Chromium's error page has that page's root (its url `chrome-error://…`,
+        its name the host).
+        """
+        if self.unreachable_url:
+            return urlsplit(self.unreachable_url).hostname or _UNREACHABLE
+        if self.root is not None and str(prop(self.root, "url") or "").startswith(_ERROR_PAGE):
+            return name_of(self.root) or _UNREACHABLE
+        return None
+
+
+def editors_as_textboxes(by_id: dict[str, Node]) -> dict[str, Node]:
+    """`by_id` with the root of each rich-text editor that has no role read as a `textbox`.
+
+    Chromium gives a plain `<div contenteditable>` the role `generic`; only its `editable`
+    property (set on the root and everything inside it) and `focusable` (the root alone) tell
+    what it is. A person sees a box to type in, so the window shows it as a field, as it does
+    one with `role=textbox`. The root is the focusable editable node whose parent is not
+    editable; a textarea's inner editable nodes are not focusable and stay as they are.
+    """
+    changed: dict[str, Node] = {}
+    for node_id, node in by_id.items():
+        if not prop(node, "editable") or role_of(node) in FIELD_ROLES or not prop(node, "focusable"):
+            continue
+        parent = by_id.get(str(node.get("parentId", "")))
+        if parent is not None and prop(parent, "editable"):
+            continue
+        changed[node_id] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
+    return {**by_id, **changed} if changed else by_id
+
+
+class TextReader:
+    """The text of a frame's nodes, as a person reads it on the page."""
+
+    def __init__(self, frame: WalkFrame, error_targets: set[int]) -> None:
+        self.frame = frame
+        self.error_targets = error_targets
+        """The messages of invalid fields (each becomes its field's notice, never text)."""
+        self.collected: list[tuple[TargetKind, Node, str]] = []
+        """Buttons and links met while collecting a block's text, until that block is emitted."""
+        self.impure = 0
+        """How often the walk read beyond the container it was in (a frame, an error message)."""
+
+    def children(self, node: Node) -> list[Node]:
+        by_id = self.frame.by_id
+        return [by_id[c] for c in node.get("childIds", ()) if c in by_id]
+
+    def quiet_text(self, node: Node) -> str:
+        """`text_of(node)` without noting the buttons and links in it (they belong to another block)."""
+        outer, self.collected = self.collected, []
+        try:
+            return self.text_of(node)
+        finally:
+            self.collected = outer
+
+    def link_text(self, node: Node) -> tuple[str, str]:
+        """A link's text as it sits in a sentence: "Netscape<a>.</a>" gives "." and nothing around it;
+        and its own text (`text_of` it: what lies around it only adds white space there).
+
+        The link is one unit (a card's heading and text are its lines); the space its own text
+        begins or ends with stays, and so does one around a link laid out as a box or a block.
+        An icon link with no text gives its name, as a word of its own, and so does a link whose
+        author-given name (`aria-label`) holds all its text and more.
+        """
+        parts: list[str] = []
+        for child in self.children(node):
+            if not hidden(child):
+                self._collect_text(child, parts)
+        text = join_text(parts)
+        if not text:
+            return f" {name_of(node)} ", text
+        name = name_of(node)
+        if named_by_author(node) and " ".join(text.split()).casefold() in name.casefold():
+            # The author's name says more than the text it holds: a cart link's badge "0" is "Cart, 0 items".
+            return f" {name} ", text
+        raw = "".join(parts)
+        edge = self.edge(node)
+        edge = " " if edge is None else edge  # the layout not read: a word of its own, as before
+        before, after = self.spaces_around(node)
+        lead = " " if raw[:1].isspace() else ""
+        trail = " " if raw[-1:].isspace() else ""
+        return f"{before}{edge}{lead}{text}{trail}{edge}{after}", text
+
+    def spaces_around(self, node: Node) -> tuple[str, str]:
+        """What the page shows right before and after the node that the AX tree may have dropped:
+        a space, or the edge of a block it left out (a `display: block` span)."""
+        gaps = self.frame.gaps
+        if not gaps:
+            return "", ""
+        lead, trail = gaps.get(node.get("backendDOMNodeId", -1), ("", ""))
+        return _between(lead), _between(trail)
+
+    def edge(self, node: Node) -> str | None:
+        """What separates the node's text from the text around it; None where the layout was not read."""
+        display = self.frame.display
+        if display is None:
+            return None
+        return edge_of(display.get(node.get("backendDOMNodeId", -1)))
+
+    def children_flat(self, node: Node) -> list[Node]:
+        """Children, looking through ignored wrappers and row groups."""
+        out: list[Node] = []
+        for child in self.children(node):
+            if hidden(child):
+                continue
+            if child.get("ignored") or role_of(child) in FLATTENED:
+                out.extend(self.children_flat(child))
+            else:
+                out.append(child)
+        return out
+
+    def descend(self, node: Node, roles: set[str]) -> list[Node]:
+        """Descendants with one of `roles`, not looking inside a match or a nested table."""
+        found: list[Node] = []
+        for child in self.children_flat(node):
+            role = role_of(child)
+            if role in roles:
+                found.append(child)
+            elif role not in ("table", "grid", "list"):
+                found.extend(self.descend(child, roles))
+        return found
+
+    def text_of(self, node: Node) -> str:
+        parts: list[str] = []
+        self._collect_text(node, parts)
+        return join_text(parts)
+
+    def _collect_text(self, node: Node, parts: list[str]) -> None:
+        role = role_of(node)
+        if role == "StaticText":
+            parts.append(str(node.get("name", {}).get("value", "") or ""))
+            return
+        if role == "LineBreak":
+            parts.append(LINE)
+            return
+        if role == "button":
+            parts.append(f" {shown_on_button(node)} ")
+            self.collected.append(("button", node, shown_on_button(node)))
+            return
+        if role in ("InlineTextBox", "ListMarker") or node.get("backendDOMNodeId") in self.error_targets:
+            return
+        if role in FIELD_ROLES:
+            parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
+            return
+        # Separate elements stay separate: a heading and the paragraph after it are two lines.
+        before = after = ""
+        if role == "link":
+            self.collected.append(("link", node, ""))
+        if role in ("generic", "none", "link"):
+            edge = self.edge(node) or ""  # a span, a div or a link as the layout has it (<h1><span>…</span><span>…)
+            before, after = self.spaces_around(node)
+        else:
+            edge = "" if node.get("ignored") or role in INLINE_ROLES else LINE
+        parts.append(before + edge)
+        for child in self.children(node):
+            if not hidden(child):
+                self._collect_text(child, parts)
+        parts.append(edge + after)
+
+    def text_by_backend(self, backend: int) -> str:
+        self.impure += 1  # a node anywhere in the frame
+        node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
+        if node is None:
+            return ""
+        parts: list[str] = []
+        outer, self.collected = self.collected, []
+        for child in self.children(node):  # The node itself is an error target, skipped by _collect_text.
+            self._collect_text(child, parts)
+        self.collected = outer
+        return join_text(parts)
+
+    def backend_ids(self, node: Node) -> set[int]:
+        found: set[int] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if "backendDOMNodeId" in current:
+                found.add(int(current["backendDOMNodeId"]))
+            stack.extend(self.children(current))
+        return found
