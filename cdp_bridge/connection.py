@@ -148,19 +148,27 @@ class CDPSession:
     async def send_all(
         self, commands: Sequence[tuple[str, Mapping[str, Any]]], *, timeout: float | None = None
     ) -> list[dict[str, Any] | CDPError]:
-        """Send `commands` side by side in one write (over the pipe) and wait for all their answers.
+        """Send `commands` in order, in one write where the channel allows (the pipe; a websocket
+        sends them one by one), and wait for all their answers.
 
-        In their order, each one's answer or the CDPError it failed with (as `batch.side_by_side`
-        gives them); one deadline for all (default `Timeouts.command`). A write per command woke
-        the browser's reader each time: ~0.3-1.5 ms of the bridge's time apiece on a busy 2-CPU VM.
+        The browser runs a session's commands in the order they come, so each has run when the
+        next one runs: reads side by side, or set-ups that only have to happen in order, cost one
+        round trip, not one each (a write per command woke the browser's reader each time:
+        ~0.3-1.5 ms of the bridge's time apiece on a busy 2-CPU VM). Returns, in the order of
+        `commands`, each one's answer or the CDPError it failed with (as `batch.side_by_side` gives
+        them: a refusal, a `CommandTimeout` past the one deadline for all, default
+        `Timeouts.command`, or the connection closing while it waited).
 
         Raises:
             ConnectionClosed / SessionClosed: the socket or this session went away before the write.
         """
+        if not commands:
+            return []
+        first = commands[0][0]
         if self.connection.closed.is_set():
-            raise ConnectionClosed(f"{commands[0][0] if commands else 'send_all'}: {self.connection.close_reason}")
+            raise ConnectionClosed(f"{first}: {self.connection.close_reason}")
         if self.closed:
-            raise SessionClosed("the target's session is closed")
+            raise SessionClosed(f"{first}: the target's session is closed")
         return await self.connection._send_all(commands, self.session_id, timeout)
 
     def send_now(

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import anyio
-
-from .connection import CDPSession
 from .errors import CDPError
+
+if TYPE_CHECKING:  # the command line reads PERMISSIONS before the connection's imports are made
+    from .connection import CDPSession
 
 __all__ = ["PERMISSIONS", "apply_permissions"]
 
@@ -50,24 +51,16 @@ async def apply_permissions(browser: CDPSession, granted: Iterable[str], timeout
         for name, descriptors in PERMISSIONS.items()
         for descriptor in descriptors
     ]
-    refused: dict[int, CDPError] = {}
-
-    async def set_one(index: int, descriptor: str, setting: str) -> None:
-        try:
-            await browser.send(
-                "Browser.setPermission", {"permission": {"name": descriptor}, "setting": setting}, timeout=timeout
-            )
-        except CDPError as exc:
-            refused[index] = exc
-
-    # Sent together, answered together: a browser still busy starting answers the six in the time
+    commands = [("Browser.setPermission", {"permission": {"name": d}, "setting": s}) for d, s in settings]
+    # Written together, answered together: a browser still busy starting answers the six in the time
     # of one (each took 5-50 ms, one by one, up to ~300 ms on a loaded machine).
-    async with anyio.create_task_group() as tg:
-        for index, (descriptor, setting) in enumerate(settings):
-            tg.start_soon(set_one, index, descriptor, setting)
-    if not refused:
+    try:
+        answers: list[object] = list(await browser.send_all(commands, timeout=timeout))
+    except CDPError as exc:  # the browser went away: nothing is known to be set
+        answers = [exc]
+    first, refusal = next(((i, a) for i, a in enumerate(answers) if isinstance(a, CDPError)), (0, None))
+    if refusal is None:
         return None
-    first = min(refused)
     descriptor, setting = settings[first]
-    logger.warning("could not set the %s permission to %s: %s", descriptor, setting, refused[first])
-    return str(refused[first])
+    logger.warning("could not set the %s permission to %s: %s", descriptor, setting, refusal)
+    return str(refusal)

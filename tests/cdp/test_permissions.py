@@ -2,38 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import anyio
 import pytest
 
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import ProtocolError
+from cdp_bridge.errors import CDPError, CommandTimeout, ProtocolError
 from cdp_bridge.permissions import PERMISSIONS, apply_permissions
 
 pytestmark = pytest.mark.anyio
 
-SETTINGS = sum(len(d) for d in PERMISSIONS.values())
-
 
 class Browser:
-    """Answers no setting until every one has been sent: settings sent one by one never finish."""
+    """Takes the settings as `CDPSession.send_all` does: all written, then all answered."""
 
-    def __init__(self, refuse: frozenset[str] = frozenset()) -> None:
+    def __init__(self, refuse: frozenset[str] = frozenset(), *, answers: bool = True) -> None:
         self.sent: list[tuple[str, str]] = []
-        self.all_sent = anyio.Event()
         self.refuse = refuse
+        self.answers = answers
 
-    async def send(self, method: str, params: Mapping[str, Any], *, timeout: float) -> dict[str, Any]:
-        assert method == "Browser.setPermission"
-        self.sent.append((params["permission"]["name"], params["setting"]))
-        if len(self.sent) == SETTINGS:
-            self.all_sent.set()
-        await self.all_sent.wait()
-        if params["permission"]["name"] in self.refuse:
-            raise ProtocolError(method, -32000, "Permissions cannot be overridden here")
-        return {}
+    async def send_all(
+        self, commands: Sequence[tuple[str, Mapping[str, Any]]], *, timeout: float
+    ) -> list[dict[str, Any] | CDPError]:
+        answers: list[dict[str, Any] | CDPError] = []
+        for method, params in commands:
+            assert method == "Browser.setPermission"
+            self.sent.append((params["permission"]["name"], params["setting"]))
+            refused = params["permission"]["name"] in self.refuse
+            answers.append(ProtocolError(method, -32000, "Permissions cannot be overridden here") if refused else {})
+        if not self.answers:
+            return [CommandTimeout("Browser.setPermission", timeout) for _ in commands]
+        return answers
 
 
 async def test_every_setting_is_sent_before_any_answer_and_only_the_granted_are_granted() -> None:
@@ -50,3 +51,10 @@ async def test_a_refused_setting_is_the_reason_returned() -> None:
     with anyio.fail_after(5):
         reason = await apply_permissions(cast(CDPSession, browser), set(), 1)
     assert reason is not None and "cannot be overridden" in reason
+
+
+async def test_settings_the_browser_did_not_answer_are_the_reason_returned() -> None:
+    browser = Browser(answers=False)
+    with anyio.fail_after(5):
+        reason = await apply_permissions(cast(CDPSession, browser), set(), 1)
+    assert reason is not None and "Browser.setPermission" in reason

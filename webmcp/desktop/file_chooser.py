@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 
+from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
@@ -192,14 +193,10 @@ class FileChoosers:
         self._desktop = desktop
         self._open: list[FileChooser] = []
 
-    async def watch(self, session: CDPSession) -> None:
-        """Intercept `session`'s file choosers (its page's or an OOPIF's).
-
-        Raises:
-            CDPError: the session went away.
-        """
+    def watch(self, session: CDPSession) -> list[SetUp]:
+        """Intercept `session`'s file choosers (its page's or an OOPIF's): the set-up to send."""
         session.on("Page.fileChooserOpened", lambda p: self._opened(session, p))
-        await session.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+        return [SetUp("Page.setInterceptFileChooserDialog", {"enabled": True})]
 
     def ids(self) -> list[str]:
         """The window ids of the choosers open now, oldest first."""

@@ -24,12 +24,11 @@ from cdp_bridge.ax import (
     PageNodes,
     Send,
     collect_page,
-    enable_accessibility,
     has_form_controls,
     read_run_range,
 )
 from cdp_bridge.ax_patch import splice
-from cdp_bridge.batch import side_by_side
+from cdp_bridge.batch import SetUp, set_up, side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.layout import patch_text_layout, running_text, wanted
@@ -51,6 +50,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "BINDING",
+    "OBSERVER_SET_UP",
     "WORLD",
     "FrameFacts",
     "PageRead",
@@ -71,19 +71,25 @@ BINDING = "__webmcpBridgeDirty"
 _OBSERVER_JS = call(load("observer.js"), BINDING)
 
 
-async def install_observer(session: CDPSession) -> None:
-    """Enable the domains a tab needs and the change observer, on a page or OOPIF session."""
-    await session.send("Page.enable")
+OBSERVER_SET_UP = (
+    SetUp("Page.enable"),
     # Runtime.bindingCalled is only reported while the Runtime domain is enabled.
-    await session.send("Runtime.enable")
-    await session.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
-    await session.send(
+    SetUp("Runtime.enable"),
+    SetUp("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD}),
+    SetUp(
         "Page.addScriptToEvaluateOnNewDocument",
         {"source": _OBSERVER_JS, "worldName": WORLD, "runImmediately": True},
-    )
-    await session.send("WebMCP.enable")
+    ),
+    SetUp("WebMCP.enable"),
     # On now, before anything reads the page, and for good (cdp_bridge.ax.enable_accessibility).
-    await enable_accessibility(session.send)
+    SetUp("Accessibility.enable"),
+)
+"""The domains a tab needs and the change observer, on a page or OOPIF session, in order."""
+
+
+async def install_observer(session: CDPSession) -> None:
+    """Enable the domains a tab needs and the change observer, on a page or OOPIF session."""
+    await set_up(session, OBSERVER_SET_UP)
 
 
 async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False) -> PageNodes:
@@ -109,9 +115,8 @@ async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False
     return nodes
 
 
-async def frame_origins(session: CDPSession) -> dict[str, str]:
-    """Frame id → origin for every frame the session shows now (for pages loaded before the bridge)."""
-    tree = await session.send("Page.getFrameTree")
+def frame_origins(tree: dict[str, Any]) -> dict[str, str]:
+    """Frame id → origin for every frame in a `Page.getFrameTree` answer (for pages loaded before the bridge)."""
     origins: dict[str, str] = {}
     pending = [tree.get("frameTree", {})]
     while pending:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.permissions import PERMISSIONS
 from webmcp.js import call, load
@@ -53,17 +54,20 @@ class PermissionRequests:
     _asked: dict[str, int] = field(default_factory=dict)
     _doc_seq: int = -1
 
-    async def watch(self, session: CDPSession, on_asked: Any) -> None:
-        """Install the probe on `session` (page or OOPIF); `on_asked()` is called after each new request."""
+    def watch(self, session: CDPSession, on_asked: Any) -> list[SetUp]:
+        """The set-up that installs the probe on `session` (page or OOPIF); `on_asked()` is called after
+        each new request."""
 
         def reported(params: dict[str, Any]) -> None:
             if params.get("name") == PERMISSION_BINDING and self.asked(str(params.get("payload", ""))):
                 on_asked()
 
         session.on("Runtime.bindingCalled", reported)
-        await session.send("Runtime.addBinding", {"name": PERMISSION_BINDING})
         source = call(load("permission_probe.js"), PERMISSION_BINDING)
-        await session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True})
+        return [
+            SetUp("Runtime.addBinding", {"name": PERMISSION_BINDING}),
+            SetUp("Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True}),
+        ]
 
     def document_changed(self, doc_seq: int) -> None:
         """A new document commits in the main frame: its requests start afresh."""

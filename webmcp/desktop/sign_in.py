@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
@@ -203,23 +204,22 @@ class SignInWatch:
         self._changed = anyio.Event()
         self._shown_url = ""
 
-    async def watch(self, session: CDPSession) -> None:
-        """Pause `session`'s navigations only for their sign-in challenges.
-
-        Raises:
-            CDPError: the session went away while it was set up.
-        """
+    def watch(self, session: CDPSession) -> list[SetUp]:
+        """Pause `session`'s navigations only for their sign-in challenges: the set-up to send."""
         on = session.on
         on("Fetch.requestPaused", lambda p: self._desktop.spawn(_continue, session, str(p.get("requestId", ""))))
         on("Fetch.authRequired", lambda p: self._challenged(session, p))
         on("Page.frameStartedNavigating", self._frame_moving)
         on("Page.frameNavigated", lambda p: self._frame_left(p.get("frame", {}), committed=True))
         on("Page.frameDetached", lambda p: self._frame_left({"id": p.get("frameId")}, committed=False))
-        try:
-            await session.send("Fetch.enable", {"handleAuthRequests": True, "patterns": _DOCUMENTS})
-        except CDPError as exc:
-            # A browser reached through the extension may not offer Fetch: then the browser asks the person.
-            logger.info("sign-in prompts are not available on this page: %s", exc)
+        # A browser reached through the extension may not offer Fetch: then the browser asks the person.
+        return [
+            SetUp(
+                "Fetch.enable",
+                {"handleAuthRequests": True, "patterns": _DOCUMENTS},
+                optional="sign-in prompts are not available on this page",
+            )
+        ]
 
     @property
     def shown_url(self) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from cdp_bridge.batch import SetUp, set_up
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.reads import document_loaded
@@ -34,7 +35,7 @@ from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.downloads import Download, download_blocks, read_download, started_note
 from webmcp.desktop.file_chooser import FileChoosers
 from webmcp.desktop.input_guard import WriteGuard
-from webmcp.desktop.live_view import BINDING, PageRead, frame_origins, install_observer
+from webmcp.desktop.live_view import BINDING, OBSERVER_SET_UP, PageRead, frame_origins
 from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.navigation import Navigator
@@ -245,14 +246,20 @@ class Tab:
         on("Page.windowOpen", self._window_opened)
         on("Page.javascriptDialogOpening", lambda p: self._modals.dialog_opened(session, p, self._doc_seq))
         on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
-        await self._sign_in.watch(session)
-        await self._permissions.watch(session, self.mark_dirty)
         on("Page.frameDetached", lambda p: self._choosers.frame_gone(str(p.get("frameId", ""))))
-        await install_observer(session)
-        if session is self._page.session:
-            await self._watch_data_requests(session)
-        await self._choosers.watch(session)
-        self._mirror.frames_show(await frame_origins(session))
+        # Every handler is on before the first command goes: the dozen commands are written at
+        # once, in this order, and answered together (one after another they took ~70 ms while
+        # the browser was starting, most of it waiting).
+        steps = [
+            *self._sign_in.watch(session),
+            *self._permissions.watch(session, self.mark_dirty),
+            *OBSERVER_SET_UP,
+            *(self._watch_data_requests(session) if session is self._page.session else ()),
+            *self._choosers.watch(session),
+            SetUp("Page.getFrameTree"),
+        ]
+        *_, tree = await set_up(session, steps)
+        self._mirror.frames_show(frame_origins(tree))
         if session is self._page.session and self._page.url in ("", "about:blank"):
             self._navigator.attached(True)  # a blank tab is not loading anything
         elif session is self._page.session:
@@ -261,16 +268,14 @@ class Tab:
             # Its load event is past: ask once (after Page.enable, so a load still to come is heard).
             self._navigator.attached(await document_loaded(session, self._timeouts.command))
 
-    async def _watch_data_requests(self, session: CDPSession) -> None:
+    def _watch_data_requests(self, session: CDPSession) -> list[SetUp]:
         """Follow the page's fetch and XHR requests, so a navigation waits for its data (page_requests.py)."""
         session.on("Network.requestWillBeSent", self._requests.sent)
         session.on("Network.loadingFinished", self._requests.ended)
         session.on("Network.loadingFailed", self._requests.ended)
-        try:
-            # No response body is kept for the bridge: it never reads one.
-            await session.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
-        except CDPError as exc:
-            logger.info("a navigation will not wait for the page's data requests: %s", exc)
+        # No response body is kept for the bridge: it never reads one.
+        params = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+        return [SetUp("Network.enable", params, optional="a navigation will not wait for the page's data requests")]
 
     def _window_opened(self, params: dict[str, Any]) -> None:
         self._window_opens += 1
