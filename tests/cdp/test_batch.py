@@ -1,12 +1,13 @@
-"""side_by_side: independent reads run together, answered in their order, failures kept per read."""
+"""side_by_side: independent reads run together, answered in their order, failures kept per read; set_up: a
+session's set-up in one round trip, a refused optional step let go."""
 
 from __future__ import annotations
 
 import anyio
 import pytest
 
-from cdp_bridge.batch import commands_side_by_side, side_by_side
-from cdp_bridge.errors import CDPError, ProtocolError
+from cdp_bridge.batch import SetUp, commands_side_by_side, set_up, side_by_side
+from cdp_bridge.errors import CDPError, CommandTimeout, ProtocolError
 
 
 @pytest.fixture
@@ -88,3 +89,45 @@ async def test_commands_go_to_a_sessions_send_all_at_once_and_to_any_other_send_
 
     answers = await commands_side_by_side(send, commands)
     assert sent == ["A", "B"] and answers[0] == {"n": 1} and isinstance(answers[1], ProtocolError)
+
+
+class _Session:
+    """Answers `send_all` as a browser would, refusing the methods in `refuse`."""
+
+    def __init__(self, refuse: set[str]) -> None:
+        self.refuse = refuse
+        self.sent: list[str] = []
+
+    async def send_all(self, commands, *, timeout=None):  # type: ignore[no-untyped-def]
+        self.sent += [method for method, _ in commands]
+        return [ProtocolError(m, -32601, "not here") if m in self.refuse else {"m": m} for m, _ in commands]
+
+
+@pytest.mark.anyio
+async def test_a_set_up_sends_every_step_and_a_refused_optional_step_answers_empty() -> None:
+    session = _Session(refuse={"Fetch.enable"})
+    steps = [SetUp("Page.enable"), SetUp("Fetch.enable", optional="no sign-ins"), SetUp("Page.getFrameTree")]
+    answers = await set_up(session, steps)  # type: ignore[arg-type]
+    assert answers == [{"m": "Page.enable"}, {}, {"m": "Page.getFrameTree"}]
+    assert session.sent == ["Page.enable", "Fetch.enable", "Page.getFrameTree"]
+
+
+@pytest.mark.anyio
+async def test_a_set_up_raises_the_first_refused_step_that_is_not_optional() -> None:
+    session = _Session(refuse={"Runtime.enable", "WebMCP.enable"})
+    with pytest.raises(ProtocolError) as caught:
+        await set_up(session, [SetUp("Page.enable"), SetUp("Runtime.enable"), SetUp("WebMCP.enable")])  # type: ignore[arg-type]
+    assert caught.value.method == "Runtime.enable"
+
+
+@pytest.mark.anyio
+async def test_a_set_up_raises_a_step_left_unanswered_even_an_optional_one() -> None:
+    class Late(_Session):
+        async def send_all(self, commands, *, timeout=None):  # type: ignore[no-untyped-def]
+            answers = await super().send_all(commands, timeout=timeout)
+            pairs = zip(commands, answers, strict=True)
+            return [CommandTimeout(m, 1.0) if m == "Fetch.enable" else a for (m, _), a in pairs]
+
+    with pytest.raises(CommandTimeout) as caught:
+        await set_up(Late(set()), [SetUp("Page.enable"), SetUp("Fetch.enable", optional="no sign-ins")])  # type: ignore[arg-type]
+    assert caught.value.method == "Fetch.enable"

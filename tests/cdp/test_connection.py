@@ -185,3 +185,40 @@ async def test_commands_sent_before_another_go_first_and_their_answers_even_erro
     assert answer == {"after": ["Runtime.evaluate", "WebMCP.invokeTool"]}
     assert seen[0]["sessionId"] == "S1" and seen[0]["params"] == gesture
     assert len({m["id"] for m in seen}) == 3
+
+
+async def test_commands_sent_in_order_go_before_any_answer_and_each_answer_or_refusal_comes_back_in_order() -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        seen.append(message)
+        if len(seen) < 3:
+            return  # answers only once all three are here: one round trip, not three
+        for m in seen:
+            if m["method"] == "Fetch.enable":
+                await reply(ws, m, error={"code": -32601, "message": "'Fetch.enable' wasn't found"})
+            else:
+                await reply(ws, m, result={"method": m["method"]})
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        session = conn.session("S1")
+        with anyio.fail_after(5):
+            answers = await session.send_all([("Page.enable", {}), ("Fetch.enable", {"a": 1}), ("Echo", {})])
+        assert conn._pending == {}
+    assert answers[0] == {"method": "Page.enable"} and answers[2] == {"method": "Echo"}
+    assert isinstance(answers[1], ProtocolError) and answers[1].code == -32601
+    assert [m["method"] for m in seen] == ["Page.enable", "Fetch.enable", "Echo"]
+    assert all(m["sessionId"] == "S1" for m in seen) and seen[1]["params"] == {"a": 1}
+
+
+async def test_commands_sent_together_time_out_together_and_nothing_stays_pending() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        if message["method"] == "Page.enable":
+            await reply(ws, message, result={})
+
+    async with endpoint(handler) as url, Connection.connect(url, Timeouts(command=0.2)) as conn:
+        with anyio.fail_after(5):
+            answers = await conn.browser.send_all([("Page.enable", {}), ("Runtime.enable", {})])
+        assert conn._pending == {}
+    assert answers[0] == {} and isinstance(answers[1], CommandTimeout)
+    assert "Runtime.enable" in str(answers[1])
