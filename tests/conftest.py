@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from cdp_bridge.connection import Connection
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
 from tests.support.stage import Stage, open_stage, run_site
 
@@ -35,6 +36,13 @@ async def browser() -> AsyncIterator[BrowserProcess]:
         yield process
     finally:
         await process.close()
+
+
+@pytest.fixture
+async def connection(browser: BrowserProcess) -> AsyncIterator[Connection]:
+    """The bridge's own connection to `browser` (no desktop: for tests of its reads)."""
+    async with Connection.connect(browser.ws_url) as conn:
+        yield conn
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import anyio
@@ -72,6 +74,16 @@ def _tab(_tg: anyio.abc.TaskGroup) -> LiveView:
     return LiveView(page, Timeouts(), FakeHost())
 
 
+@asynccontextmanager
+async def _running() -> AsyncIterator[LiveView]:
+    """A tab's live view (`_tab`) with its refresher running, stopped on the way out."""
+    async with anyio.create_task_group() as tg:
+        tab = _tab(tg)
+        tg.start_soon(tab.run)
+        yield tab
+        tg.cancel_scope.cancel()
+
+
 async def test_a_change_reported_after_the_answer_is_in_the_view_the_call_returns_with(page: FakePage) -> None:
     async with anyio.create_task_group() as tg:
         tab = _tab(tg)
@@ -129,16 +141,13 @@ async def test_a_read_begun_on_the_document_the_tab_left_is_thrown_away_and_read
 
 
 async def test_the_refresher_follows_a_page_while_it_loads(page: FakePage) -> None:
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         for step in ("loading", "half the rows", "all the rows"):  # the page builds itself while it loads
             page.shows = step
             tab.mark_dirty()
             with anyio.fail_after(5):
                 await page.read.wait()
         assert page.reads == ["loading", "half the rows", "all the rows"]
-        tg.cancel_scope.cancel()
 
 
 class HeldRead(FakePage):
@@ -186,9 +195,7 @@ async def test_a_navigation_answers_with_the_read_its_load_event_began_and_reads
 
 
 async def test_a_read_begun_before_the_moment_is_followed_by_one_begun_after(held: HeldRead) -> None:
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         held.shows = "parsed, still rendering"
         tab.mark_dirty()
         with anyio.fail_after(5):
@@ -199,13 +206,10 @@ async def test_a_read_begun_before_the_moment_is_followed_by_one_begun_after(hel
         with anyio.fail_after(5):
             await tab.read_since(usable, 5)
         assert held.reads == ["parsed, still rendering", "rendered"]
-        tg.cancel_scope.cancel()
 
 
 async def test_a_change_reported_during_the_read_under_way_is_read_again(held: HeldRead) -> None:
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         loaded = anyio.current_time()
         held.shows = "the loaded page"
         tab.mark_dirty()
@@ -217,7 +221,6 @@ async def test_a_change_reported_during_the_read_under_way_is_read_again(held: H
         with anyio.fail_after(5):
             await tab.read_since(loaded, 5)
         assert held.reads[-1] == "the loaded page, its data rendered"
-        tg.cancel_scope.cancel()
 
 
 async def test_a_held_refresher_reads_nothing_until_released_and_a_direct_read_still_happens(page: FakePage) -> None:
@@ -256,9 +259,7 @@ async def test_a_tab_that_closes_while_its_refresher_is_held_ends_it(page: FakeP
 
 
 async def test_the_refresher_leaves_a_document_alone_until_it_has_parsed(page: FakePage) -> None:
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         page.shows = "half parsed"
         tab.new_document(parsing=True)  # a commit: the document is being parsed
         tab.mark_dirty()
@@ -269,46 +270,36 @@ async def test_the_refresher_leaves_a_document_alone_until_it_has_parsed(page: F
         with anyio.fail_after(5):
             await page.read.wait()
         assert page.reads == ["parsed"]
-        tg.cancel_scope.cancel()
 
 
 async def test_a_document_whose_parse_never_ends_is_read_once_the_hold_has_passed(
     page: FakePage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(refresher_module, "PARSE_HOLD", 0.05)
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         page.shows = "what rendered before the script that never comes"
         tab.new_document(parsing=True)
         with anyio.fail_after(5):
             await page.read.wait()
         assert page.reads == ["what rendered before the script that never comes"]
-        tg.cancel_scope.cancel()
 
 
 async def test_a_read_asked_for_while_the_document_parses_still_happens(page: FakePage) -> None:
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         page.shows = "half parsed"
         tab.new_document(parsing=True)
         with anyio.fail_after(5):
             assert await tab.refresh()
         assert page.reads == ["half parsed"]
-        tg.cancel_scope.cancel()
 
 
 async def test_a_document_restored_whole_is_read_at_once(page: FakePage) -> None:
-    async with anyio.create_task_group() as tg:
-        tab = _tab(tg)
-        tg.start_soon(tab.run)
+    async with _running() as tab:
         page.shows = "restored from the back-forward cache"
         tab.new_document(parsing=False)
         with anyio.fail_after(5):
             await page.read.wait()
         assert page.reads == ["restored from the back-forward cache"]
-        tg.cancel_scope.cancel()
 
 
 async def test_every_read_asked_of_a_crashed_page_says_it_could_not_read_it(page: FakePage) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import urllib.parse
-from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
 
@@ -25,8 +24,8 @@ import anyio
 import pytest
 
 from cdp_bridge.connection import CDPSession, Connection
-from cdp_bridge.launcher import BrowserProcess
 from cdp_bridge.targets import PageTarget
+from tests.support.tabs import new_tab
 from webmcp.desktop import live_view
 from webmcp.view.build import BlockIds
 
@@ -47,16 +46,15 @@ _FILL = "document.querySelector('#note').textContent = 'now';"
 
 async def _page(connection: Connection, html: str) -> PageTarget:
     """A new tab with the observer, showing `html` once it has loaded."""
-    target = await connection.browser.send("Target.createTarget", {"url": "about:blank"})
-    attached = await connection.browser.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
-    session = connection.session(attached["sessionId"], target["targetId"])
+    session = await new_tab(connection)
     await live_view.install_observer(session)
     loaded = anyio.Event()
     session.on("Page.loadEventFired", lambda _params: loaded.set())
     await session.send("Page.navigate", {"url": "data:text/html," + urllib.parse.quote(html)})
     with anyio.fail_after(10):
         await loaded.wait()
-    return PageTarget(target["targetId"], session)
+    assert session.target_id is not None
+    return PageTarget(session.target_id, session)
 
 
 def _counting(session: CDPSession) -> list[str]:
@@ -70,12 +68,6 @@ def _counting(session: CDPSession) -> list[str]:
 
     session.send = counted  # type: ignore[method-assign]
     return sent
-
-
-@pytest.fixture
-async def connection(browser: BrowserProcess) -> AsyncIterator[Connection]:
-    async with Connection.connect(browser.ws_url) as conn:
-        yield conn
 
 
 async def _after(connection: Connection, html: str, change: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:

@@ -15,15 +15,14 @@ columns a small part of the page, which is read whole otherwise.)
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator
+from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
 import pytest
 
-from cdp_bridge.connection import CDPSession, Connection
-from cdp_bridge.launcher import BrowserProcess
-from tests.e2e.test_incremental_layout_e2e import _page
+from cdp_bridge.connection import Connection
+from tests.e2e.test_incremental_layout_e2e import _counting, _page
 from webmcp.desktop import live_view
 from webmcp.view.build import BlockIds
 
@@ -44,26 +43,6 @@ _RELISTED = {"Accessibility.getAXNodeAndAncestors": 2, "Accessibility.queryAXTre
 _WHOLE = {"Accessibility.getAXNodeAndAncestors": 2, "Accessibility.queryAXTree": 2}
 
 
-def _counting(session: CDPSession) -> dict[str, int]:
-    """How often `session` sends each AX read from now on (the instance's `send` is wrapped)."""
-    sent: dict[str, int] = {}
-    send = session.send
-
-    async def counted(method: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        if method.startswith("Accessibility."):
-            sent[method] = sent.get(method, 0) + 1
-        return await send(method, *args, **kwargs)
-
-    session.send = counted  # type: ignore[method-assign]
-    return sent
-
-
-@pytest.fixture
-async def connection(browser: BrowserProcess) -> AsyncIterator[Connection]:
-    async with Connection.connect(browser.ws_url) as conn:
-        yield conn
-
-
 def _nodes(read: live_view.PageRead) -> dict[str, dict[str, Any]]:
     """The main frame's nodes by id, without Chromium's InlineTextBox fragments (renewed with each
     layout, never read)."""
@@ -76,7 +55,7 @@ def _nodes(read: live_view.PageRead) -> dict[str, dict[str, Any]]:
     }
 
 
-async def _after(connection: Connection, html: str, change: str) -> tuple[str, dict[str, int]]:
+async def _after(connection: Connection, html: str, change: str) -> tuple[str, Counter[str]]:
     """The text of the view after `change`, read incrementally; asserts it gives the nodes and the
     view a whole read gives, and answers what AX reads it sent."""
     page = await _page(connection, html)
@@ -89,7 +68,7 @@ async def _after(connection: Connection, html: str, change: str) -> tuple[str, d
     sent = _counting(page.session)
     read = await live_view.read_changes(page, last, ids)
     assert read is not None, "the change is small: it is read incrementally"
-    done = dict(sent)
+    done = Counter(method for method in sent if method.startswith("Accessibility."))
     whole = await live_view.read_page(page, 0, whole_ids)
     assert _nodes(read) == _nodes(whole)
     assert asdict(read.view) == asdict(whole.view)

@@ -20,6 +20,7 @@ import anyio
 from cdp_bridge.connection import Connection
 from cdp_bridge.launcher import LaunchOptions, launch_browser
 from sample_site import start_site
+from tests.support.tabs import new_tab
 
 OUT = Path(__file__).resolve().parent.parent / "cdp" / "data" / "ax_patch.json.gz"
 
@@ -71,13 +72,7 @@ async def main() -> None:
             Connection.connect(browser.ws_url) as connection,
         ):
             for name, script in CASES.items():
-                target = await connection.browser.send("Target.createTarget", {"url": "about:blank"})
-                attached = await connection.browser.send(
-                    "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
-                )
-                session = connection.session(attached["sessionId"], target["targetId"])
-                for domain in ("Page", "Runtime", "Accessibility"):
-                    await session.send(f"{domain}.enable")
+                session = await new_tab(connection, "Page", "Runtime", "Accessibility")
                 await session.send("Page.navigate", {"url": f"{base}/?late=never"})
                 with anyio.fail_after(15):
                     while True:
