@@ -12,12 +12,14 @@ import pytest
 
 import webmcp.desktop.live_view as live_view_module
 import webmcp.desktop.refresher as refresher_module
+from cdp_bridge.ax import PageNodes
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.memory import KeptReads
 from webmcp.desktop.refresher import LiveView
-from webmcp.view.build import View, build_view
+from webmcp.view.build import BlockIds, View, build_view
 
 pytestmark = pytest.mark.anyio
 
@@ -316,3 +318,50 @@ async def test_every_read_asked_of_a_crashed_page_says_it_could_not_read_it(page
         # A version check that comes next finds nothing marked: it must still not be told the view is current.
         assert not await view.refresh()
     assert page.reads == ["the queue"]
+
+
+async def test_a_view_that_shed_its_nodes_reads_its_page_whole_next_and_still_shows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[str] = []
+    kept_nodes = [(cast(CDPSession, object()), cast(PageNodes, object()))]
+
+    def answer() -> PageRead:
+        view = build_view([], BlockIds(), secret_values=set())
+        return PageRead(view, frozenset(), readers={"main": (_no_send, "F")}, doc_seq=1, sessions=kept_nodes)
+
+    async def read_page(_page: Any, _doc_seq: int, _ids: Any) -> PageRead:
+        reads.append("whole")
+        return answer()
+
+    async def read_changes(_page: Any, last: PageRead, _ids: Any) -> PageRead:
+        assert last.sessions, "an incremental read is only ever asked with the last read's nodes"
+        reads.append("incremental")
+        return answer()
+
+    monkeypatch.setattr(live_view_module, "read_page", read_page)
+    monkeypatch.setattr(live_view_module, "read_changes", read_changes)
+    kept = KeptReads(keep=1)
+    target = PageTarget(target_id="T", session=cast(CDPSession, object()))
+    tab, other = (
+        LiveView(target, Timeouts(), FakeHost(), kept=kept),
+        LiveView(target, Timeouts(), FakeHost(), kept=kept),
+    )
+    with anyio.fail_after(5):
+        tab.mark_dirty()
+        assert await tab.refresh()
+        tab.reported_change()
+        assert await tab.refresh()
+        assert reads == ["whole", "incremental"]
+        other.mark_dirty()
+        assert await other.refresh()  # read last now: the tab lets its nodes go
+        assert tab.view is not None and tab.last_read is not None
+        assert not tab.last_read.sessions and "main" in tab.last_read.readers
+        tab.reported_change()
+        assert await tab.refresh()
+    assert reads == ["whole", "incremental", "whole", "whole"]
+    assert other.last_read is not None and not other.last_read.sessions, "read before the tab's last read"
+
+
+async def _no_send(method: str, params: dict[str, Any] | None = None, **_kw: Any) -> dict[str, Any]:
+    raise AssertionError(f"nothing is sent: {method}")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.memory import KeptReads
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.uploads import UploadFolder
@@ -85,6 +86,10 @@ class DesktopLink(Protocol):
 
     async def browser_send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a browser-level command (`Target.activateTarget`, `Target.closeTarget`)."""
+
+    @property
+    def kept_reads(self) -> KeptReads:
+        """The tabs whose last read keeps its nodes (the ones read last)."""
 
     def opened_mark(self) -> int:
         """A mark to pass to `opened_since` later."""

@@ -11,6 +11,7 @@ and renders; a read that began on a document the tab has since left is thrown aw
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import json
 import logging
@@ -26,8 +27,9 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import live_view
 from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.memory import KeptReads
 from webmcp.desktop.races import first_of
-from webmcp.view.build import BlockIds, View
+from webmcp.view.build import BlockIds, View, WalkMemo
 from webmcp.view.masking import mask_secrets
 
 __all__ = ["INCREMENTAL", "LiveView", "ViewHost"]
@@ -80,13 +82,19 @@ class LiveView:
     """The view of one tab's page, rebuilt when the page changed."""
 
     def __init__(
-        self, page: PageTarget, timeouts: Timeouts, host: ViewHost, calling: Callable[[], list[anyio.Event]] = list
+        self,
+        page: PageTarget,
+        timeouts: Timeouts,
+        host: ViewHost,
+        calling: Callable[[], list[anyio.Event]] = list,
+        kept: KeptReads | None = None,
     ) -> None:
         """`calling` gives, for each page-tool call of the tab under way, the event of its answer
-        (`_while_calling`)."""
+        (`_while_calling`); `kept`, the tabs whose last read keeps its nodes (None: this one always)."""
         self._page = page
         self._timeouts = timeouts
         self._host = host
+        self._kept = kept
         self._lock = anyio.Lock()
         self._dirty = anyio.Event()
         self._closed = False
@@ -146,6 +154,15 @@ class LiveView:
         report, self._report = self._report, anyio.Event()
         report.set()
 
+    def shed(self) -> None:
+        """Let the last read's nodes go (other tabs were read since, `KeptReads`): the view and
+        where to read more of a long run stay; the next read of the page is a whole one."""
+        read = self._last_read
+        if read is None or not read.sessions:
+            return
+        self._last_read = dataclasses.replace(read, sessions=[], taken={}, memo=WalkMemo())
+        self._clean = -1
+
     def forget(self) -> None:
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
@@ -155,6 +172,8 @@ class LiveView:
 
     def close(self) -> None:
         """The tab closed: the refresher ends."""
+        if self._kept is not None:
+            self._kept.closed(self)
         self._closed = True
         self._dirty.set()
         self._released.set()
@@ -357,6 +376,8 @@ class LiveView:
     def _take(self, read: PageRead) -> None:
         view = read.view
         self._last_read, self._view, self._secret_values = read, view, read.secret_values
+        if self._kept is not None:
+            self._kept.read(self)
         self._has_secret_fields = (
             bool(self._secret_values)
             or any(item.get("sensitive") for b in view.full_blocks if b["type"] == "fields" for item in b["items"])

@@ -25,6 +25,7 @@ from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.downloads import DownloadStore
 from webmcp.desktop.file_chooser import FileChooser
 from webmcp.desktop.forms import PendingForm
+from webmcp.desktop.memory import GiveBack, KeptReads
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.ports import OnFault, W
@@ -52,6 +53,10 @@ class Desktop:
         self.connection = connection
         self._timeouts = timeouts
         self._tg = task_group
+        self._give_back = GiveBack(task_group)
+        """Hands the memory of closed tabs back to the system once a run of closes is over."""
+        self.kept_reads = KeptReads()
+        """The tabs whose last read keeps its nodes, to read only what changed (the ones read last)."""
         self._ids = IdMint()
         self._windows: dict[str, Window] = {}
         """Window id → every published window, in opening order."""
@@ -294,6 +299,7 @@ class Desktop:
         tab.close()  # its modal windows go with it
         self.forget(tab.id)
         self.changed()
+        self._give_back.closed()
 
     def page_crashed(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)

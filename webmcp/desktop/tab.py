@@ -102,7 +102,13 @@ class Tab:
         """The address and policy `blocked` last decided, and its answer."""
         """(mirror revision, every page tool in the page's order, those listed within the caps, the notice)."""
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
-        self._view = LiveView(page, self._timeouts, self, calling=lambda: [i.done for i in self._mirror.in_flight])
+        self._view = LiveView(
+            page,
+            self._timeouts,
+            self,
+            calling=lambda: [i.done for i in self._mirror.in_flight],
+            kept=self._desktop.kept_reads,
+        )
         self._modals = ModalStack(self, desktop)
         self._choosers = FileChoosers(self, desktop)
         self._requests = DataRequests()
