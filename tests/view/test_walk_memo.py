@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from webmcp.view.build import BlockIds, FrameNodes, View, WalkMemo, build_view
+from webmcp.view.build import BlockIds, FrameNodes, Limits, View, WalkMemo, build_view
 
 DATA = Path(__file__).parent / "data" / "ax"
 PAGES = sorted(p.name.removesuffix(".json.gz") for p in DATA.glob("*.json.gz"))
@@ -230,3 +230,22 @@ def test_a_section_in_a_renamed_group_gives_its_fields_the_new_group() -> None:
     medium = _node("5", "radio", "M", parent="3")
     renamed = {**group, "name": {"type": "computedString", "value": "Fit"}}
     _same_as_without(_tree(root, group, form, small, medium), _tree(root, renamed, form, small, medium))
+
+
+@pytest.mark.parametrize("name", ["home", "cinema_home", "gazette_article"])
+def test_a_replayed_block_given_another_id_is_measured_and_targeted_with_it(name: str) -> None:
+    # The same nodes again (every container replayed, the very block and target objects), with
+    # block ids 9 characters longer: the budget must count the new ids, and the targets carry them.
+    frames = _frames(name)
+    memo = WalkMemo()
+    build_view(frames, BlockIds(), memo=memo)
+    plain = build_view(frames, BlockIds(prefix="b" * 10))
+    sizes = [len(json.dumps(b, ensure_ascii=False)) for b in plain.full_blocks]
+    assert len(sizes) > 10 and plain.targets
+    limits = Limits(budget_chars=sum(sizes[:10]) - 1, attention_chars=0)
+    without = build_view(frames, BlockIds(prefix="b" * 10), limits=limits)
+    replayed = memo.replayed
+    with_memo = build_view(frames, BlockIds(prefix="b" * 10), limits=limits, memo=memo)
+    assert memo.replayed > replayed
+    assert len(without.blocks) < 11  # ten blocks fit only with the ids as long as they are now
+    assert asdict(with_memo) == asdict(without)
