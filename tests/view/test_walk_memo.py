@@ -249,3 +249,19 @@ def test_a_replayed_block_given_another_id_is_measured_and_targeted_with_it(name
     assert memo.replayed > replayed
     assert len(without.blocks) < 11  # ten blocks fit only with the ids as long as they are now
     assert asdict(with_memo) == asdict(without)
+
+
+def test_an_editor_whose_parent_turns_editable_is_no_field_of_its_own_any_more() -> None:
+    # What the walk read of the editor's node is kept (the same object); its parent's is read anew.
+    editable = {"name": "editable", "value": {"type": "token", "value": "richtext"}}
+    focusable = {"name": "focusable", "value": {"type": "booleanOrUndefined", "value": True}}
+    root = _node("1", "RootWebArea", "Page", ("2",))
+    region = _node("2", "region", "Notes", ("3",), parent="1")
+    editor = _node("3", "generic", "Draft", ("4",), parent="2", properties=[editable, focusable])
+    text = _node("4", "StaticText", "Hello", parent="3")
+    inside = {**region, "properties": [editable]}
+    before = build_view(_tree(root, region, editor, text), BlockIds())
+    after = build_view(_tree(root, inside, editor, text), BlockIds())
+    assert before.field_count == 1 and after.field_count == 0
+    _same_as_without(_tree(root, region, editor, text), _tree(root, inside, editor, text))
+    _same_as_without(_tree(root, inside, editor, text), _tree(root, region, editor, text))

@@ -80,6 +80,8 @@ class WalkMemo:
     frames: dict[str, FrameFacts] = field(default_factory=dict)
     replayed: int = 0
     """How many containers walks took from here (for tests and benchmarks)."""
+    nodes: dict[int, Any] = field(default_factory=dict)
+    """id of each node the last walk read → what it read of it (walk_text.py `frame_nodes`)."""
     numbered: Numbered = field(default_factory=Numbered)
     """The last build's sizes and targets (`build_view`), for the blocks and targets replayed."""
 
