@@ -123,7 +123,9 @@ async def _replying(answers: dict[str, Any]) -> Any:
 
 
 @pytest.mark.anyio
-async def test_read_subtrees_asks_for_each_element_its_ancestors_and_subtree_at_once() -> None:
+async def test_read_subtrees_asks_for_each_element_its_subtree_then_its_ancestors_at_once() -> None:
+    # Each queryAXTree before a getAXNodeAndAncestors: Chromium answers the query once a command
+    # after it brings the AX tree up to date, else at the page's next lifecycle update.
     case = CASES["heading_from_contents"]
     sub = case["subtrees"][0]
     send, calls = await _replying(
@@ -133,7 +135,7 @@ async def test_read_subtrees_asks_for_each_element_its_ancestors_and_subtree_at_
         }
     )
     found = await read_subtrees(send, [{"objectId": "1"}, {"backendNodeId": 7}])
-    assert [c[0] for c in calls] == ["Accessibility.getAXNodeAndAncestors", "Accessibility.queryAXTree"] * 2
+    assert [c[0] for c in calls] == ["Accessibility.queryAXTree", "Accessibility.getAXNodeAndAncestors"] * 2
     assert [c[1] for c in calls] == [{"objectId": "1"}, {"objectId": "1"}, {"backendNodeId": 7}, {"backendNodeId": 7}]
     assert found[0].ancestors == sub["ancestors"] and found[0].nodes == [full_form(n) for n in sub["nodes"]]
     failing, _ = await _replying({"Accessibility.queryAXTree": {"nodes": []}})
@@ -224,8 +226,8 @@ async def test_read_subtrees_reads_only_the_node_and_ancestors_of_an_element_nam
     )
     found = await read_subtrees(send, [{"backendNodeId": 1}], [{"backendNodeId": 2}])
     assert calls == [
-        ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 1}),
         ("Accessibility.queryAXTree", {"backendNodeId": 1}),
+        ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 1}),
         ("Accessibility.getAXNodeAndAncestors", {"backendNodeId": 2}),
     ]
     assert [s.whole for s in found] == [True, False]
