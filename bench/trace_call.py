@@ -256,7 +256,7 @@ def serve(out: str, bridge_args: list[str]) -> int:
     _trace_gc()
     for owner, attr, name in [
         (live_view, "build_view", None),
-        (live_view, "splice", None),
+        (live_view, "splice_tree" if hasattr(live_view, "splice_tree") else "splice", "splice"),
         (live_view, "layout_touched" if hasattr(live_view, "layout_touched") else "_touched", "_touched"),
         (layout, "_in_running_text", None),
         (layout, "_gaps", None),
