@@ -360,13 +360,18 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
                     name = next((n for n in names if n.endswith("__" + tool)), "")
                     await anyio.sleep(0 if name else 0.05)
             pid = int(await anyio.Path(out + ".pid").read_text())
+            walls: list[float] = []
             for i in range(opts.n):
                 if i == opts.skip:
                     cpu_from = _cpu_of_tree(pid)
+                start = time.perf_counter()
                 with anyio.fail_after(CALL_TIMEOUT):
                     result = await client.call_tool(name, args_of(i))
+                walls.append((time.perf_counter() - start) * 1000)
                 if result.is_error:
                     raise RuntimeError(f"{name} failed: {result.structured_content}")
+            # What the MCP client waited (stdio and the SDK's own work included), as bench/peers times it.
+            print(f"client tools/call median (after {opts.skip}): {statistics.median(walls[opts.skip :]):.2f} ms")
             bridge, browser = (b - a for a, b in zip(cpu_from, _cpu_of_tree(pid), strict=True))
             calls = opts.n - opts.skip
             per_call = f"bridge {bridge / calls * 1000:.1f} ms, its browser {browser / calls * 1000:.1f} ms"
