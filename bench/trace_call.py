@@ -17,7 +17,10 @@ per incremental read, which nodes in running text a change touched (each one mak
 `DOMSnapshot`); `--frames` records what each `build_view` was given, to profile it offline. It
 also prints the CPU time a call cost the bridge and its browser (all of the bridge's descendant
 processes, from /proc, after the `--skip` first calls): a figure the other work on a loaded
-machine moves less than the wall clock.
+machine moves less than the wall clock. `--page-clock` times the observer's take on the page's own
+clock (how long the command waited for the page, the script itself, and the page's last animation
+frame before it); `--profile FILE` keeps cProfile stats of the bridge during its calls. Each
+collection of Python's garbage collector is a span (`gc gen N`).
 """
 
 from __future__ import annotations
@@ -141,6 +144,52 @@ def _record_frames(live_view: Any, folder: str) -> None:
     live_view.build_view = recording_build
 
 
+def _page_clock(take: Any) -> None:
+    """Spans, on the page's clock, of the take's script: from the command's write to the script's start
+    (queued behind the page's own work), the script itself, and the page's last animation frame before it."""
+    offset = time.time_ns() - time.perf_counter_ns()
+    stamp = "performance.timeOrigin + performance.now()"
+    for key, expression in list(take.CHANGES_JS.items()):
+        take.CHANGES_JS[key] = (
+            f"(() => {{ const s = {stamp}; const f = performance.timeOrigin + (document.timeline.currentTime ?? 0);"
+            f" const r = {expression}; const e = {stamp};"
+            " if (Array.isArray(r)) { const m = JSON.parse(r[0]); m.clock = [s, e, f]; r[0] = JSON.stringify(m); }"
+            " return r; })()"
+        )
+    written: list[int] = []
+    batch, parse = take.commands_side_by_side, take.parse_take
+
+    async def timed_batch(send: Any, commands: Any, *args: Any, **kwargs: Any) -> Any:
+        written.append(time.perf_counter_ns())
+        return await batch(send, commands, *args, **kwargs)
+
+    def clocked_parse(found: Any) -> Any:
+        parsed = parse(found)
+        if parsed is not None and "clock" in parsed[0] and written:
+            s, e, f = (int(ms * 1e6) - offset for ms in parsed[0].pop("clock"))
+            _SPANS.append(("page: take queued", written[-1], s, 0))
+            _SPANS.append(("page: take script", s, e, 0))
+            _SPANS.append(("page: last frame before take", f, f, 0))
+        return parsed
+
+    take.commands_side_by_side, take.parse_take = timed_batch, clocked_parse
+
+
+def _trace_gc() -> None:
+    """Each collection of Python's cyclic garbage collector a span (`gc gen N`)."""
+    import gc
+
+    started: list[int] = [0]
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter_ns()
+        else:
+            _SPANS.append((f"gc gen {info['generation']}", started[0], time.perf_counter_ns(), 0))
+
+    gc.callbacks.append(on_gc)
+
+
 def _cpu_of_tree(root: int) -> tuple[float, float]:
     """CPU seconds (user + system) of process `root`, and of all its descendants (the browser's)."""
     parents: dict[int, int] = {}
@@ -202,9 +251,12 @@ def serve(out: str, bridge_args: list[str]) -> int:
         _log_layout(live_view, layout, path)
     if folder := os.environ.get("TRACE_FRAMES"):
         _record_frames(live_view, folder)
+    if os.environ.get("TRACE_PAGE_CLOCK"):
+        _page_clock(take)
+    _trace_gc()
     for owner, attr, name in [
         (live_view, "build_view", None),
-        (live_view, "splice", None),
+        (live_view, "splice_tree" if hasattr(live_view, "splice_tree") else "splice", "splice"),
         (live_view, "layout_touched" if hasattr(live_view, "layout_touched") else "_touched", "_touched"),
         (layout, "_in_running_text", None),
         (layout, "_gaps", None),
@@ -225,7 +277,28 @@ def serve(out: str, bridge_args: list[str]) -> int:
                 f.write(json.dumps({"total": (end - start) / 1e6, "spans": spans}) + "\n")
 
     tab.Tab.call = traced_call
+    if profile_to := os.environ.get("TRACE_PROFILE"):
+        return _profiled(tab, profile_to, main, bridge_args)
     return main(bridge_args)
+
+
+def _profiled(tab: Any, path: str, main: Any, bridge_args: list[str]) -> int:
+    """Run the bridge with cProfile on during its page-tool calls only; the stats go to `path`."""
+    import cProfile
+
+    profile = cProfile.Profile()
+    call = tab.Tab.call
+
+    async def profiled_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        profile.enable()
+        try:
+            return await call(self, *args, **kwargs)
+        finally:
+            profile.disable()
+            profile.dump_stats(path)
+
+    tab.Tab.call = profiled_call
+    return int(main(bridge_args) or 0)
 
 
 _PAGES = {
@@ -274,6 +347,10 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
             env["TRACE_FRAMES"] = opts.frames
         if opts.layout_log:
             env["TRACE_LAYOUT"] = opts.layout_log
+        if opts.page_clock:
+            env["TRACE_PAGE_CLOCK"] = "1"
+        if opts.profile:
+            env["TRACE_PROFILE"] = opts.profile
         params = StdioServerParameters(command=command[0], args=command[1:], cwd=opts.code, env=env)
         async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=60) as client:
             name = ""
@@ -283,13 +360,18 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
                     name = next((n for n in names if n.endswith("__" + tool)), "")
                     await anyio.sleep(0 if name else 0.05)
             pid = int(await anyio.Path(out + ".pid").read_text())
+            walls: list[float] = []
             for i in range(opts.n):
                 if i == opts.skip:
                     cpu_from = _cpu_of_tree(pid)
+                start = time.perf_counter()
                 with anyio.fail_after(CALL_TIMEOUT):
                     result = await client.call_tool(name, args_of(i))
+                walls.append((time.perf_counter() - start) * 1000)
                 if result.is_error:
                     raise RuntimeError(f"{name} failed: {result.structured_content}")
+            # What the MCP client waited (stdio and the SDK's own work included), as bench/peers times it.
+            print(f"client tools/call median (after {opts.skip}): {statistics.median(walls[opts.skip :]):.2f} ms")
             bridge, browser = (b - a for a, b in zip(cpu_from, _cpu_of_tree(pid), strict=True))
             calls = opts.n - opts.skip
             per_call = f"bridge {bridge / calls * 1000:.1f} ms, its browser {browser / calls * 1000:.1f} ms"
@@ -339,9 +421,13 @@ def main() -> None:
     parser.add_argument("--stderr", help="keep the bridge's stderr in this file")
     parser.add_argument("--frames", help="write what every build_view is given into this directory (JSON)")
     parser.add_argument("--layout-log", help="append, per incremental read, the touched nodes in running text (JSONL)")
+    parser.add_argument(
+        "--page-clock", action="store_true", help="time the take's script on the page's clock (queued, run, last frame)"
+    )
+    parser.add_argument("--profile", help="write cProfile stats of the bridge during its calls to this file")
     opts = parser.parse_args()
     opts.code = str(Path(opts.code).resolve())
-    for option in ("frames", "layout_log"):
+    for option in ("frames", "layout_log", "profile"):
         if getattr(opts, option):
             setattr(opts, option, str(Path(getattr(opts, option)).resolve()))
     import anyio

@@ -160,6 +160,9 @@ class PageNodes:
     gaps: dict[int, tuple[str, str]] | None = None
     layout_wanted: set[int] | None = None
     """The nodes in running text when the layout was read (`layout.wanted` of the frames; None: not known)."""
+    trees: set[str] = field(default_factory=set)
+    """Keys of the frames whose nodes a splice found a proven tree (`ax_patch.splice_tree`): the
+    next splice checks only what it changed."""
 
     def share_with_frames(self) -> None:
         """Give every frame the session-wide secret ids, form state and text layout (each frame's view reads them)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .ax import Send
-from .ax_patch import Subtree, answers_of, full_form, subtree_ids, subtree_reads, subtrees_from
+from .ax_patch import RELEASED, Subtree, answers_of, full_form, subtree_ids, subtree_reads, subtrees_from
 from .batch import commands_side_by_side
 
 __all__ = ["Relisted", "read_relisted", "relist"]
@@ -94,8 +94,8 @@ async def read_relisted(
 ) -> tuple[list[Subtree], list[Relisted]]:
     """For each (element, the children it gained) of `relisted`, its node and ancestors and those
     children's subtrees; with the subtrees of `elements` and `own` (`ax_patch.read_subtrees`), all
-    commands side by side in one write (each `queryAXTree` waits for the page's next lifecycle
-    update: sent apart, one may wait for the one after).
+    commands side by side in one write, each `queryAXTree` before a `getAXNodeAndAncestors`
+    (`ax_patch.RELEASED`: else it waits for the page's next lifecycle update).
 
     Raises:
         CDPError: an element is gone.
@@ -103,14 +103,14 @@ async def read_relisted(
     reads = subtree_reads(elements or [], own)
     first = len(reads)
     for element, added in relisted:
-        reads.append(("Accessibility.getAXNodeAndAncestors", element))
         reads += [("Accessibility.queryAXTree", child) for child in added]
+        reads.append((RELEASED, element))
     answers = answers_of(await commands_side_by_side(send, reads))
     found: list[Relisted] = []
     at = first
     for _element, added in relisted:
-        ancestors = list(answers[at].get("nodes", ()))
-        below = [[full_form(n) for n in reply.get("nodes", ())] for reply in answers[at + 1 : at + 1 + len(added)]]
+        below = [[full_form(n) for n in reply.get("nodes", ())] for reply in answers[at : at + len(added)]]
+        ancestors = list(answers[at + len(added)].get("nodes", ()))
         found.append(Relisted(ancestors, below))
         at += 1 + len(added)
     return subtrees_from(answers[:first], len(elements or [])), found

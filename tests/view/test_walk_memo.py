@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from webmcp.view.build import BlockIds, FrameNodes, View, WalkMemo, build_view
+from webmcp.view.build import BlockIds, FrameNodes, Limits, View, WalkMemo, build_view
 
 DATA = Path(__file__).parent / "data" / "ax"
 PAGES = sorted(p.name.removesuffix(".json.gz") for p in DATA.glob("*.json.gz"))
@@ -230,3 +230,38 @@ def test_a_section_in_a_renamed_group_gives_its_fields_the_new_group() -> None:
     medium = _node("5", "radio", "M", parent="3")
     renamed = {**group, "name": {"type": "computedString", "value": "Fit"}}
     _same_as_without(_tree(root, group, form, small, medium), _tree(root, renamed, form, small, medium))
+
+
+@pytest.mark.parametrize("name", ["home", "cinema_home", "gazette_article"])
+def test_a_replayed_block_given_another_id_is_measured_and_targeted_with_it(name: str) -> None:
+    # The same nodes again (every container replayed, the very block and target objects), with
+    # block ids 9 characters longer: the budget must count the new ids, and the targets carry them.
+    frames = _frames(name)
+    memo = WalkMemo()
+    build_view(frames, BlockIds(), memo=memo)
+    plain = build_view(frames, BlockIds(prefix="b" * 10))
+    sizes = [len(json.dumps(b, ensure_ascii=False)) for b in plain.full_blocks]
+    assert len(sizes) > 10 and plain.targets
+    limits = Limits(budget_chars=sum(sizes[:10]) - 1, attention_chars=0)
+    without = build_view(frames, BlockIds(prefix="b" * 10), limits=limits)
+    replayed = memo.replayed
+    with_memo = build_view(frames, BlockIds(prefix="b" * 10), limits=limits, memo=memo)
+    assert memo.replayed > replayed
+    assert len(without.blocks) < 11  # ten blocks fit only with the ids as long as they are now
+    assert asdict(with_memo) == asdict(without)
+
+
+def test_an_editor_whose_parent_turns_editable_is_no_field_of_its_own_any_more() -> None:
+    # What the walk read of the editor's node is kept (the same object); its parent's is read anew.
+    editable = {"name": "editable", "value": {"type": "token", "value": "richtext"}}
+    focusable = {"name": "focusable", "value": {"type": "booleanOrUndefined", "value": True}}
+    root = _node("1", "RootWebArea", "Page", ("2",))
+    region = _node("2", "region", "Notes", ("3",), parent="1")
+    editor = _node("3", "generic", "Draft", ("4",), parent="2", properties=[editable, focusable])
+    text = _node("4", "StaticText", "Hello", parent="3")
+    inside = {**region, "properties": [editable]}
+    before = build_view(_tree(root, region, editor, text), BlockIds())
+    after = build_view(_tree(root, inside, editor, text), BlockIds())
+    assert before.field_count == 1 and after.field_count == 0
+    _same_as_without(_tree(root, region, editor, text), _tree(root, inside, editor, text))
+    _same_as_without(_tree(root, inside, editor, text), _tree(root, region, editor, text))

@@ -27,7 +27,7 @@ from cdp_bridge.ax import (
     has_form_controls,
     read_run_range,
 )
-from cdp_bridge.ax_patch import splice
+from cdp_bridge.ax_patch import splice_tree
 from cdp_bridge.batch import SetUp, set_up, side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
@@ -313,11 +313,15 @@ async def _patch_session(
         change = changes.get(frame.key)
         if change is None or not change.subtrees:
             result.frames.append(replace(frame))
+            if frame.key in old.trees:
+                result.trees.add(frame.key)
         else:
-            nodes = splice(frame.nodes, change.subtrees)
+            nodes, proven = splice_tree(frame.nodes, change.subtrees, frame.key in old.trees)
             if nodes is None:
                 logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
+            if proven:
+                result.trees.add(frame.key)
             near = None if change.relayout else layout_touched(frame.nodes, change)
             if near is None:
                 relayout = True

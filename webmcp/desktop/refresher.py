@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from cdp_bridge.ax_patch import proven_tree
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
@@ -360,6 +361,8 @@ class LiveView:
         # incremental read, as without the check.
         whole.contexts.update(read.contexts)
         whole.taken.update(read.taken)
+        for _session, nodes in whole.sessions:  # and the splice of the next one checks only what it changed
+            nodes.trees |= {frame.key for frame in nodes.frames if proven_tree(frame.nodes)}
         incremental_ids, self._ids = self._ids, before
         try:
             if await live_view.changed_since(read):

@@ -28,7 +28,7 @@ from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import UNITS, cut_run
 from webmcp.view.targets import ActionTarget, with_block_ids
 from webmcp.view.walk import Heading, Keyed, walk_frames
-from webmcp.view.walk_memo import WalkMemo
+from webmcp.view.walk_memo import Numbered, WalkMemo
 
 __all__ = ["BlockIds", "FrameNodes", "Heading", "Limits", "Modal", "View", "WalkMemo", "build_view", "run_part"]
 
@@ -135,24 +135,54 @@ def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
     return block
 
 
+def _sized(
+    keyed: list[Keyed], full: list[dict[str, Any]], limits: Limits, before: Numbered, now: Numbered
+) -> list[tuple[dict[str, Any], int]]:
+    """Each block of `full` as `_cut` leaves it, with the length of its JSON.
+
+    A block not cut whose walked block (`keyed`) is the object the last build numbered with the
+    same id has the length that build measured (`before`); every such length goes into `now`.
+    """
+    out: list[tuple[dict[str, Any], int]] = []
+    for (_key, walked), block in zip(keyed, full, strict=True):
+        cut = _cut(block, limits)
+        if cut is not block:
+            out.append((cut, len(json.dumps(cut, ensure_ascii=False))))
+            continue
+        hit = before.sizes.get(id(walked))
+        if hit is not None and hit[0] is walked and hit[1] == block["id"]:
+            size = hit[2]
+        else:
+            size = len(json.dumps(block, ensure_ascii=False))
+        now.sizes[id(walked)] = (walked, block["id"], size)
+        out.append((block, size))
+    return out
+
+
 def _fit(
-    full: list[dict[str, Any]], ids: BlockIds, limits: Limits, scope: Any, over_page: Collection[str] = ()
+    full: list[dict[str, Any]],
+    ids: BlockIds,
+    limits: Limits,
+    scope: Any,
+    over_page: Collection[str] = (),
+    sized: list[tuple[dict[str, Any], int]] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """The blocks that fit the budget, plus one notice saying what was cut or left out.
 
     Blocks are taken in reading order until one does not fit; none after it, so nothing is
     shown apart from what it belongs to (a card's category line without its card). What asks
     for attention is kept past that point: notices, and the blocks of a non-modal dialog over
-    the page (`over_page`, block ids), within `limits.attention_chars` more.
+    the page (`over_page`, block ids), within `limits.attention_chars` more. `sized` is each
+    block cut and measured (`_sized`), when the caller has it.
     """
     blocks: list[dict[str, Any]] = []
     used = 0
     left_out = 0
     full_up = False
     cut_notes: list[str] = []
-    for block in full:
-        cut = _cut(block, limits)
-        size = len(json.dumps(cut, ensure_ascii=False))
+    if sized is None:
+        sized = [(cut, len(json.dumps(cut, ensure_ascii=False))) for cut in (_cut(b, limits) for b in full)]
+    for block, (cut, size) in zip(full, sized, strict=True):
         urgent = block["type"] == "notice" or block.get("id") in over_page
         if blocks and (full_up or used + size > limits.budget_chars):
             full_up = True
@@ -201,6 +231,22 @@ def _number(keyed: list[Keyed], ids: BlockIds, seen: set[str], live: Collection[
     return out
 
 
+def _with_block_ids(
+    targets: list[ActionTarget], ids: dict[Any, str], before: Numbered, now: Numbered
+) -> list[ActionTarget]:
+    """`with_block_ids(targets, ids)`, a target the last build gave the same block id being its copy then."""
+    out: list[ActionTarget] = []
+    for target in targets:
+        block_id = ids.get(target.block_key)
+        hit = before.targets.get(id(target))
+        made = hit[2] if hit is not None and hit[0] is target and hit[1] == block_id else None
+        if made is None:
+            made = with_block_ids([target], ids)[0]
+        now.targets[id(target)] = (target, block_id, made)
+        out.append(made)
+    return out
+
+
 def build_view(
     frames: Sequence[FrameNodes | tuple[str, Sequence[dict[str, Any]]]],
     ids: BlockIds,
@@ -226,6 +272,7 @@ def build_view(
         title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
         url = next((str(p["value"].get("value", "")) for p in root.get("properties", ()) if p["name"] == "url"), "")
     walk = walk_frames(frame_list, set(secret_backend_ids), memo=memo)
+    before, now = (memo.numbered, Numbered()) if memo is not None else (Numbered(), Numbered())
     keyed, raw_modals = walk.blocks, walk.modals
     if secret_values:
         keyed = [(k, mask_secrets(b, secret_values)) for k, b in keyed]
@@ -238,7 +285,8 @@ def build_view(
     modals: list[Modal] = []
     for raw in raw_modals:
         modal_full = _number(raw.blocks, ids, seen, live_now)
-        modal_blocks, _ = _fit(modal_full, ids, limits, raw.key)
+        modal_sized = _sized(raw.blocks, modal_full, limits, before, now)
+        modal_blocks, _ = _fit(modal_full, ids, limits, raw.key, (), modal_sized)
         modals.append(Modal((raw.key[0], raw.key[1]), raw.title, modal_blocks, modal_full, raw.backend_ids))
         live.extend(k for k, _ in raw.blocks)
         live.append((raw.key, "left-out"))
@@ -248,9 +296,12 @@ def build_view(
     # The bridge's own word on frames that did not load is no notice of the page's.
     own = {b["id"] for (key, _), b in zip(keyed, full, strict=True) if key == walk.failed_frames_key}
     over_page = {b["id"] for (key, _), b in zip(keyed, full, strict=True) if key in walk.over_page}
-    blocks, left_out = _fit(full, ids, limits, "page", over_page)
+    blocks, left_out = _fit(full, ids, limits, "page", over_page, _sized(keyed, full, limits, before, now))
     live.append(("page", "left-out"))
     ids.retain(live)
+    targets = _with_block_ids(walk.targets, {k: b["id"] for (k, _), b in zip(keyed, full, strict=True)}, before, now)
+    if memo is not None:
+        memo.numbered = now
     return View(
         blocks=blocks,
         title=title,
@@ -267,7 +318,7 @@ def build_view(
         url=url,
         sources=sources,
         outline=walk.headings,
-        targets=with_block_ids(walk.targets, {k: b["id"] for (k, _), b in zip(keyed, full, strict=True)}),
+        targets=targets,
     )
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .targets import ActionTarget
     from .walk_state import Heading, Keyed, RawModal
 
-__all__ = ["WalkMemo"]
+__all__ = ["Numbered", "WalkMemo"]
 
 Node = Mapping[str, Any]
 
@@ -58,6 +58,21 @@ class FrameFacts:
 
 
 @dataclass
+class Numbered:
+    """What `build_view` made of the last walk's blocks and targets, by the object each came from.
+
+    A block or target the memo replays is the very object the last walk gave (neither is changed
+    once made): given the same block id, its numbered JSON has the same length and its target the
+    same copy. Each entry keeps its object alive, so an `id()` is never another object's.
+    """
+
+    sizes: dict[int, tuple[Any, str, int]] = field(default_factory=dict)
+    """id of a block → (the block, its block id, the length of its numbered JSON)."""
+    targets: dict[int, tuple[Any, str | None, Any]] = field(default_factory=dict)
+    """id of a target → (the target, its block id, the target with that block id)."""
+
+
+@dataclass
 class WalkMemo:
     """The containers of the last walk, by (frame key, node id), and each frame as it was then."""
 
@@ -65,6 +80,10 @@ class WalkMemo:
     frames: dict[str, FrameFacts] = field(default_factory=dict)
     replayed: int = 0
     """How many containers walks took from here (for tests and benchmarks)."""
+    nodes: dict[int, Any] = field(default_factory=dict)
+    """id of each node the last walk read → what it read of it (walk_text.py `frame_nodes`)."""
+    numbered: Numbered = field(default_factory=Numbered)
+    """The last build's sizes and targets (`build_view`), for the blocks and targets replayed."""
 
     def changed(self, key: str, now: FrameFacts) -> set[str] | None:
         """The ids of the nodes of frame `key` whose containers must be walked again (None: all of them)."""

@@ -15,12 +15,12 @@ from typing import Any
 
 from cdp_bridge.ax import FrameNodes
 
-from .nodes import Node, join_text, name_of, related
+from .nodes import Node, join_text, name_of
 from .targets import ActionTarget, TargetKind, target_of
 from .walk_blocks import BlockReader
 from .walk_memo import Entry, FrameFacts, WalkMemo
 from .walk_roles import GROUP_ROLES
-from .walk_text import WalkFrame, editors_as_textboxes
+from .walk_text import NodeFacts, WalkFrame, frame_nodes
 
 __all__ = ["Heading", "Keyed", "RawModal", "Walk", "WalkState"]
 
@@ -80,24 +80,31 @@ class WalkState(BlockReader):
     def __init__(
         self, frames: Sequence[FrameNodes], secret_ids: set[int], gaps: bool = False, memo: WalkMemo | None = None
     ) -> None:
-        self.frames = [
-            WalkFrame(
-                f.key,
-                editors_as_textboxes({n["nodeId"]: n for n in f.nodes}),
-                next((n for n in f.nodes if not n.get("parentId")), None),
-                f.secret_ids,
-                f.required_ids,
-                f.flagged_ids,
-                f.display,
-                f.gaps,
-                f.unreachable_url,
-            )
-            for f in frames
-        ]
+        # What is read of each node is kept in the memo: the nodes an incremental read kept are
+        # the objects they were, and this is a pass over every node of every frame.
+        before = memo.nodes if memo is not None else {}
+        now: dict[int, NodeFacts] = {}
+        self.frames = []
         error_targets: set[int] = set()
         for f in frames:
-            for n in f.nodes:
-                error_targets.update(related(n, "errormessage"))
+            by_id, errors = frame_nodes(f.nodes, before, now)
+            error_targets.update(errors)
+            root = next((n for n in f.nodes if not n.get("parentId")), None)
+            self.frames.append(
+                WalkFrame(
+                    f.key,
+                    by_id,
+                    root,
+                    f.secret_ids,
+                    f.required_ids,
+                    f.flagged_ids,
+                    f.display,
+                    f.gaps,
+                    f.unreachable_url,
+                )
+            )
+        if memo is not None:
+            memo.nodes = now
         super().__init__(self.frames[0] if self.frames else WalkFrame("", {}, None), error_targets, secret_ids, gaps)
         self.by_owner = {f.owner_backend_id: i for i, f in enumerate(frames) if f.owner_backend_id is not None}
         self.placed: set[int] = set()

@@ -8,14 +8,27 @@ for the block that text ends up in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .nodes import LINE, Node, edge_of, hidden, join_text, name_of, named_by_author, prop, role_of, shown_on_button
+from .nodes import (
+    LINE,
+    Node,
+    edge_of,
+    hidden,
+    join_text,
+    name_of,
+    named_by_author,
+    prop,
+    related,
+    role_of,
+    shown_on_button,
+)
 from .targets import TargetKind
 from .walk_roles import FIELD_ROLES, FLATTENED, INLINE_ROLES
 
-__all__ = ["TextReader", "WalkFrame", "editors_as_textboxes"]
+__all__ = ["NodeFacts", "TextReader", "WalkFrame", "editors_as_textboxes", "frame_nodes"]
 
 _ERROR_PAGE = "chrome-error:"
 _UNREACHABLE = "an address that could not be reached"
@@ -54,7 +67,47 @@ class WalkFrame:
         return None
 
 
-def editors_as_textboxes(by_id: dict[str, Node]) -> dict[str, Node]:
+NodeFacts = tuple[Node, bool, bool, list[int]]
+"""A node, whether it is `editable`, whether it may root a rich-text editor (editable, focusable,
+no field), and the backend ids its `errormessage` names: what `frame_nodes` reads of each node."""
+
+
+def _facts(node: Node) -> NodeFacts:
+    editable = bool(prop(node, "editable"))
+    root = editable and role_of(node) not in FIELD_ROLES and bool(prop(node, "focusable"))
+    return node, editable, root, related(node, "errormessage")
+
+
+def frame_nodes(
+    nodes: Sequence[Node], before: dict[int, NodeFacts], now: dict[int, NodeFacts]
+) -> tuple[dict[str, Node], list[int]]:
+    """A frame's nodes by id as the walk reads them (`editors_as_textboxes`), and the backend ids
+    their `errormessage` names, in order.
+
+    What is read of a node the last build read too (the same object, in `before`) is taken from
+    there; every node's goes into `now`, for the next build.
+    """
+    by_id: dict[str, Node] = {}
+    errors: list[int] = []
+    maybe: list[str] = []
+    for node in nodes:
+        found = before.get(id(node))
+        if found is None or found[0] is not node:
+            found = _facts(node)
+        now[id(node)] = found
+        by_id[node["nodeId"]] = node
+        if found[3]:
+            errors.extend(found[3])
+        if found[2]:
+            maybe.append(node["nodeId"])
+    # Of a node id listed twice, the last node counts (as in `by_id`).
+    roots = [found for found in (now[id(by_id[i])] for i in dict.fromkeys(maybe)) if found[2]]
+    return editors_as_textboxes(by_id, roots, now), errors
+
+
+def editors_as_textboxes(
+    by_id: dict[str, Node], roots: list[NodeFacts] | None = None, facts: dict[int, NodeFacts] | None = None
+) -> dict[str, Node]:
     """`by_id` with the root of each rich-text editor that has no role read as a `textbox`.
 
     Chromium gives a plain `<div contenteditable>` the role `generic`; only its `editable`
@@ -62,15 +115,18 @@ def editors_as_textboxes(by_id: dict[str, Node]) -> dict[str, Node]:
     what it is. A person sees a box to type in, so the window shows it as a field, as it does
     one with `role=textbox`. The root is the focusable editable node whose parent is not
     editable; a textarea's inner editable nodes are not focusable and stay as they are.
+    `roots` are the nodes that may be one and `facts` what is read of each node (`frame_nodes`),
+    when the caller has them.
     """
+    if roots is None or facts is None:
+        facts = {id(node): _facts(node) for node in by_id.values()}
+        roots = [found for found in facts.values() if found[2]]
     changed: dict[str, Node] = {}
-    for node_id, node in by_id.items():
-        if not prop(node, "editable") or role_of(node) in FIELD_ROLES or not prop(node, "focusable"):
-            continue
+    for node, _editable, _root, _errors in roots:
         parent = by_id.get(str(node.get("parentId", "")))
-        if parent is not None and prop(parent, "editable"):
+        if parent is not None and facts[id(parent)][1]:
             continue
-        changed[node_id] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
+        changed[node["nodeId"]] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
     return {**by_id, **changed} if changed else by_id
 
 
