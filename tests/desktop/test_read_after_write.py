@@ -365,3 +365,35 @@ async def test_a_view_that_shed_its_nodes_reads_its_page_whole_next_and_still_sh
 
 async def _no_send(method: str, params: dict[str, Any] | None = None, **_kw: Any) -> dict[str, Any]:
     raise AssertionError(f"nothing is sent: {method}")
+
+
+async def test_a_read_of_a_document_the_tab_left_ends_at_once_and_the_new_one_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    began, reads = anyio.Event(), []
+
+    async def read_page(_page: Any, doc_seq: int, ids: BlockIds) -> PageRead:
+        reads.append(doc_seq)
+        if len(reads) == 1:
+            began.set()
+            await anyio.Event().wait()  # an AX query of a document being torn down: never answered
+        return PageRead(build_view([], ids, secret_values=set()), frozenset(), doc_seq=doc_seq)
+
+    monkeypatch.setattr(live_view_module, "read_page", read_page)
+    host = FakeHost()
+    view = LiveView(PageTarget(target_id="T", session=cast(CDPSession, object())), Timeouts(), host)
+    outcome: list[bool] = []
+
+    async def first_read() -> None:
+        outcome.append(await view.refresh())
+
+    view.mark_dirty()
+    with anyio.fail_after(5):  # the snapshot deadline is 15 s: the read must not wait it out
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(first_read)
+            await began.wait()
+            host.doc_seq = 2
+            view.new_document(parsing=False)
+        assert outcome == [False]
+        assert await view.refresh()
+    assert reads == [1, 2] and view.last_read is not None and view.last_read.doc_seq == 2

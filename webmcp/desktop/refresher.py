@@ -119,6 +119,8 @@ class LiveView:
         self._parsed = anyio.Event()
         self._parsed.set()
         """Clear from a commit to the document's DOMContentLoaded (`new_document`, `parsed`)."""
+        self._left = anyio.Event()
+        """Set (and replaced) when the tab commits another document: a read of the last one ends."""
         self._parse_ends = -float("inf")
         """When the refresher stops waiting for that (`PARSE_HOLD` after the commit)."""
         self._marked = -float("inf")
@@ -209,6 +211,8 @@ class LiveView:
         self._marked = anyio.current_time()
         self._wholes += 1
         self._dirty.set()
+        left, self._left = self._left, anyio.Event()
+        left.set()
 
     def parsed(self) -> None:
         """The document shown fired DOMContentLoaded (or its load event): the refresher reads it."""
@@ -300,7 +304,12 @@ class LiveView:
                 with anyio.fail_after(self._timeouts.snapshot):
                     read = await self._read_unless_crashed(last, whole)
                 if read is None:
-                    return False  # The renderer crashed mid-read: its commands would never be answered.
+                    # The renderer crashed mid-read, or the tab left the document: its commands may
+                    # never be answered (an AX query of a document being torn down waited out the
+                    # whole command timeout, holding the new document's first read 10 s).
+                    if self._host.doc_seq != doc_seq:
+                        self._dirty.set()
+                    return False
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
                 logger.debug("a snapshot failed: %s", type(exc).__name__)
@@ -327,12 +336,13 @@ class LiveView:
         return True
 
     async def _read_unless_crashed(self, last: PageRead | None, whole: bool) -> PageRead | None:
-        """`_read`, given up (None) the moment the renderer crashes.
+        """`_read`, given up (None) the moment the renderer crashes or the tab commits another document.
 
         Raises:
             CDPError: the document could not be read.
         """
-        first = await first_of(lambda: self._read(last, whole), self._host.until_crashed)
+        left = self._left
+        first = await first_of(lambda: self._read(last, whole), self._host.until_crashed, left.wait)
         return first.value if first.index == 0 else None
 
     async def _read(self, last: PageRead | None, whole_only: bool) -> PageRead:
