@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from .batch import side_by_side
+from .batch import side_by_side, succeeded
 from .errors import CDPError, ProtocolError
 from .js import call, load
 from .layout import read_text_layout, running_text
@@ -426,10 +426,10 @@ async def _collect_secrets(send: Send, result: PageNodes, selector: str, doc: di
         roots = [doc["root"]["nodeId"]]
         # Same-process iframes: their documents are reachable through the owner element.
         owners = [f.owner_backend_id for f in result.frames if f.owner_backend_id is not None]
-        for found_roots in _succeeded(await side_by_side([partial(_content_root, send, o) for o in owners])):
+        for found_roots in succeeded(await side_by_side([partial(_content_root, send, o) for o in owners])):
             roots.extend(found_roots)
         queries = [partial(send, "DOM.querySelectorAll", {"nodeId": r, "selector": selector}) for r in roots]
-        node_ids = [n for found in _succeeded(await side_by_side(queries)) for n in found.get("nodeIds", ())]
+        node_ids = [n for found in succeeded(await side_by_side(queries)) for n in found.get("nodeIds", ())]
         reads: list[Callable[[], Awaitable[Any]]] = [partial(_read_secret, send, n, result) for n in node_ids]
         if has_form_controls(result):
 
@@ -452,14 +452,6 @@ async def _collect_secrets(send: Send, result: PageNodes, selector: str, doc: di
             pass
 
 
-def _succeeded(outcomes: list[T | CDPError]) -> list[T]:
-    """The results of `side_by_side`, or the first CDPError raised."""
-    for outcome in outcomes:
-        if isinstance(outcome, CDPError):
-            raise outcome
-    return outcomes  # type: ignore[return-value]
-
-
 async def _content_root(send: Send, owner: int) -> list[int]:
     """The DOM node ids of the document inside the same-process `<iframe>` `owner` (none if it has none)."""
     described = await send("DOM.describeNode", {"backendNodeId": owner, "depth": 1, "pierce": True})
@@ -478,9 +470,9 @@ def has_form_controls(result: PageNodes) -> bool:
 async def _backend_ids(send: Send, roots: list[int], selector: str) -> set[int]:
     """Backend ids of the first `FORM_STATE_MAX` elements matching `selector` under `roots`."""
     queries = [partial(send, "DOM.querySelectorAll", {"nodeId": r, "selector": selector}) for r in roots]
-    replies = _succeeded(await side_by_side(queries))
+    replies = succeeded(await side_by_side(queries))
     node_ids = [n for reply in replies for n in reply.get("nodeIds", ())][:FORM_STATE_MAX]
-    described = _succeeded(await side_by_side([partial(send, "DOM.describeNode", {"nodeId": n}) for n in node_ids]))
+    described = succeeded(await side_by_side([partial(send, "DOM.describeNode", {"nodeId": n}) for n in node_ids]))
     return {int(d["node"]["backendNodeId"]) for d in described}
 
 

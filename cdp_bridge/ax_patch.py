@@ -21,14 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .ax import UNREAD, Send
-from .batch import commands_side_by_side
-from .errors import CDPError
+from .batch import commands_side_by_side, succeeded
 
 __all__ = [
     "RELEASED",
     "Command",
     "Subtree",
-    "answers_of",
     "full_form",
     "read_subtrees",
     "proven_tree",
@@ -87,7 +85,7 @@ async def read_subtrees(
     Raises:
         CDPError: an element is gone.
     """
-    return subtrees_from(answers_of(await commands_side_by_side(send, subtree_reads(elements, own))), len(elements))
+    return subtrees_from(succeeded(await commands_side_by_side(send, subtree_reads(elements, own))), len(elements))
 
 
 def subtree_reads(elements: list[dict[str, Any]], own: list[dict[str, Any]] | None = None) -> list[Command]:
@@ -108,20 +106,6 @@ def subtrees_from(answers: list[dict[str, Any]], elements: int) -> list[Subtree]
         found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
     found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in answers[2 * elements :]]
     return found
-
-
-def answers_of(replies: list[dict[str, Any] | CDPError]) -> list[dict[str, Any]]:
-    """The answers of commands sent side by side.
-
-    Raises:
-        CDPError: the first a command failed with.
-    """
-    answers: list[dict[str, Any]] = []
-    for reply in replies:
-        if isinstance(reply, CDPError):
-            raise reply
-        answers.append(reply)
-    return answers
 
 
 def subtree_ids(node: Node, by_id: dict[str, Node]) -> set[str]:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .ax import Send
-from .ax_patch import RELEASED, Subtree, answers_of, full_form, subtree_ids, subtree_reads, subtrees_from
-from .batch import commands_side_by_side
+from .ax_patch import RELEASED, Subtree, full_form, subtree_ids, subtree_reads, subtrees_from
+from .batch import commands_side_by_side, succeeded
 
 __all__ = ["Relisted", "read_relisted", "relist"]
 
@@ -105,7 +105,7 @@ async def read_relisted(
     for element, added in relisted:
         reads += [("Accessibility.queryAXTree", child) for child in added]
         reads.append((RELEASED, element))
-    answers = answers_of(await commands_side_by_side(send, reads))
+    answers = succeeded(await commands_side_by_side(send, reads))
     found: list[Relisted] = []
     at = first
     for _element, added in relisted:

@@ -5,7 +5,8 @@ what sending them together saves is the wait between them. Reading a tab's view 
 commands one at a time, each ~0.4 ms of round trip on a loaded machine for ~0.05 ms of work;
 setting up a tab took a dozen, ~70 ms one by one while the browser was starting.
 
-- `side_by_side`: independent reads, each in a task of its own.
+- `side_by_side`: independent reads, each in a task of its own (`succeeded`: all their results,
+  or the first failure raised).
 - `commands_side_by_side`: a session's independent commands, in one write.
 - `set_up`: a session's set-up, written in order at once and answered together.
 """
@@ -25,7 +26,7 @@ from .errors import CDPError, ProtocolError
 if TYPE_CHECKING:
     from .connection import CDPSession
 
-__all__ = ["SetUp", "commands_side_by_side", "set_up", "side_by_side"]
+__all__ = ["SetUp", "commands_side_by_side", "set_up", "side_by_side", "succeeded"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,14 @@ async def side_by_side(reads: Sequence[Callable[[], Awaitable[T]]]) -> list[T | 
         for index, read in enumerate(reads):
             tg.start_soon(run, index, read)
     return [slots[i] for i in range(len(reads))]
+
+
+def succeeded(outcomes: list[T | CDPError]) -> list[T]:
+    """The results of `side_by_side` or `commands_side_by_side`, or the first CDPError raised."""
+    for outcome in outcomes:
+        if isinstance(outcome, CDPError):
+            raise outcome
+    return outcomes  # type: ignore[return-value]
 
 
 async def commands_side_by_side(

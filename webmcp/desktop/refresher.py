@@ -304,11 +304,10 @@ class LiveView:
                 with anyio.fail_after(self._timeouts.snapshot):
                     read = await self._read_unless_crashed(last, whole)
                 if read is None:
-                    # The renderer crashed mid-read, or the tab left the document: its commands may
-                    # never be answered (an AX query of a document being torn down waited out the
-                    # whole command timeout, holding the new document's first read 10 s).
-                    if self._host.doc_seq != doc_seq:
-                        self._dirty.set()
+                    # The renderer crashed mid-read, or the tab left the document (`new_document`
+                    # marked the next one dirty): its commands may never be answered (an AX query of
+                    # a document being torn down waited out the whole command timeout, holding the
+                    # new document's first read 10 s).
                     return False
             except CDPError as exc:
                 # A navigation tore the document down under us; its next event retries.
