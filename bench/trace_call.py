@@ -20,7 +20,10 @@ processes, from /proc, after the `--skip` first calls): a figure the other work 
 machine moves less than the wall clock. `--page-clock` times the observer's take on the page's own
 clock (how long the command waited for the page, the script itself, and the page's last animation
 frame before it); `--profile FILE` keeps cProfile stats of the bridge during its calls. Each
-collection of Python's garbage collector is a span (`gc gen N`).
+collection of Python's garbage collector is a span (`gc gen N`). `--subscribe` subscribes the client
+to `app://windows` first, as bench/peers' client is (the notifier then writes `resources/updated`
+after each change); `--pause S` leaves the page idle S seconds before each call, as an agent's
+model turn would (the calls then meet the page's frame clock at any phase, not locked to it).
 """
 
 from __future__ import annotations
@@ -359,11 +362,15 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
                     names = [t.name for t in (await client.list_tools()).tools]
                     name = next((n for n in names if n.endswith("__" + tool)), "")
                     await anyio.sleep(0 if name else 0.05)
+            if opts.subscribe:  # as bench/peers' client does: an agent watching its windows
+                await client.subscribe_resource("app://windows")
             pid = int(await anyio.Path(out + ".pid").read_text())
             walls: list[float] = []
             for i in range(opts.n):
                 if i == opts.skip:
                     cpu_from = _cpu_of_tree(pid)
+                if opts.pause:
+                    await anyio.sleep(opts.pause)  # an agent's next call comes after its model's turn
                 start = time.perf_counter()
                 with anyio.fail_after(CALL_TIMEOUT):
                     result = await client.call_tool(name, args_of(i))
@@ -417,6 +424,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=20, help="calls (default 20, as bench/peers)")
     parser.add_argument("--skip", type=int, default=2, help="first calls left out of the medians (default 2)")
     parser.add_argument("--code", default=str(ROOT), help="the bridge checkout to run (PYTHONPATH)")
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds idle before each call (default 0)")
+    parser.add_argument("--subscribe", action="store_true", help="subscribe to app://windows first, as bench/peers")
     parser.add_argument("--dump", help="write every call's spans to this JSON file too")
     parser.add_argument("--stderr", help="keep the bridge's stderr in this file")
     parser.add_argument("--frames", help="write what every build_view is given into this directory (JSON)")
