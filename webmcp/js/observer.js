@@ -113,6 +113,61 @@
     }
   };
   const sheets = () => [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
+  // The analyses of the style sheets below (what selectors read, sibling and position rules,
+  // `attr()` in values) each walk every rule: tens of milliseconds a take on a site with thousands
+  // of rules. Each is kept while the sheets hold the same rules: the same objects in the same
+  // order, which a walk comparing objects tells in a tenth of that time (a sheet or rule added,
+  // removed or replaced, by markup or script, makes them again). Asked at most once a take. A rule
+  // edited in place by script (its `selectorText`, a value set on its `style`) is not seen, nor one
+  // inserted by script into a style rule (CSS nesting): the walk looks into @media, @supports,
+  // @layer... blocks, not into style rules (asking each for its nested rules doubles its time).
+  const STYLE_RULE = 1;
+  let sheetRules = null;
+  const analysed = new Map();
+  let checked = false;
+  const rulesNow = () => {
+    const out = [];
+    const walk = (rules) => {
+      out.push(rules.length);
+      for (const rule of rules) { out.push(rule); if (rule.type !== STYLE_RULE && rule.cssRules) walk(rule.cssRules); }
+    };
+    for (const sheet of sheets()) {
+      out.push(sheet);
+      let rules;
+      try { rules = sheet.cssRules; } catch { out.push(-1); continue; }
+      walk(rules);
+    }
+    return out;
+  };
+  const sameRules = (kept) => {
+    let i = 0;
+    const walk = (rules) => {
+      if (kept[i++] !== rules.length) return false;
+      for (const rule of rules) {
+        if (kept[i++] !== rule) return false;
+        if (rule.type !== STYLE_RULE && rule.cssRules && !walk(rule.cssRules)) return false;
+      }
+      return true;
+    };
+    for (const sheet of sheets()) {
+      if (kept[i++] !== sheet) return false;
+      let rules;
+      try { rules = sheet.cssRules; } catch { if (kept[i++] !== -1) return false; continue; }
+      if (!walk(rules)) return false;
+    }
+    return i === kept.length;
+  };
+  const analysis = (name, make) => {
+    if (!checked) {
+      checked = true;
+      if (sheetRules === null || !sameRules(sheetRules)) { analysed.clear(); sheetRules = rulesNow(); }
+    }
+    if (!analysed.has(name)) {
+      analysed.set(name, make());
+      globalThis.__webmcpBridgeSheetAnalyses = (globalThis.__webmcpBridgeSheetAnalyses || 0) + 1;
+    }
+    return analysed.get(name);
+  };
   const siblingRules = () => {
     const out = {next: [], later: []};
     const walk = (rules) => {
@@ -180,7 +235,7 @@
   const besides = (restyled) => {
     const restyle = [], beside = [], deep = [];
     if (!restyled.length) return {restyle, beside, deep};
-    const rules = siblingRules();
+    const rules = analysis('siblings', siblingRules);
     for (const el of restyled) {
       if (!el.isConnected) continue;
       const before = el.previousElementSibling, after = el.nextElementSibling;
@@ -206,7 +261,7 @@
   const STRUCTURAL = /:(nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|only-child|first-of-type|last-of-type|only-of-type)\b(\([^()]*\))?/g;
   const BLOCKS = new Set(['block', 'flex', 'grid', 'table', 'flow-root', 'none']);
   const positionRules = () => {
-    const siblings = siblingRules();
+    const siblings = analysis('siblings', siblingRules);
     if (!siblings) return null;
     const out = [...siblings.next, ...siblings.later];
     let opaque = false;
@@ -284,17 +339,18 @@
     return false;
   };
   globalThis.__webmcpBridgeTakeChanged = (limit, most) => {
+    checked = false;
     compare(true);
     // Whether it is "all" is told first: the neighbours' walk over the style sheets is not made for nothing.
     const size = document.getElementsByTagName('*').length;
     const all = everything || size > most || document.querySelector('[aria-owns]') !== null;
     let reads, values;
-    const reading = () => (reads === undefined ? (reads = selectorReads()) : reads);
+    const reading = () => (reads === undefined ? (reads = analysis('reads', selectorReads)) : reads);
     // An ARIA or data attribute that no style rule reads restyles nothing: its element's box and
     // its neighbours' stay as they were (a cart link's `aria-label` that counts the items).
     const unread = (name) =>
       (name.startsWith('aria-') || name.startsWith('data-')) && reading() !== null && !reads.all &&
-      !reads.names.has(name.toLowerCase()) && !(values ??= valuesRead());
+      !reads.names.has(name.toLowerCase()) && !(values ??= analysis('values', valuesRead));
     // What holds something else now is restyled too, as far as anyone can tell, when a style rule
     // looks at contents (`:empty`, `:has()`) or a sheet cannot be read.
     const holds = !all && contents.size > 0 && (reading() === null || reads.holds);
@@ -335,7 +391,7 @@
       const fresh = kids.filter((k) => adds.has(k));
       if (fresh.length > ADDED_MAX || fresh.length === kids.length) continue;
       if (!kids.every((k) => BLOCKS.has(getComputedStyle(k).display))) continue;
-      if (position === undefined) position = positionRules();
+      if (position === undefined) position = analysis('position', positionRules);
       if (position === null || kids.some((k) => matchesAny(k, position))) continue;
       relisted.push(el);
       added.push(fresh);
