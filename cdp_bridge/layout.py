@@ -66,33 +66,69 @@ def _in_running_text(frames: Frames) -> tuple[set[int], set[int], set[int]]:
 
     Running text is a few levels below a paragraph, list item, cell, link or heading (the
     first set: of generic and none nodes; the second: of links), or beside a run of text
-    (their parent holds text of its own; also the second).
+    (their parent holds text of its own; also the second). Each node's distance up to the nearest
+    of those is worked out once and remembered for the nodes below it: one climb per node, not
+    one per node in running text (a read of a big page has thousands of wrappers).
     """
     below: set[int] = set()
     beside: set[int] = set()
     links: set[int] = set()
     for _frame_id, nodes in frames:
-        by_id = {n["nodeId"]: n for n in nodes}
-        with_text = {str(n.get("parentId")) for n in nodes if n.get("role", {}).get("value") == "StaticText"}
+        by_id: dict[str, dict[str, Any]] = {}
+        with_text: set[str] = set()
+        wanted: list[tuple[dict[str, Any], str]] = []
         for node in nodes:
+            by_id[node["nodeId"]] = node
             role = node.get("role", {}).get("value")
-            if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:
-                continue
+            if role == "StaticText":
+                with_text.add(str(node.get("parentId")))
+            elif role in _LAYOUT_ROLES and "backendDOMNodeId" in node:
+                wanted.append((node, role))
+        levels: dict[str, int] = {}
+        for node, role in wanted:
             backend = int(node["backendDOMNodeId"])
             if role == "link" or node.get("ignored"):
                 links.add(backend)  # asked about whenever the snapshot is taken: a card, a block wrapper
-            parent = by_id.get(node.get("parentId", ""))
-            for _ in range(8):  # A card's text sits a few wrappers below its list item, not more.
-                if parent is None:
-                    break
-                if parent.get("role", {}).get("value") in _TEXT_ROLES:
-                    (beside if role == "link" else below).add(backend)
-                    break
-                parent = by_id.get(parent.get("parentId", ""))
-            if str(node.get("parentId")) in with_text:
+            parent = node.get("parentId")
+            # A card's text sits a few wrappers below its list item, not more.
+            if parent is not None and _levels_up(str(parent), by_id, levels) < _CLIMB:
+                (beside if role == "link" else below).add(backend)
+            if str(parent) in with_text:
                 beside.add(backend)
     beside -= below
     return below, beside, links - below - beside
+
+
+def _levels_up(node_id: str, by_id: dict[str, dict[str, Any]], levels: dict[str, int]) -> int:
+    """How many levels above node `node_id` the nearest paragraph, list item, cell, link or heading
+    is (0: the node itself), or `_CLIMB` when none is nearer (or none at all); remembered in `levels`
+    for every node climbed through. At most `_CLIMB` nodes are climbed."""
+    climbed: list[str] = []
+    current = node_id
+    while True:
+        known = levels.get(current)
+        if known is not None:
+            above = known
+            break
+        node = by_id.get(current)
+        if node is None:
+            above = _CLIMB  # the root passed: nothing above
+            break
+        if node.get("role", {}).get("value") in _TEXT_ROLES:
+            levels[current] = above = 0
+            break
+        if len(climbed) == _CLIMB:
+            levels[climbed[0]] = _CLIMB  # as far as counts: the ones above it may still be near one
+            return _CLIMB
+        climbed.append(current)
+        parent = node.get("parentId")
+        if parent is None:
+            above = _CLIMB
+            break
+        current = str(parent)
+    for step, climbed_id in enumerate(reversed(climbed), start=1):
+        levels[climbed_id] = min(above + step, _CLIMB)
+    return min(above + len(climbed), _CLIMB)
 
 
 async def read_text_layout(

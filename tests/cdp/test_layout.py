@@ -69,3 +69,35 @@ async def test_a_touched_node_in_running_text_or_a_new_one_takes_a_snapshot() ->
     assert browser.sent == ["DOMSnapshot.captureSnapshot"]
     await patch_text_layout(browser.send, frames, (display, gaps), running.wanted - {one}, set(), running)
     assert browser.sent == ["DOMSnapshot.captureSnapshot"] * 2
+
+
+def _chain(depths: int, top_role: str = "paragraph") -> list[dict[str, Any]]:
+    """A `top_role` node with a chain of `depths` generic wrappers below it, each a span (backend id = its depth)."""
+    nodes = [{"nodeId": "0", "role": {"value": top_role}, "childIds": ["1"], "backendDOMNodeId": 1000}]
+    for depth in range(1, depths + 1):
+        node = {
+            "nodeId": str(depth),
+            "parentId": str(depth - 1),
+            "role": {"value": "generic"},
+            "backendDOMNodeId": depth,
+        }
+        if depth < depths:
+            node["childIds"] = [str(depth + 1)]
+        nodes.append(node)
+    return nodes
+
+
+def test_a_wrapper_up_to_eight_levels_below_a_paragraph_is_in_running_text() -> None:
+    nodes = _chain(12)
+    running = running_text([("F", nodes)])
+    # The paragraph is its parent's parent... for wrappers 1 to 8 (eight levels up at most), not 9 to 12.
+    assert running.below == set(range(1, 9))
+    # The same whichever node of the chain is met first (the distances climbed are remembered).
+    assert running_text([("F", list(reversed(nodes)))]).below == set(range(1, 9))
+    assert running_text([("F", [nodes[0], *nodes[12:6:-1], *nodes[1:7]])]).below == set(range(1, 9))
+
+
+def test_a_wrapper_below_no_paragraph_or_under_a_missing_parent_is_not() -> None:
+    assert running_text([("F", _chain(5, top_role="main"))]).below == set()
+    orphaned = _chain(5)[2:]  # the paragraph and the first wrapper were not read
+    assert running_text([("F", orphaned)]).below == set()
