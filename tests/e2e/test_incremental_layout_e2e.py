@@ -70,22 +70,45 @@ def _counting(session: CDPSession) -> list[str]:
     return sent
 
 
-async def _after(connection: Connection, html: str, change: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    """The view after `change` read incrementally and read whole, and what the incremental read sent."""
+async def _analyses(page: PageTarget, read: live_view.PageRead) -> int:
+    """How many analyses of the style sheets the observer of `page`'s main frame has made so far."""
+    context = next(c for k, c in read.contexts.items() if isinstance(c, int) and not k.endswith(" takes"))
+    reply = await page.session.send(
+        "Runtime.evaluate",
+        {"expression": "globalThis.__webmcpBridgeSheetAnalyses || 0", "contextId": context, "returnByValue": True},
+    )
+    return int(reply["result"]["value"])
+
+
+async def _one_by_one(
+    connection: Connection, html: str, changes: list[str]
+) -> list[tuple[dict[str, Any], dict[str, Any], list[str], int]]:
+    """After each of `changes`: the view read incrementally (from the last such read) and read
+    whole, what the incremental read sent, and how many sheet analyses the observer had made."""
     page = await _page(connection, html)
     ids = BlockIds()
     last = await live_view.read_page(page, 0, ids)
     # The first take makes the observer's world known; its changes are those of the load.
     settled = await live_view.read_changes(page, last, ids)
     last = settled if settled is not None else last
-    await page.session.send("Runtime.evaluate", {"expression": change})
-    whole_ids = copy.deepcopy(ids)
-    sent = _counting(page.session)
-    read = await live_view.read_changes(page, last, ids)
-    assert read is not None, "the change is small: it is read incrementally"
-    done = list(sent)
-    whole = await live_view.read_page(page, 0, whole_ids)
-    return asdict(read.view), asdict(whole.view), done
+    out = []
+    for change in changes:
+        await page.session.send("Runtime.evaluate", {"expression": change})
+        whole_ids = copy.deepcopy(ids)
+        sent = _counting(page.session)
+        read = await live_view.read_changes(page, last, ids)
+        assert read is not None, "the change is small: it is read incrementally"
+        done = list(sent)
+        whole = await live_view.read_page(page, 0, whole_ids)
+        out.append((asdict(read.view), asdict(whole.view), done, await _analyses(page, read)))
+        last = read
+    return out
+
+
+async def _after(connection: Connection, html: str, change: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The view after `change` read incrementally and read whole, and what the incremental read sent."""
+    incremental, whole, sent, _analysed = (await _one_by_one(connection, html, [change]))[0]
+    return incremental, whole, sent
 
 
 def _text(view: dict[str, Any]) -> str:
@@ -155,40 +178,6 @@ async def test_an_attribute_put_back_as_it_was_is_not_read_again(connection: Con
     assert "Accessibility.queryAXTree" in sent
 
 
-async def _analyses(page: PageTarget, read: live_view.PageRead) -> int:
-    """How many analyses of the style sheets the observer of `page`'s main frame has made so far."""
-    context = next(c for k, c in read.contexts.items() if isinstance(c, int) and not k.endswith(" takes"))
-    reply = await page.session.send(
-        "Runtime.evaluate",
-        {"expression": "globalThis.__webmcpBridgeSheetAnalyses || 0", "contextId": context, "returnByValue": True},
-    )
-    return int(reply["result"]["value"])
-
-
-async def _one_by_one(
-    connection: Connection, html: str, changes: list[str]
-) -> list[tuple[dict[str, Any], dict[str, Any], list[str], int]]:
-    """After each of `changes`: the view read incrementally (from the last such read) and read
-    whole, what the incremental read sent, and how many sheet analyses the observer had made."""
-    page = await _page(connection, html)
-    ids = BlockIds()
-    last = await live_view.read_page(page, 0, ids)
-    settled = await live_view.read_changes(page, last, ids)
-    last = settled if settled is not None else last
-    out = []
-    for change in changes:
-        await page.session.send("Runtime.evaluate", {"expression": change})
-        whole_ids = copy.deepcopy(ids)
-        sent = _counting(page.session)
-        read = await live_view.read_changes(page, last, ids)
-        assert read is not None, "the change is small: it is read incrementally"
-        done = list(sent)
-        whole = await live_view.read_page(page, 0, whole_ids)
-        out.append((asdict(read.view), asdict(whole.view), done, await _analyses(page, read)))
-        last = read
-    return out
-
-
 _BACK = (
     "document.querySelector('#sum').dataset.state = 'old';"
     "document.querySelector('#cart').setAttribute('aria-label', 'Cart, 0 items');"
@@ -207,34 +196,31 @@ async def test_the_sheets_are_analysed_once_while_they_hold_the_same_rules(conne
     assert counts[0] >= 1 and counts[1] == counts[0] and counts[2] == counts[0], counts
 
 
-async def test_a_rule_inserted_by_script_after_an_analysis_is_seen(connection: Connection) -> None:
-    styled = "<style>p { margin: 0 }</style>" + _CART
-    insert = "document.styleSheets[0].insertRule('span[data-state=\"new\"] { display: inline-block }', 1);"
-    steps = await _one_by_one(connection, styled, [_ADD, _BACK, insert + _ADD])
-    (first, first_whole, first_sent, _), _, (last, last_whole, last_sent, _) = steps
-    assert first == first_whole and "DOMSnapshot.captureSnapshot" not in first_sent  # no rule read data-state
-    assert last == last_whole and "DOMSnapshot.captureSnapshot" in last_sent  # the inserted one does
-    assert "Total : 3 items" in _text(last_whole)
+_RULE = "'span[data-state=\"new\"] { display: inline-block }'"
 
 
-async def test_a_rule_inserted_into_a_media_block_is_seen(connection: Connection) -> None:
-    styled = "<style>@media screen { p { margin: 0 } }</style>" + _CART
-    nested = "document.styleSheets[0].cssRules[0].insertRule('span[data-state=\"new\"] { display: inline-block }', 1);"
-    steps = await _one_by_one(connection, styled, [_ADD, _BACK, nested + _ADD])
-    for incremental, whole, _sent, _count in steps:
-        assert incremental == whole
-    assert "DOMSnapshot.captureSnapshot" not in steps[0][2]
-    assert "DOMSnapshot.captureSnapshot" in steps[2][2]
-    assert "Total : 3 items" in _text(steps[2][1])
-
-
-async def test_a_rule_replaced_by_script_is_seen_though_the_sheet_holds_as_many(connection: Connection) -> None:
-    styled = "<style>p { margin: 0 } b { color: red }</style>" + _CART
-    replaced = (
-        "document.styleSheets[0].deleteRule(1);"
-        "document.styleSheets[0].insertRule('span[data-state=\"new\"] { display: inline-block }', 1);"
-    )
-    steps = await _one_by_one(connection, styled, [_ADD, _BACK, replaced + _ADD])
+@pytest.mark.parametrize(
+    ("sheet", "edit"),
+    [
+        pytest.param("p { margin: 0 }", f"document.styleSheets[0].insertRule({_RULE}, 1);", id="inserted"),
+        pytest.param(
+            "@media screen { p { margin: 0 } }",
+            f"document.styleSheets[0].cssRules[0].insertRule({_RULE}, 1);",
+            id="inserted-into-media",
+        ),
+        pytest.param(
+            "p { margin: 0 } b { color: red }",
+            f"document.styleSheets[0].deleteRule(1); document.styleSheets[0].insertRule({_RULE}, 1);",
+            id="replaced-as-many-rules",
+        ),
+    ],
+)
+async def test_a_rule_added_by_script_after_the_sheets_were_analysed_is_seen(
+    connection: Connection, sheet: str, edit: str
+) -> None:
+    # The first change is read with the sheets analysed (no rule reads `data-state`: no snapshot);
+    # after the script's edit, a rule reads it: the same change restyles the span.
+    steps = await _one_by_one(connection, f"<style>{sheet}</style>" + _CART, [_ADD, _BACK, edit + _ADD])
     for incremental, whole, _sent, _count in steps:
         assert incremental == whole
     assert "DOMSnapshot.captureSnapshot" not in steps[0][2]
