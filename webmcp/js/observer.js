@@ -125,37 +125,33 @@
   let sheetRules = null;
   const analysed = new Map();
   let checked = false;
-  const rulesNow = () => {
-    const out = [];
+  // Each sheet, each list's count of rules and each rule, in order (into @media, @supports...
+  // blocks), to `visit`, until it answers false; false then.
+  const eachRuleItem = (visit) => {
     const walk = (rules) => {
-      out.push(rules.length);
-      for (const rule of rules) { out.push(rule); if (rule.type !== STYLE_RULE && rule.cssRules) walk(rule.cssRules); }
-    };
-    for (const sheet of sheets()) {
-      out.push(sheet);
-      let rules;
-      try { rules = sheet.cssRules; } catch { out.push(-1); continue; }
-      walk(rules);
-    }
-    return out;
-  };
-  const sameRules = (kept) => {
-    let i = 0;
-    const walk = (rules) => {
-      if (kept[i++] !== rules.length) return false;
+      if (!visit(rules.length)) return false;
       for (const rule of rules) {
-        if (kept[i++] !== rule) return false;
+        if (!visit(rule)) return false;
         if (rule.type !== STYLE_RULE && rule.cssRules && !walk(rule.cssRules)) return false;
       }
       return true;
     };
     for (const sheet of sheets()) {
-      if (kept[i++] !== sheet) return false;
+      if (!visit(sheet)) return false;
       let rules;
-      try { rules = sheet.cssRules; } catch { if (kept[i++] !== -1) return false; continue; }
+      try { rules = sheet.cssRules; } catch { if (!visit(-1)) return false; continue; }
       if (!walk(rules)) return false;
     }
-    return i === kept.length;
+    return true;
+  };
+  const rulesNow = () => {
+    const out = [];
+    eachRuleItem((item) => out.push(item) > 0);
+    return out;
+  };
+  const sameRules = (kept) => {
+    let i = 0;
+    return eachRuleItem((item) => kept[i++] === item) && i === kept.length;
   };
   const analysis = (name, make) => {
     if (!checked) {
