@@ -199,7 +199,7 @@ class Bridge(Subject):
 
     def shown(self, state: str) -> Shown:
         window: dict[str, Any] = next((w for w in json.loads(state)["windows"] if w["id"] == self.win), {})
-        address = [i["value"] for b in window.get("blocks", []) if b["id"] == "address" for i in b["items"]]
+        address = [i["value"] for b in window.get("blocks", []) if b.get("id") == "address" for i in b["items"]]
         return Shown(window.get("title", ""), address[0] if address else "", self.plain(state))
 
     def plain(self, text: str) -> str:
