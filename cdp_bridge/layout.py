@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import CDPError
 
-__all__ = ["RunningText", "patch_text_layout", "read_text_layout", "running_text", "wanted"]
+__all__ = ["LaidOut", "RunningText", "laid_out", "patch_text_layout", "read_text_layout", "running_text", "wanted"]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 Frames = Sequence[tuple[str, list[dict[str, Any]]]]
@@ -53,6 +53,63 @@ class RunningText:
     def wanted(self) -> set[int]:
         """All of them, if a snapshot is taken at all (nothing in running text: none)."""
         return self.below | self.beside | self.links if self.below or self.beside else set()
+
+
+@dataclass(frozen=True, slots=True)
+class LaidOut:
+    """The text layout of some nodes as `read_text_layout` gives it, told by the page (`laid_out`)."""
+
+    display: dict[int, str]
+    gaps: dict[int, tuple[str, str]]
+    covered: set[int]
+    """The backend ids of the nodes it tells (those without a box have no display)."""
+
+    @staticmethod
+    def merged(parts: Sequence[LaidOut]) -> LaidOut:
+        out = LaidOut({}, {}, set())
+        for part in parts:
+            out.display.update(part.display)
+            out.gaps.update(part.gaps)
+            out.covered.update(part.covered)
+        return out
+
+
+def laid_out(tree: Any, backends: Sequence[int]) -> LaidOut | None:
+    """The display and gaps of the nodes of `tree` but its first, as a snapshot gives them (None:
+    `tree` is not such a tree).
+
+    `tree` is a little layout tree an observer made in the page (observer.js `laidOut`): an
+    element first, then nodes in document order, each `[parent's index, node type, CSS display
+    or null (no box), a text node's text or null (no box)]`, with `backends` their backend ids.
+    A text node's box has its parent's style, as in the snapshot. What lies beside each node is
+    worked out by `_gaps`, which the snapshot's layout goes through too.
+    """
+    if not isinstance(tree, list) or not tree or len(tree) != len(backends):
+        return None
+    parents: list[int] = []
+    types: list[int] = []
+    displays: dict[int, str] = {}
+    texts: dict[int, str] = {}
+    for index, entry in enumerate(tree):
+        if not isinstance(entry, list) or len(entry) != 4:
+            return None
+        parent, kind, display, text = entry
+        if type(parent) is not int or not -1 <= parent < index or (parent == -1) != (index == 0):
+            return None
+        if kind not in (1, _TEXT_NODE) or not isinstance(display, str | None) or not isinstance(text, str | None):
+            return None
+        parents.append(parent)
+        types.append(kind)
+        if kind == 1 and display is not None:
+            displays[index] = display
+        elif kind == _TEXT_NODE and text is not None:
+            texts[index] = text
+            if parent in displays:
+                displays[index] = displays[parent]
+    covered = set(backends[1:])
+    nodes = {"parentIndex": parents, "nodeType": types, "backendNodeId": list(backends)}
+    display = {backends[i]: d for i, d in displays.items() if i > 0}
+    return LaidOut(display, _gaps(nodes, displays, texts, covered), covered)
 
 
 def running_text(frames: Frames) -> RunningText:
@@ -185,16 +242,18 @@ async def patch_text_layout(
     wanted_before: set[int],
     touched: set[int],
     running: RunningText | None = None,
+    known: LaidOut | None = None,
 ) -> tuple[dict[int, str] | None, dict[int, tuple[str, str]] | None]:
     """What `read_text_layout` gives for `frames` now, after only the DOM around `touched` changed.
 
     `before` is what it gave for the frames as they were, whose nodes in running text were
     `wanted_before` (`wanted`); `touched` are the backend ids of the nodes that were read
-    again (a changed element and everything below it, old and new). A node elsewhere keeps
-    its `display` and what lies beside it (its siblings and its parent are as they were), so
-    no snapshot is taken unless a node in running text is among the touched, or one is in
-    running text now that was not before, or there was no layout to keep. `running` is what of
-    `frames` is in running text, when the caller has it.
+    again (a changed element and everything below it, old and new), but for those whose layout
+    the page told (`known`: a relisted element's children and what the added ones hold). A node
+    elsewhere keeps its `display` and what lies beside it (its siblings and its parent are as
+    they were), so no snapshot is taken unless a node in running text is among the touched, or
+    one is in running text now that was neither before nor told, or there was no layout to keep.
+    `running` is what of `frames` is in running text, when the caller has it.
     """
     if running is None:
         running = running_text(frames)
@@ -202,9 +261,15 @@ async def patch_text_layout(
         return {}, {}
     display, gaps = before
     wanted = running.wanted
-    if display is None or gaps is None or wanted & touched or not wanted <= wanted_before:
+    told = known.covered if known is not None else set()
+    if display is None or gaps is None or wanted & touched or not wanted <= wanted_before | told:
         return await read_text_layout(send, frames, running)
-    return {b: v for b, v in display.items() if b in wanted}, {b: v for b, v in gaps.items() if b in wanted}
+    display = {b: v for b, v in display.items() if b in wanted and b not in told}
+    gaps = {b: v for b, v in gaps.items() if b in wanted and b not in told}
+    if known is not None:
+        display.update((b, v) for b, v in known.display.items() if b in wanted)
+        gaps.update((b, v) for b, v in known.gaps.items() if b in wanted)
+    return display, gaps
 
 
 def wanted(frames: Frames) -> set[int]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cdp_bridge.layout import patch_text_layout, running_text, wanted
+from cdp_bridge.layout import LaidOut, laid_out, patch_text_layout, running_text, wanted
 
 pytestmark = pytest.mark.anyio
 
@@ -69,6 +69,74 @@ async def test_a_touched_node_in_running_text_or_a_new_one_takes_a_snapshot() ->
     assert browser.sent == ["DOMSnapshot.captureSnapshot"]
     await patch_text_layout(browser.send, frames, (display, gaps), running.wanted - {one}, set(), running)
     assert browser.sent == ["DOMSnapshot.captureSnapshot"] * 2
+
+
+async def test_told_nodes_take_the_told_layout_and_new_ones_need_no_snapshot() -> None:
+    frame = _frame("gazette_article")
+    frames = [("F", frame["nodes"])]
+    running = running_text(frames)
+    display, gaps = _kept(frame)
+    browser = _Browser()
+    one, two = sorted(running.wanted)[:2]
+    told = LaidOut({one: "flex"}, {one: ("grid", "")}, {one, two})
+    # `two` was not in running text before and is touched no more: told, it needs no snapshot.
+    got = await patch_text_layout(browser.send, frames, (display, gaps), running.wanted - {two}, set(), running, told)
+    assert browser.sent == []
+    assert got[0] is not None and got[1] is not None
+    assert got[0][one] == "flex" and got[1][one] == ("grid", "")
+    assert two not in got[0] and two not in got[1], "told without a box: none, whatever was kept"
+    assert {b: v for b, v in got[0].items() if b not in told.covered} == {
+        b: v for b, v in display.items() if b not in told.covered
+    }
+    # A told node that something else touched too is read by a snapshot.
+    await patch_text_layout(browser.send, frames, (display, gaps), running.wanted, {one}, running, told)
+    assert browser.sent == ["DOMSnapshot.captureSnapshot"]
+
+
+def test_a_tree_the_page_told_lays_out_as_a_snapshot_would() -> None:
+    # <div grid>(0) <a flex>(1) <a flex>(2) [<p block>(3) <span block>(4) "Title"(5) </span> "by"(6) <b inline>(7)]
+    tree = [
+        [-1, 1, "grid", None],
+        [0, 1, "flex", None],
+        [0, 1, "flex", None],
+        [2, 1, "block", None],
+        [3, 1, "block", None],
+        [4, 3, None, "Title"],
+        [3, 3, None, " by "],
+        [3, 1, "inline", None],
+    ]
+    told = laid_out(tree, [10, 11, 12, 13, 14, 15, 16, 17])
+    assert told is not None
+    assert told.covered == {11, 12, 13, 14, 15, 16, 17}
+    assert told.display == {11: "flex", 12: "flex", 13: "block", 14: "block", 15: "block", 16: "block", 17: "inline"}
+    assert told.gaps[11] == ("grid", "flex") and told.gaps[12] == ("flex", "grid")
+    assert told.gaps[14] == ("block", " "), "the text after it begins with white space"
+    assert told.gaps[17] == (" ", "block")
+    assert told.gaps[15] == ("block", "block"), "a text's box has its parent's style: the span's edges"
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        [],
+        [[0, 1, "block", None]],
+        [[-1, 1, "block", None], [-1, 1, "block", None]],
+        [[-1, 1, "block", None], [1, 1, "block", None]],
+        [[-1, 1, "block", None], [0, 8, None, None]],
+        [[-1, 1, "block", None], [0, 1, 7, None]],
+        [[-1, 1, "block", None], [0, 1, "block"]],
+        [[-1, 1, "block", None], [True, 1, "block", None]],
+        "tree",
+    ],
+    ids=["empty", "no-root", "two-roots", "parent-later", "node-type", "display", "short", "bool-parent", "string"],
+)
+def test_a_tree_that_is_not_one_tells_nothing(tree: Any) -> None:
+    assert laid_out(tree, list(range(len(tree))) if isinstance(tree, list) else []) is None
+
+
+def test_a_tree_with_more_or_fewer_ids_than_nodes_tells_nothing() -> None:
+    tree = [[-1, 1, "block", None], [0, 1, "block", None]]
+    assert laid_out(tree, [1]) is None and laid_out(tree, [1, 2, 3]) is None
 
 
 def _chain(depths: int, top_role: str = "paragraph") -> list[dict[str, Any]]:

@@ -131,3 +131,95 @@ async def test_a_column_restyled_with_its_cards_is_read_again(connection: Connec
     text, sent = await _after(connection, styled, change)
     assert sent["Accessibility.queryAXTree"] >= 2
     assert "T-2: 3 pts" not in text and "D-2: 3 pts" in text
+
+
+# Cards (links, whose layout is read whenever the layout is) whose parts are blocks by CSS: running
+# text, whose line breaks only the layout tells (`cdp_bridge.layout`). The columns are grids of
+# flex cards: a card at a column's edge meets the column's box, one between others a card's, so the
+# card that becomes a column's first has another side than before.
+_LAID_CARD = (
+    '<a class="card" id="{id}" href="#{id}"><p><span class="meta">{id} - 3 pts</span><strong>Task {id}</strong>'
+    '<span class="who" id="who-{id}">Assigned to Rui</span></p></a>'
+)
+_LAID_STYLE = "<style>.cards { display: grid } .card { display: flex } .meta, .who { display: block }</style>"
+
+
+def _cards(card: str, prefix: str, count: int) -> str:
+    return "".join(card.format(id=f"{prefix}-{i}") for i in range(1, count + 1))
+
+
+_LAID_BOARD = _LAID_STYLE + _BOARD.replace(_cards(_CARD, "T", 4), _cards(_LAID_CARD, "T", 4)).replace(
+    _cards(_CARD, "D", 2), _cards(_LAID_CARD, "D", 2)
+)
+
+
+async def _laid_reads(
+    connection: Connection, html: str, change: str
+) -> tuple[live_view.PageRead, live_view.PageRead, list[str]]:
+    """The page after `change` read incrementally and whole, and what the incremental read sent."""
+    page = await _page(connection, html)
+    ids = BlockIds()
+    last = await live_view.read_page(page, 0, ids)
+    settled = await live_view.read_changes(page, last, ids)
+    last = settled if settled is not None else last
+    await page.session.send("Runtime.evaluate", {"expression": change})
+    whole_ids = copy.deepcopy(ids)
+    sent = _counting(page.session)
+    read = await live_view.read_changes(page, last, ids)
+    assert read is not None, "the change is small: it is read incrementally"
+    done = list(sent)
+    whole = await live_view.read_page(page, 0, whole_ids)
+    return read, whole, done
+
+
+def _same_layout(read: live_view.PageRead, whole: live_view.PageRead) -> None:
+    """The incremental read gives the nodes, the text layout and the view a whole read gives."""
+    assert _nodes(read) == _nodes(whole)
+    mine, theirs = read.sessions[0][1], whole.sessions[0][1]
+    assert (mine.display, mine.gaps) == (theirs.display, theirs.gaps)
+    assert asdict(read.view) == asdict(whole.view)
+
+
+def _text(read: live_view.PageRead) -> str:
+    return "\n".join(b.get("text", "") for b in asdict(read.view)["full_blocks"])
+
+
+async def test_a_moved_card_in_running_text_is_laid_out_by_the_page_without_a_snapshot(
+    connection: Connection,
+) -> None:
+    read, whole, sent = await _laid_reads(connection, _LAID_BOARD, _MOVE)
+    _same_layout(read, whole)
+    assert "DOMSnapshot.captureSnapshot" not in sent
+    # The layout matters here: the card's parts are lines of their own, not one run of text; and
+    # the card now first in "To do" meets the column's edge (grid), as the moved one now last in "Done".
+    assert "T-1 - 3 pts\nTask T-1\nAssigned to Rui" in _text(whole)
+    gaps = whole.sessions[0][1].gaps
+    assert gaps is not None and ("grid", "flex") in gaps.values() and ("flex", "grid") in gaps.values()
+
+
+async def test_a_rule_of_the_new_column_restyles_what_the_moved_card_holds(connection: Connection) -> None:
+    # In "Done" a card's last line runs on after its title: the page tells its new display, not the old one.
+    styled = _LAID_BOARD.replace("</style>", " #done .who { display: inline }</style>")
+    read, whole, sent = await _laid_reads(connection, styled, _MOVE)
+    _same_layout(read, whole)
+    assert "DOMSnapshot.captureSnapshot" not in sent
+    display = whole.sessions[0][1].display
+    assert display is not None and "inline" in display.values() and "block" in display.values()
+
+
+@pytest.mark.parametrize(
+    ("html", "change"),
+    [
+        (_LAID_BOARD.replace("</style>", " .card p::before { content: '> ' }</style>"), _MOVE),
+        (_LAID_BOARD.replace("</strong><span", "</strong> <span"), _MOVE),
+        (_LAID_BOARD.replace('<div class="cards" id="done">', '<div class="cards" id="done">Drop here'), _MOVE),
+        (_LAID_BOARD.replace("</style>", " .meta { display: contents }</style>"), _MOVE),
+    ],
+    ids=["pseudo-element", "white-space", "text-beside", "contents"],
+)
+async def test_a_moved_card_the_page_cannot_lay_out_is_read_by_a_snapshot(
+    connection: Connection, html: str, change: str
+) -> None:
+    read, whole, sent = await _laid_reads(connection, html, change)
+    _same_layout(read, whole)
+    assert "DOMSnapshot.captureSnapshot" in sent

@@ -31,7 +31,7 @@ from cdp_bridge.ax_patch import splice_tree
 from cdp_bridge.batch import SetUp, set_up, side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from cdp_bridge.layout import patch_text_layout, running_text, wanted
+from cdp_bridge.layout import LaidOut, patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop.observer_take import (
     UNCHANGED,
@@ -308,6 +308,7 @@ async def _patch_session(
         changes[frame.key] = found
     result = PageNodes()
     touched: set[int] = set()
+    told: list[LaidOut] = []
     relayout = False
     for frame in old.frames:
         change = changes.get(frame.key)
@@ -327,6 +328,8 @@ async def _patch_session(
                 relayout = True
             else:
                 touched |= near
+                if (laid := change.told()) is not None:
+                    told.append(laid)
             result.frames.append(replace(frame, nodes=nodes))
         if change is not None:
             result.secret_ids |= change.secret_ids
@@ -344,7 +347,8 @@ async def _patch_session(
     if before is None:
         before = wanted([(f.frame_id, f.nodes) for f in old.frames])
     running = running_text(layout_frames)
-    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running)
+    known = LaidOut.merged(told) if told else None
+    result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running, known)
     result.layout_wanted = running.wanted
     result.share_with_frames()
     return result

@@ -19,6 +19,7 @@ from cdp_bridge.ax_relist import read_relisted, relist
 from cdp_bridge.batch import commands_side_by_side
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
+from cdp_bridge.layout import LaidOut, laid_out
 from webmcp.js import call, load
 from webmcp.view.masking import SECRET_SELECTOR
 from webmcp.view.secrets import FIND_SECRETS_JS
@@ -88,6 +89,14 @@ class Changes:
     """Those of the elements whose children or text changed: what they hold, not they themselves."""
     relayout: bool = False
     """Too many of those to say: the whole text layout is read again."""
+    laid: dict[int, LaidOut] = field(default_factory=dict)
+    """By backend id, the relisted elements whose children's text layout the page told (the
+    children themselves and what the added ones hold: the kept ones' insides stand)."""
+
+    def told(self) -> LaidOut | None:
+        """The text layout the page told, of the relisted elements not restyled too (`layout_touched`)."""
+        parts = [laid for backend, laid in self.laid.items() if backend not in self.relaid]
+        return LaidOut.merged(parts) if parts else None
 
 
 UNCHANGED = Changes([], set(), set(), set(), set(), set(), set())
@@ -103,7 +112,9 @@ def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | Non
     found in `old` (the frame's last read) or in the subtrees read again; one in neither, or a
     `deep` one not in `old`, holds what is not known (None). An element whose only change is to
     an attribute no style rule reads (a link's `aria-label`) is in neither set: its layout, and
-    its neighbours', did not move.
+    its neighbours', did not move. Nor is what a relisted element holds when the page told its
+    children's layout (`change.laid`, unless it was restyled too): the children are told, the kept
+    ones' insides did not move, and a child it lost is gone or counted where it went.
     """
     by_id = {n["nodeId"]: n for n in old}
     by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
@@ -115,6 +126,8 @@ def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | Non
             return None
         found |= _backends(subtree_ids(by_backend[backend], by_id), by_id)
     for backend in change.relaid | change.within:
+        if backend in change.laid and backend not in change.relaid:
+            continue
         before, now = by_backend.get(backend), fresh_by_backend.get(backend)
         if before is None and now is None:
             return None
@@ -193,6 +206,7 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
     else:
         subtrees = await _read_with_relisted(send, frame, roots, named, relisted)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
+    laid = _laid(groups["relisted"], groups["laid"], meta.get("layouts"))
     return Changes(
         subtrees,
         set(groups["secret"]),
@@ -204,10 +218,24 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         set(groups["relaid"]),
         set(groups["within"]),
         meta.get("relayout") is not False,
+        laid,
     )
 
 
-TAKEN = ("roots", "named", "beside", "deep", "relaid", "within", "secret", "required", "flagged", "relisted", "added")
+TAKEN = (
+    "roots",
+    "named",
+    "beside",
+    "deep",
+    "relaid",
+    "within",
+    "secret",
+    "required",
+    "flagged",
+    "relisted",
+    "added",
+    "laid",
+)
 """The groups of elements in changes.js's answer, in order; its counts say how many of each."""
 
 
@@ -222,6 +250,23 @@ def _relisted(
         out.append(({"backendNodeId": element}, [{"backendNodeId": b} for b in added[at : at + int(count)]]))
         at += int(count)
     return out
+
+
+def _laid(elements: list[int], nodes: list[int], layouts: Any) -> dict[int, LaidOut]:
+    """By relisted element, the layout of its children that the page told (`layouts`: a tree or
+    null each, `nodes` theirs one after another); none where it does not add up."""
+    if not isinstance(layouts, list) or len(layouts) != len(elements):
+        return {}
+    out, at = {}, 0
+    for element, tree in zip(elements, layouts, strict=True):
+        if tree is None:
+            continue
+        size = len(tree) if isinstance(tree, list) else 0
+        told = laid_out(tree, nodes[at : at + size]) if nodes[at : at + size][:1] == [element] else None
+        at += size
+        if told is not None:
+            out[element] = told
+    return out if at == len(nodes) else {}
 
 
 async def _read_with_relisted(

@@ -290,6 +290,81 @@
     }
     return opaque ? null : out;
   };
+  // The text layout of a relisted element's children as `DOMSnapshot.captureSnapshot` gives it
+  // (cdp_bridge/layout.py `laid_out`): the element, its children, and all that the added ones hold,
+  // in document order, each as [parent's index, node type, CSS display (null: no box), a text
+  // node's text (null: no box)], with the nodes. The kept children's insides are laid out as they
+  // were (blocks whose style and contents did not change), so only they themselves and the added
+  // ones are. Null when the page cannot tell it as the snapshot would: text beside the children,
+  // white space alone in a box (whether it gets one depends on what is beside it), a box that a
+  // pseudo-element makes (`::before`, a list marker, `::first-letter`...), `display: contents`,
+  // skipped contents (`content-visibility: hidden`, a closed `<details>`), a shadow root or a
+  // custom element, a masked text, or more than LAID_MAX nodes.
+  const LAID_MAX = 400;
+  const SPACE = /[^ \t\n\r\f]/;
+  const PSEUDO_BOXES = /first-letter|::scroll-|::column|::check|::picker/i;
+  const pseudoBoxes = () => {
+    const walk = (rules) => {
+      for (const rule of rules) {
+        if (typeof rule.selectorText === 'string' && PSEUDO_BOXES.test(rule.selectorText)) return true;
+        if (rule.cssRules && rule.cssRules.length && walk(rule.cssRules)) return true;
+      }
+      return false;
+    };
+    for (const sheet of sheets()) {
+      let rules;
+      try { rules = sheet.cssRules; } catch { return null; }
+      if (rules && walk(rules)) return true;
+    }
+    return false;
+  };
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const SVG_TEXT = new Set(['text', 'tspan', 'textPath']);
+  const SVG_UNDRAWN = new Set(['title', 'desc', 'metadata']);
+  const madeBox = (el) => ['::before', '::after'].some((p) => !['none', 'normal'].includes(getComputedStyle(el, p).content));
+  const laidOut = (el, kids, displays, fresh) => {
+    const style = getComputedStyle(el);
+    if (!el.checkVisibility() || ['inline', 'contents', 'list-item'].includes(style.display)) return null;
+    if (style.contentVisibility === 'hidden' || madeBox(el) || analysis('pseudoBoxes', pseudoBoxes) !== false) return null;
+    for (const n of el.childNodes) if (n.nodeType === 3 && SPACE.test(n.data)) return null;
+    const nodes = [el], tree = [[-1, 1, style.display, null]];
+    // What `node` (at `at`, laid out in a box or not) holds, into nodes and tree; false: not to be told.
+    const inside = (node, at, boxed) => {
+      const svg = node.namespaceURI === SVG_NS && !SVG_TEXT.has(node.localName);
+      for (const n of node.childNodes) {
+        if (nodes.length >= LAID_MAX) return false;
+        if (n.nodeType === 3) {
+          const drawn = boxed && !svg;
+          if (drawn && !SPACE.test(n.data)) return false;
+          nodes.push(n);
+          tree.push([at, 3, null, drawn ? n.data : null]);
+        } else if (n.nodeType === 1) {
+          if (n.shadowRoot || n.localName.includes('-') || n.localName === 'details') return false;
+          let display = null;
+          if (boxed) {
+            const s = getComputedStyle(n);
+            if (['contents', 'list-item'].includes(s.display) || s.contentVisibility === 'hidden') return false;
+            if (s.display !== 'none') {
+              if (n.checkVisibility()) display = s.display;
+              else if (!(n.namespaceURI === SVG_NS && SVG_UNDRAWN.has(n.localName))) return false;
+            }
+            if (display !== null && (madeBox(n) || !['none', ''].includes(s.webkitTextSecurity || ''))) return false;
+          }
+          nodes.push(n);
+          tree.push([at, 1, display, null]);
+          if (!inside(n, nodes.length - 1, display !== null)) return false;
+        }
+      }
+      return true;
+    };
+    for (let i = 0; i < kids.length; i++) {
+      nodes.push(kids[i]);
+      tree.push([0, 1, displays[i] === 'none' ? null : displays[i], null]);
+      if (fresh.includes(kids[i]) && !inside(kids[i], nodes.length - 1, displays[i] !== 'none')) return null;
+      if (nodes.length >= LAID_MAX) return null;
+    }
+    return {nodes, tree};
+  };
   const ADDED_MAX = 4;
   const changedBy = (e) => {
     const t = e.target;
@@ -304,12 +379,14 @@
   for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
     document.addEventListener(type, (e) => { changedBy(e); ping(); }, true);
   // Hands over what changed and forgets it (one step: nothing is lost between): "all", or
-  // `{roots, named, beside, deep, relaid, within, relayout}`: the changed elements that are still
-  // in the document, none inside another (read again whole); the elements whose name or relations
-  // come from them (a `<label for>`'s control, `aria-labelledby`, ...; their own node is read
-  // again) that are neither inside nor above a root; the neighbours whose text layout may have
-  // moved; the elements whose layout moved with what they hold, and those where only what they
-  // hold did (`relayout`: too many to say, the whole layout is read again).
+  // `{roots, named, relisted, added, layouts, beside, deep, relaid, within, relayout}`: the changed
+  // elements that are still in the document, none inside another (read again whole); the elements
+  // whose name or relations come from them (a `<label for>`'s control, `aria-labelledby`, ...; their
+  // own node is read again) that are neither inside nor above a root; the roots whose child list
+  // alone changed, the children each gained and the text layout of its children (`laidOut`); the
+  // neighbours whose text layout may have moved; the elements whose layout moved with what they
+  // hold, and those where only what they hold did (`relayout`: too many to say, the whole layout
+  // is read again).
   // "all" past `limit` of them, on a document of more than `most` elements, or when the roots
   // hold more than three quarters of it (reading them would cost as much as reading all).
   const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-details', 'aria-errormessage',
@@ -378,7 +455,7 @@
     // Roots whose only change is to their child list, with children kept as they were: their own
     // node and the added children are read, the kept children's nodes stay (`relisted`, `added`).
     let position;
-    const relisted = [], added = [];
+    const relisted = [], added = [], layouts = [];
     for (const el of roots) {
       const adds = lists.get(el);
       if (!adds || otherwise.has(el)) continue;
@@ -386,11 +463,13 @@
       const kids = [...el.children];
       const fresh = kids.filter((k) => adds.has(k));
       if (fresh.length > ADDED_MAX || fresh.length === kids.length) continue;
-      if (!kids.every((k) => BLOCKS.has(getComputedStyle(k).display))) continue;
+      const displays = kids.map((k) => getComputedStyle(k).display);
+      if (!displays.every((d) => BLOCKS.has(d))) continue;
       if (position === undefined) position = analysis('position', positionRules);
       if (position === null || kids.some((k) => matchesAny(k, position))) continue;
       relisted.push(el);
       added.push(fresh);
+      layouts.push(laidOut(el, kids, displays, fresh));
     }
     let inside = named.length;
     for (const el of roots) inside += el.getElementsByTagName('*').length + 1;
@@ -402,11 +481,11 @@
     const whole = [...new Set(laid.filter((el) => relaid.has(el) && !covered(el)))];
     const within = [...new Set(laid.filter((el) => !relaid.has(el) && !covered(el)))];
     if (relisted.length) roots = roots.filter((el) => !relisted.includes(el));
-    if (whole.length + within.length > limit) return {roots, named, relisted, added, beside: [], deep: [], relaid: [], within: [], relayout: true};
+    if (whole.length + within.length > limit) return {roots, named, relisted, added, layouts, beside: [], deep: [], relaid: [], within: [], relayout: true};
     const outside = (el) => el.isConnected && !whole.some((r) => r.contains(el)) && !within.some((r) => r !== el && r.contains(el));
     const deep = [...new Set(near.deep)].filter(outside);
     const beside = [...new Set(near.beside)].filter((el) => outside(el) && !deep.includes(el));
-    return {roots, named, relisted, added, beside, deep, relaid: whole, within, relayout: false};
+    return {roots, named, relisted, added, layouts, beside, deep, relaid: whole, within, relayout: false};
   };
   // The write guard (desktop/input_guard.py): what the person types is counted; while a
   // checked write starts, their keystrokes are held back and replayed once it has started.
