@@ -151,6 +151,29 @@ async def test_contents_where_a_rule_looks_at_contents_restyle_the_element(conne
     assert "Call us now today" in _text(whole)
 
 
+@pytest.mark.parametrize(
+    ("rule", "snapshot"),
+    [
+        (".badge:empty { display: none }", False),
+        ("p .badge:empty + i, [role=status]:empty { visibility: hidden }", False),
+        ("span:empty { display: inline-block }", True),
+        ("span:not(:empty) { display: inline-block }", True),
+        ("p:has(span:empty) { color: red }", True),
+    ],
+    ids=["other-class", "other-compounds", "its-element", "inside-not", "has"],
+)
+async def test_an_empty_rule_restyles_only_what_its_compound_matches(
+    connection: Connection, rule: str, snapshot: bool
+) -> None:
+    # `:empty` looks at one element's contents: filling #note restyles it only where the compound
+    # that `:empty` is on matches it (or cannot be told apart, or `:has()` looks from above).
+    styled = f"<style>{rule}</style>" + _NOTE
+    incremental, whole, sent = await _after(connection, styled, _FILL)
+    assert incremental == whole
+    assert ("DOMSnapshot.captureSnapshot" in sent) is snapshot
+    assert "now" in _text(whole)
+
+
 async def test_a_text_put_back_as_it_was_is_not_read_again(connection: Connection) -> None:
     page = '<p>Done: <span id="n">3</span> of 9</p><p id="other">Other</p>'
     same = "document.querySelector('#n').textContent = '3';"

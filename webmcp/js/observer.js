@@ -186,19 +186,29 @@
   };
   // What the page's style rules read that a change of content or of an ARIA or data attribute
   // could move: the attribute names their selectors name (`all` when a selector escapes a
-  // character), and whether a selector looks at what an element holds (`:has()`, `:empty`,
-  // `:blank`). Null when a sheet cannot be read (another origin). The browser's own sheet names
-  // no `aria-` or `data-` attribute and looks at no element's contents for its box.
+  // character), whether a selector looks at what any element holds (`holds`: `:has()`), and the
+  // compounds that look at whether their own element holds anything (`empties`: `.badge` of
+  // `.badge:empty`; `*` where the rest cannot be told, `:not(:empty)`). Null when a sheet cannot
+  // be read (another origin). The browser's own sheet names no `aria-` or `data-` attribute and
+  // looks at no element's contents for its box.
   const ATTRIBUTE = /\[\s*(?:[-\w*]*\|)?([-\w]+)/g;
-  const HOLDS = /:(has|empty|blank)\b/;
+  const HOLDS = /:has\(/;
+  const EMPTY = /:(empty|blank)\b/g;
   const selectorReads = () => {
-    const out = {names: new Set(), all: false, holds: false};
+    const out = {names: new Set(), all: false, holds: false, empties: []};
     const walk = (rules) => {
       for (const rule of rules) {
         const text = rule.selectorText;
         if (typeof text === 'string') {
           if (text.includes('\\')) out.all = true;
           if (HOLDS.test(text)) out.holds = true;
+          if (text.match(EMPTY)) {
+            for (const part of text.split(/\s*[\s>+~,]\s*/)) {
+              if (!part.match(EMPTY)) continue;
+              const left = part.replace(EMPTY, '').replace(PSEUDO_ELEMENT, '');
+              out.empties.push(/[()]/.test(left) ? '*' : left || '*');
+            }
+          }
           for (const m of text.matchAll(ATTRIBUTE)) out.names.add(m[1].toLowerCase());
         }
         if (rule.cssRules && rule.cssRules.length) walk(rule.cssRules);
@@ -425,11 +435,15 @@
       (name.startsWith('aria-') || name.startsWith('data-')) && reading() !== null && !reads.all &&
       !reads.names.has(name.toLowerCase()) && !(values ??= analysis('values', valuesRead));
     // What holds something else now is restyled too, as far as anyone can tell, when a style rule
-    // looks at contents (`:empty`, `:has()`) or a sheet cannot be read.
+    // looks at contents (`:has()`) or a sheet cannot be read; and so is one that a rule's
+    // `:empty` compound matches.
     const holds = !all && contents.size > 0 && (reading() === null || reads.holds);
     if (!all) putBack();
     const restyled = all ? [] : [...attributes].filter(([, names]) => [...names.keys()].some((n) => !unread(n))).map(([el]) => el);
     if (holds) restyled.push(...contents);
+    else if (!all && contents.size > 0 && reads.empties.length) {
+      for (const el of contents) if (matchesAny(el, reads.empties)) restyled.push(el);
+    }
     const near = all ? null : besides(restyled);
     const relaid = new Set(all ? [] : [...restyled, ...near.restyle, ...touched]);
     const held = all ? [] : [...contents];
