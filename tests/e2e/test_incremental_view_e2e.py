@@ -101,6 +101,11 @@ OTHERS: dict[str, Plan] = {
         "search_kb": {"query": "refund"},
     },
     "/patterns/abort.html": {"export_report": {"seconds": 0.1}},
+    # A card moved between columns: laid out by the page (T-1), by a snapshot where a pseudo-element
+    # (T-2) or the markup's white space (T-3) is in it.
+    "/patterns/board.html": {"move_task": {"id": "T-1", "column": "done"}, "list_tasks": {}},
+    "/patterns/board.html?card=urgent": {"move_task": {"id": "T-2", "column": "doing"}, "list_tasks": {}},
+    "/patterns/board.html?card=spaced": {"move_task": {"id": "T-3", "column": "done"}, "list_tasks": {}},
     "/hostile/secret_table.html": {
         "echo_fields": {},
         "fail_with_late_secret": {},
