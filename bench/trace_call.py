@@ -166,8 +166,8 @@ def _page_clock(take: Any) -> None:
         written.append(time.perf_counter_ns())
         return await batch(send, commands, *args, **kwargs)
 
-    def clocked_parse(found: Any) -> Any:
-        parsed = parse(found)
+    def clocked_parse(found: Any, *args: Any) -> Any:
+        parsed = parse(found, *args)
         if parsed is not None and "clock" in parsed[0] and written:
             s, e, f = (int(ms * 1e6) - offset for ms in parsed[0].pop("clock"))
             _SPANS.append(("page: take queued", written[-1], s, 0))

@@ -195,3 +195,45 @@ async def test_a_frame_where_nothing_changed_keeps_its_secret_fields_from_its_la
     third = await live_view._patch_session(session, first, contexts, facts)  # type: ignore[arg-type]
     assert session.takes == [(1, False), (2, True)]
     assert third is not None and third.secret_ids == {41, 42} and third.secret_values == {"value 41", "value 42"}
+
+
+def _numbered_answer(meta: dict[str, Any], *sent: int) -> dict[str, Any]:
+    counts = dict.fromkeys(observer_take.TAKEN, 0) | meta.pop("counts")
+    head = {"type": "string", "value": json.dumps({**counts, "values": [], **meta})}
+    return {"type": "array", "value": [head, *(_node(b, 100 + b) for b in sent)]}
+
+
+def test_a_node_serialized_once_is_given_by_its_number_after() -> None:
+    numbers: list[int] = []
+    # First take: two roots and a secret field, all new (numbered 0, 1, 2); the secret field is root 0 too.
+    meta = {"counts": {"roots": 2, "secret": 1}, "refs": [-1, -1, 0], "first": 0, "fresh": False}
+    first = _numbered_answer(meta, 41, 42)
+    taken = parse_take(first, numbers)
+    assert taken is not None and taken[1] == [41, 42, 41]
+    assert numbers == [41, 42]
+    # Second take: root 42 by its number, a new one (numbered 2), and that one again.
+    meta = {"counts": {"roots": 2, "within": 1}, "refs": [1, -1, 2], "first": 2, "fresh": False}
+    second = _numbered_answer(meta, 43)
+    taken = parse_take(second, numbers)
+    assert taken is not None and taken[1] == [42, 43, 43]
+    assert numbers == [41, 42, 43]
+
+
+def test_numbers_that_do_not_add_up_start_again() -> None:
+    numbers = [41, 42]
+    # The page numbered from 3: an answer the bridge never read came between. Nothing is guessed.
+    skipped = _numbered_answer({"counts": {"roots": 1}, "refs": [-1], "first": 3, "fresh": False}, 44)
+    assert parse_take(skipped, numbers) is None and numbers == []
+    # A number the bridge does not hold.
+    numbers[:] = [41]
+    unknown = _numbered_answer({"counts": {"roots": 1}, "refs": [5], "first": 1, "fresh": False})
+    assert parse_take(unknown, numbers) is None and numbers == []
+    # More serialized nodes than refs say.
+    numbers[:] = [41]
+    extra = _numbered_answer({"counts": {"roots": 1}, "refs": [0], "first": 1, "fresh": False}, 44)
+    assert parse_take(extra, numbers) is None and numbers == []
+    # The page started again (it held another count than the bridge said): the bridge does too.
+    numbers[:] = [41, 42, 43]
+    fresh = _numbered_answer({"counts": {"roots": 1}, "refs": [-1], "first": 0, "fresh": True}, 50)
+    taken = parse_take(fresh, numbers)
+    assert taken is not None and taken[1] == [50] and numbers == [50]

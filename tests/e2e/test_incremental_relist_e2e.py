@@ -23,7 +23,7 @@ import pytest
 
 from cdp_bridge.connection import Connection
 from tests.e2e.test_incremental_layout_e2e import _counting, _page
-from webmcp.desktop import live_view
+from webmcp.desktop import live_view, observer_take
 from webmcp.view.build import BlockIds
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -223,3 +223,52 @@ async def test_a_moved_card_the_page_cannot_lay_out_is_read_by_a_snapshot(
     read, whole, sent = await _laid_reads(connection, html, change)
     _same_layout(read, whole)
     assert "DOMSnapshot.captureSnapshot" in sent
+
+
+def _serialized(session: Any) -> list[int]:
+    """How many nodes each take `session` sends from now on serializes (the instance's `send` is wrapped)."""
+    counts: list[int] = []
+    send = session.send
+
+    async def counted(method: str, params: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        reply = await send(method, params, *args, **kwargs)
+        if method == "Runtime.evaluate" and (params or {}).get("serializationOptions"):
+            value = reply.get("result", {}).get("deepSerializedValue", {}).get("value")
+            if isinstance(value, list):
+                counts.append(sum(1 for item in value if item.get("type") == "node"))
+        return reply
+
+    session.send = counted
+    return counts
+
+
+async def test_a_take_serializes_a_node_once_and_starts_again_when_the_bridge_lost_count(
+    connection: Connection,
+) -> None:
+    page = await _page(connection, _LAID_BOARD)
+    serialized = _serialized(page.session)
+    ids = BlockIds()
+    last = await live_view.read_page(page, 0, ids)
+    settled = await live_view.read_changes(page, last, ids)
+    last = settled if settled is not None else last
+    moves = [
+        ("T-1", "done"),  # the columns, their cards and the moved card's insides: all new
+        ("T-1", "todo"),  # all of them given by their numbers
+        ("D-1", "todo"),  # and D-1's insides are new
+        ("T-2", "done"),  # after the bridge lost its count: all new again
+    ]
+    for number, (card, column) in enumerate(moves):
+        if number == 3:
+            observer_take._numbered.clear()
+        change = f"document.querySelector('#{column}').appendChild(document.querySelector('#{card}'));"
+        await page.session.send("Runtime.evaluate", {"expression": change})
+        whole_ids = copy.deepcopy(ids)
+        read = await live_view.read_changes(page, last, ids)
+        assert read is not None, "the change is small: it is read incrementally"
+        whole = await live_view.read_page(page, 0, whole_ids)
+        _same_layout(read, whole)
+        last = read
+    takes = serialized[-4:]
+    assert takes[1] == 0, takes
+    assert 0 < takes[2] < takes[0], takes
+    assert takes[3] >= takes[2] and takes[3] > 0, takes

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,26 @@ CHANGES_JS = {
 }
 """The script that takes a frame's changes; where what stands is known, it may answer "none"."""
 _CHANGES_GROUP = "webmcp-bridge-changes"
+_KNOWN_JS = "function (known) { globalThis.__webmcpBridgeKnown = known; }"
+_NUMBERED_WORLDS = 256
+"""Worlds (a frame's document) whose numbered nodes the bridge keeps; one let go starts again."""
+_NUMBERED_MAX = 20_000
+"""Numbered nodes a world may have before its numbers start again."""
+_numbered: OrderedDict[tuple[str, int], list[int]] = OrderedDict()
+"""By (frame key, context id), the backend ids of the nodes its takes serialized, by number."""
+
+
+def _numbers_of(frame_key: str, context: int) -> list[int]:
+    """The backend ids numbered in the world `context` of `frame_key` (the least recently used
+    world past `_NUMBERED_WORLDS` is let go)."""
+    key = (frame_key, context)
+    numbers = _numbered.pop(key, None)
+    if numbers is None or len(numbers) > _NUMBERED_MAX:
+        numbers = []
+    _numbered[key] = numbers
+    while len(_numbered) > _NUMBERED_WORLDS:
+        _numbered.popitem(last=False)
+    return numbers
 
 
 @dataclass(frozen=True)
@@ -174,9 +195,15 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         "silent": True,
         "serializationOptions": {"serialization": "deep", "maxDepth": 1},
     }
-    _released, reply = await commands_side_by_side(
+    numbers = _numbers_of(frame.key, context)
+    known = {"functionDeclaration": _KNOWN_JS, "executionContextId": context, "arguments": [{"value": len(numbers)}]}
+    _released, _known, reply = await commands_side_by_side(
         send,
-        [("Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}), ("Runtime.evaluate", params)],
+        [
+            ("Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
+            ("Runtime.callFunctionOn", known),
+            ("Runtime.evaluate", params),
+        ],
     )
     if isinstance(reply, CDPError):
         contexts.pop(frame.key, None)
@@ -187,7 +214,7 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         return None
     if found.get("type") == "string" and found.get("value") == "none":
         return UNCHANGED
-    parsed = parse_take(found)
+    parsed = parse_take(found, numbers)
     if parsed is None:
         logger.debug("an incremental read fell back: the observer said everything changed (or did not add up)")
         return None
@@ -298,9 +325,15 @@ async def _read_with_relisted(
     return subtrees
 
 
-def parse_take(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None:
+def parse_take(found: dict[str, Any], numbers: list[int] | None = None) -> tuple[dict[str, Any], list[int]] | None:
     """The counts and the elements' backend ids in changes.js's deep-serialized answer; None if
-    it is "all" or not what the script gives (a JSON string of counts, then that many elements)."""
+    it is "all" or not what the script gives (a JSON string of counts, then that many elements).
+
+    Where the answer numbers its nodes (`refs`: a node serialized before by its number, -1 for
+    the next one serialized now, numbered from `first`), `numbers` holds the backend ids by
+    number so far and gets the new ones; it is emptied when the page started its numbers again
+    (`fresh`) and when the answer does not add up (the next take then starts them again).
+    """
     items = found.get("value") if found.get("type") == "array" else None
     if not isinstance(items, list) or not items or items[0].get("type") != "string":
         return None
@@ -321,4 +354,31 @@ def parse_take(found: dict[str, Any]) -> tuple[dict[str, Any], list[int]] | None
         if reference is not None:
             seen[reference] = backend
         backends.append(backend)
+    refs = meta.get("refs")
+    if refs is not None:
+        resolved = _resolved(meta, refs, backends, numbers if numbers is not None else [])
+        if resolved is None:
+            return None
+        backends = resolved
     return (meta, backends) if sum(cut) == len(backends) else None
+
+
+def _resolved(meta: dict[str, Any], refs: Any, sent: list[int], numbers: list[int]) -> list[int] | None:
+    """The backend ids of `refs` (see `parse_take`), `sent` numbered after `numbers`."""
+    if meta.get("fresh") is True:
+        numbers.clear()
+    if not isinstance(refs, list) or meta.get("first") != len(numbers) or refs.count(-1) != len(sent):
+        numbers.clear()
+        return None
+    numbers.extend(sent)
+    out, at = [], 0
+    for ref in refs:
+        if ref == -1:
+            out.append(sent[at])
+            at += 1
+        elif type(ref) is int and 0 <= ref < len(numbers):
+            out.append(numbers[ref])
+        else:
+            numbers.clear()
+            return None
+    return out

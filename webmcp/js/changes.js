@@ -6,7 +6,7 @@
 // the required controls and those shown invalid, and last the roots whose child list alone
 // changed and the children added to each (`adds`: how many each), and the nodes of their
 // children's text layout where the page tells it (`layouts`: each one's tree or null; `laid`: the
-// nodes, text nodes too) (deep-serialized: each node's backend id).
+// nodes, text nodes too); each node deep-serialized (its backend id) the first time only (`refs`).
 (limit, most, findSecrets, secretSelector, requiredSelector, flaggedSelector, mayBeNone) => {
   const take = globalThis.__webmcpBridgeTakeChanged;
   if (typeof take !== 'function') return 'all';
@@ -27,6 +27,25 @@
     flagged: flagged.length, relisted: relisted.length, added: added.flat().length, adds: added.map((a) => a.length),
     laid: laid.length, layouts: layouts.map((l) => (l ? l.tree : null)),
     values: values.filter((v) => typeof v === 'string' && v), relayout};
-  return [JSON.stringify(meta), ...roots, ...named, ...beside, ...deep, ...relaid, ...within, ...secret.elements, ...selected,
+  const all = [...roots, ...named, ...beside, ...deep, ...relaid, ...within, ...secret.elements, ...selected,
     ...required, ...flagged, ...relisted, ...added.flat(), ...laid];
+  // Serializing a node costs ~50 µs: each is serialized once a document, numbered in its order,
+  // and given by its number after (`refs`: a number, or -1 for the next serialized one). The
+  // bridge says how many numbers it holds (`__webmcpBridgeKnown`, set beside the take): any
+  // other count than this world's (a take whose answer was lost) starts the numbers again.
+  const ids = globalThis.__webmcpBridgeIds ??= {map: new WeakMap(), next: 0};
+  const fresh = ids.next !== globalThis.__webmcpBridgeKnown;
+  if (fresh) { ids.map = new WeakMap(); ids.next = 0; }
+  const first = ids.next, refs = [], sent = [];
+  for (const node of all) {
+    const n = ids.map.get(node);
+    if (n !== undefined) { refs.push(n); continue; }
+    ids.map.set(node, ids.next++);
+    refs.push(-1);
+    sent.push(node);
+  }
+  meta.refs = refs;
+  meta.fresh = fresh;
+  meta.first = first;
+  return [JSON.stringify(meta), ...sent];
 }
