@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import urllib.parse
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -80,11 +81,16 @@ async def _analyses(page: PageTarget, read: live_view.PageRead) -> int:
     return int(reply["result"]["value"])
 
 
-async def _one_by_one(
-    connection: Connection, html: str, changes: list[str]
-) -> list[tuple[dict[str, Any], dict[str, Any], list[str], int]]:
-    """After each of `changes`: the view read incrementally (from the last such read) and read
-    whole, what the incremental read sent, and how many sheet analyses the observer had made."""
+async def reads_one_by_one(
+    connection: Connection,
+    html: str,
+    changes: list[str],
+    probe: Callable[[PageTarget, live_view.PageRead], Awaitable[int]] | None = None,
+    before: Callable[[int], None] | None = None,
+) -> list[tuple[live_view.PageRead, live_view.PageRead, list[str], int]]:
+    """After each of `changes` (`before` told its number first): the page read incrementally (from
+    the last such read) and read whole with the ids as they were, what the incremental read sent,
+    and what `probe` said of the page then."""
     page = await _page(connection, html)
     ids = BlockIds()
     last = await live_view.read_page(page, 0, ids)
@@ -92,7 +98,9 @@ async def _one_by_one(
     settled = await live_view.read_changes(page, last, ids)
     last = settled if settled is not None else last
     out = []
-    for change in changes:
+    for number, change in enumerate(changes):
+        if before is not None:
+            before(number)
         await page.session.send("Runtime.evaluate", {"expression": change})
         whole_ids = copy.deepcopy(ids)
         sent = _counting(page.session)
@@ -100,9 +108,18 @@ async def _one_by_one(
         assert read is not None, "the change is small: it is read incrementally"
         done = list(sent)
         whole = await live_view.read_page(page, 0, whole_ids)
-        out.append((asdict(read.view), asdict(whole.view), done, await _analyses(page, read)))
+        out.append((read, whole, done, await probe(page, read) if probe is not None else 0))
         last = read
     return out
+
+
+async def _one_by_one(
+    connection: Connection, html: str, changes: list[str]
+) -> list[tuple[dict[str, Any], dict[str, Any], list[str], int]]:
+    """After each of `changes`: the view read incrementally (from the last such read) and read
+    whole, what the incremental read sent, and how many sheet analyses the observer had made."""
+    reads = await reads_one_by_one(connection, html, changes, _analyses)
+    return [(asdict(read.view), asdict(whole.view), sent, analysed) for read, whole, sent, analysed in reads]
 
 
 async def _after(connection: Connection, html: str, change: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:

@@ -14,7 +14,6 @@ columns a small part of the page, which is read whole otherwise.)
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from dataclasses import asdict
 from typing import Any
@@ -22,9 +21,9 @@ from typing import Any
 import pytest
 
 from cdp_bridge.connection import Connection
-from tests.e2e.test_incremental_layout_e2e import _counting, _page
+from cdp_bridge.targets import PageTarget
+from tests.e2e.test_incremental_layout_e2e import reads_one_by_one
 from webmcp.desktop import live_view, observer_take
-from webmcp.view.build import BlockIds
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -58,21 +57,19 @@ def _nodes(read: live_view.PageRead) -> dict[str, dict[str, Any]]:
 async def _after(connection: Connection, html: str, change: str) -> tuple[str, Counter[str]]:
     """The text of the view after `change`, read incrementally; asserts it gives the nodes and the
     view a whole read gives, and answers what AX reads it sent."""
-    page = await _page(connection, html)
-    ids = BlockIds()
-    last = await live_view.read_page(page, 0, ids)
-    settled = await live_view.read_changes(page, last, ids)  # the load's own changes
-    last = settled if settled is not None else last
-    await page.session.send("Runtime.evaluate", {"expression": change})
-    whole_ids = copy.deepcopy(ids)
-    sent = _counting(page.session)
-    read = await live_view.read_changes(page, last, ids)
-    assert read is not None, "the change is small: it is read incrementally"
-    done = Counter(method for method in sent if method.startswith("Accessibility."))
-    whole = await live_view.read_page(page, 0, whole_ids)
+    read, whole, sent = await _laid_reads(connection, html, change)
     assert _nodes(read) == _nodes(whole)
     assert asdict(read.view) == asdict(whole.view)
+    done = Counter(method for method in sent if method.startswith("Accessibility."))
     return "\n".join(b.get("text", "") for b in asdict(whole.view)["full_blocks"]), done
+
+
+async def _laid_reads(
+    connection: Connection, html: str, change: str
+) -> tuple[live_view.PageRead, live_view.PageRead, list[str]]:
+    """The page after `change` read incrementally and whole, and what the incremental read sent."""
+    read, whole, sent, _probed = (await reads_one_by_one(connection, html, [change]))[0]
+    return read, whole, sent
 
 
 async def test_a_card_moved_between_columns_reads_only_the_columns_nodes_and_the_card(
@@ -153,25 +150,6 @@ _LAID_BOARD = _LAID_STYLE + _BOARD.replace(_cards(_CARD, "T", 4), _cards(_LAID_C
 )
 
 
-async def _laid_reads(
-    connection: Connection, html: str, change: str
-) -> tuple[live_view.PageRead, live_view.PageRead, list[str]]:
-    """The page after `change` read incrementally and whole, and what the incremental read sent."""
-    page = await _page(connection, html)
-    ids = BlockIds()
-    last = await live_view.read_page(page, 0, ids)
-    settled = await live_view.read_changes(page, last, ids)
-    last = settled if settled is not None else last
-    await page.session.send("Runtime.evaluate", {"expression": change})
-    whole_ids = copy.deepcopy(ids)
-    sent = _counting(page.session)
-    read = await live_view.read_changes(page, last, ids)
-    assert read is not None, "the change is small: it is read incrementally"
-    done = list(sent)
-    whole = await live_view.read_page(page, 0, whole_ids)
-    return read, whole, done
-
-
 def _same_layout(read: live_view.PageRead, whole: live_view.PageRead) -> None:
     """The incremental read gives the nodes, the text layout and the view a whole read gives."""
     assert _nodes(read) == _nodes(whole)
@@ -225,50 +203,36 @@ async def test_a_moved_card_the_page_cannot_lay_out_is_read_by_a_snapshot(
     assert "DOMSnapshot.captureSnapshot" in sent
 
 
-def _serialized(session: Any) -> list[int]:
-    """How many nodes each take `session` sends from now on serializes (the instance's `send` is wrapped)."""
-    counts: list[int] = []
-    send = session.send
-
-    async def counted(method: str, params: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        reply = await send(method, params, *args, **kwargs)
-        if method == "Runtime.evaluate" and (params or {}).get("serializationOptions"):
-            value = reply.get("result", {}).get("deepSerializedValue", {}).get("value")
-            if isinstance(value, list):
-                counts.append(sum(1 for item in value if item.get("type") == "node"))
-        return reply
-
-    session.send = counted
-    return counts
+async def _numbered(page: PageTarget, read: live_view.PageRead) -> int:
+    """How many nodes the observer of `page`'s main frame has numbered (serialized) since its numbers began."""
+    context = next(c for k, c in read.contexts.items() if isinstance(c, int) and not k.endswith(" takes"))
+    reply = await page.session.send(
+        "Runtime.evaluate",
+        {"expression": "globalThis.__webmcpBridgeIds?.next ?? -1", "contextId": context, "returnByValue": True},
+    )
+    return int(reply["result"]["value"])
 
 
 async def test_a_take_serializes_a_node_once_and_starts_again_when_the_bridge_lost_count(
     connection: Connection,
 ) -> None:
-    page = await _page(connection, _LAID_BOARD)
-    serialized = _serialized(page.session)
-    ids = BlockIds()
-    last = await live_view.read_page(page, 0, ids)
-    settled = await live_view.read_changes(page, last, ids)
-    last = settled if settled is not None else last
     moves = [
         ("T-1", "done"),  # the columns, their cards and the moved card's insides: all new
         ("T-1", "todo"),  # all of them given by their numbers
         ("D-1", "todo"),  # and D-1's insides are new
         ("T-2", "done"),  # after the bridge lost its count: all new again
     ]
-    for number, (card, column) in enumerate(moves):
+
+    def lose_count(number: int) -> None:
         if number == 3:
             observer_take._numbered.clear()
-        change = f"document.querySelector('#{column}').appendChild(document.querySelector('#{card}'));"
-        await page.session.send("Runtime.evaluate", {"expression": change})
-        whole_ids = copy.deepcopy(ids)
-        read = await live_view.read_changes(page, last, ids)
-        assert read is not None, "the change is small: it is read incrementally"
-        whole = await live_view.read_page(page, 0, whole_ids)
+
+    changes = [f"document.querySelector('#{c}').appendChild(document.querySelector('#{card}'));" for card, c in moves]
+    reads = await reads_one_by_one(connection, _LAID_BOARD, changes, _numbered, lose_count)
+    for read, whole, _sent, _probed in reads:
         _same_layout(read, whole)
-        last = read
-    takes = serialized[-4:]
-    assert takes[1] == 0, takes
-    assert 0 < takes[2] < takes[0], takes
-    assert takes[3] >= takes[2] and takes[3] > 0, takes
+    numbered = [probed for _read, _whole, _sent, probed in reads]
+    assert numbered[0] > 0
+    assert numbered[1] == numbered[0], f"the cards moved back are given by their numbers: {numbered}"
+    assert numbered[0] < numbered[2] < 2 * numbered[0], f"only D-1's nodes are new: {numbered}"
+    assert 0 < numbered[3] < numbered[2], f"numbered again from 0 after the count was lost: {numbered}"
