@@ -15,8 +15,8 @@ only for spans inside paragraphs, list items and cells, as it always was.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CDPError
@@ -62,7 +62,9 @@ class LaidOut:
     display: dict[int, str]
     gaps: dict[int, tuple[str, str]]
     covered: set[int]
-    """The backend ids of the nodes it tells (those without a box have no display)."""
+    """The backend ids of the elements it tells (those without a box have no display)."""
+    kept: set[int] = field(default_factory=set)
+    """Those of them that are children an element kept: what they hold is laid out as it was."""
 
     @staticmethod
     def merged(parts: Sequence[LaidOut]) -> LaidOut:
@@ -71,25 +73,30 @@ class LaidOut:
             out.display.update(part.display)
             out.gaps.update(part.gaps)
             out.covered.update(part.covered)
+            out.kept.update(part.kept)
         return out
 
 
-def laid_out(tree: Any, backends: Sequence[int]) -> LaidOut | None:
-    """The display and gaps of the nodes of `tree` but its first, as a snapshot gives them (None:
-    `tree` is not such a tree).
+def laid_out(tree: Any, backends: Sequence[int], added: Collection[int] = ()) -> LaidOut | None:
+    """The display and gaps of the elements of `tree` but its first, as a snapshot gives them
+    (None: `tree` is not such a tree).
 
     `tree` is a little layout tree an observer made in the page (observer.js `laidOut`): an
-    element first, then nodes in document order, each `[parent's index, node type, CSS display
-    or null (no box), a text node's text or null (no box)]`, with `backends` their backend ids.
-    A text node's box has its parent's style, as in the snapshot. What lies beside each node is
-    worked out by `_gaps`, which the snapshot's layout goes through too.
+    element first, then its children and what the `added` ones hold, in document order, each
+    `[parent's index, node type, CSS display or null (no box), a text node's text or null (no
+    box)]`; `backends` are its elements' backend ids, in order (text nodes have none: their
+    text would come with them). A text node's box has its parent's style, as in the snapshot.
+    What lies beside each element is worked out by `_gaps`, which the snapshot's layout goes
+    through too.
     """
-    if not isinstance(tree, list) or not tree or len(tree) != len(backends):
+    if not isinstance(tree, list) or not tree:
         return None
     parents: list[int] = []
     types: list[int] = []
+    ids: list[int] = []
     displays: dict[int, str] = {}
     texts: dict[int, str] = {}
+    elements = iter(backends)
     for index, entry in enumerate(tree):
         if not isinstance(entry, list) or len(entry) != 4:
             return None
@@ -98,18 +105,30 @@ def laid_out(tree: Any, backends: Sequence[int]) -> LaidOut | None:
             return None
         if kind not in (1, _TEXT_NODE) or not isinstance(display, str | None) or not isinstance(text, str | None):
             return None
+        if index > 0 and types[parent] != 1:
+            return None
         parents.append(parent)
         types.append(kind)
-        if kind == 1 and display is not None:
-            displays[index] = display
-        elif kind == _TEXT_NODE and text is not None:
-            texts[index] = text
-            if parent in displays:
-                displays[index] = displays[parent]
-    covered = set(backends[1:])
-    nodes = {"parentIndex": parents, "nodeType": types, "backendNodeId": list(backends)}
-    display = {backends[i]: d for i, d in displays.items() if i > 0}
-    return LaidOut(display, _gaps(nodes, displays, texts, covered), covered)
+        if kind == 1:
+            backend = next(elements, None)
+            if backend is None:
+                return None
+            ids.append(backend)
+            if display is not None:
+                displays[index] = display
+        else:
+            ids.append(-1)
+            if text is not None:
+                texts[index] = text
+                if parent in displays:
+                    displays[index] = displays[parent]
+    if next(elements, None) is not None:
+        return None
+    covered = {b for b in ids[1:] if b != -1}
+    kept = {ids[i] for i, parent in enumerate(parents) if parent == 0} - set(added)
+    nodes = {"parentIndex": parents, "nodeType": types, "backendNodeId": ids}
+    display = {ids[i]: d for i, d in displays.items() if i > 0 and types[i] == 1}
+    return LaidOut(display, _gaps(nodes, displays, texts, covered), covered, kept)
 
 
 def running_text(frames: Frames) -> RunningText:

@@ -94,7 +94,8 @@ async def test_told_nodes_take_the_told_layout_and_new_ones_need_no_snapshot() -
 
 
 def test_a_tree_the_page_told_lays_out_as_a_snapshot_would() -> None:
-    # <div grid>(0) <a flex>(1) <a flex>(2) [<p block>(3) <span block>(4) "Title"(5) </span> "by"(6) <b inline>(7)]
+    # <div grid>(10) <a flex>(11) <a flex added>(12) [<p block>(13) <span block>(14) "Title" </span>
+    # " by " <b inline>(17)]: text nodes have no backend id (their text would come with them).
     tree = [
         [-1, 1, "grid", None],
         [0, 1, "flex", None],
@@ -105,14 +106,15 @@ def test_a_tree_the_page_told_lays_out_as_a_snapshot_would() -> None:
         [3, 3, None, " by "],
         [3, 1, "inline", None],
     ]
-    told = laid_out(tree, [10, 11, 12, 13, 14, 15, 16, 17])
+    told = laid_out(tree, [10, 11, 12, 13, 14, 17], added=[12])
     assert told is not None
-    assert told.covered == {11, 12, 13, 14, 15, 16, 17}
-    assert told.display == {11: "flex", 12: "flex", 13: "block", 14: "block", 15: "block", 16: "block", 17: "inline"}
+    assert told.covered == {11, 12, 13, 14, 17}
+    assert told.kept == {11}
+    assert told.display == {11: "flex", 12: "flex", 13: "block", 14: "block", 17: "inline"}
     assert told.gaps[11] == ("grid", "flex") and told.gaps[12] == ("flex", "grid")
     assert told.gaps[14] == ("block", " "), "the text after it begins with white space"
     assert told.gaps[17] == (" ", "block")
-    assert told.gaps[15] == ("block", "block"), "a text's box has its parent's style: the span's edges"
+    assert told.gaps[13] == ("flex", "flex"), "the edges of the flex card it is alone in"
 
 
 @pytest.mark.parametrize(
@@ -126,16 +128,24 @@ def test_a_tree_the_page_told_lays_out_as_a_snapshot_would() -> None:
         [[-1, 1, "block", None], [0, 1, 7, None]],
         [[-1, 1, "block", None], [0, 1, "block"]],
         [[-1, 1, "block", None], [True, 1, "block", None]],
+        [[-1, 1, "block", None], [0, 3, None, "x"], [1, 1, "block", None]],
         "tree",
     ],
-    ids=["empty", "no-root", "two-roots", "parent-later", "node-type", "display", "short", "bool-parent", "string"],
-)
+    ids=[
+        "empty", "no-root", "two-roots", "parent-later", "node-type", "display", "short", "bool-parent",
+        "inside-text", "string",
+    ],
+)  # fmt: skip
 def test_a_tree_that_is_not_one_tells_nothing(tree: Any) -> None:
-    assert laid_out(tree, list(range(len(tree))) if isinstance(tree, list) else []) is None
+    elements = (
+        [i for i, e in enumerate(tree) if isinstance(e, list) and e[1:2] == [1]] if isinstance(tree, list) else []
+    )
+    assert laid_out(tree, elements) is None
 
 
-def test_a_tree_with_more_or_fewer_ids_than_nodes_tells_nothing() -> None:
-    tree = [[-1, 1, "block", None], [0, 1, "block", None]]
+def test_a_tree_with_more_or_fewer_ids_than_elements_tells_nothing() -> None:
+    tree = [[-1, 1, "block", None], [0, 1, "block", None], [1, 3, None, "x"]]
+    assert laid_out(tree, [1, 2]) is not None
     assert laid_out(tree, [1]) is None and laid_out(tree, [1, 2, 3]) is None
 
 

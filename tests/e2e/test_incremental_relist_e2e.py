@@ -14,6 +14,7 @@ columns a small part of the page, which is read whole otherwise.)
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import asdict
 from typing import Any
@@ -236,3 +237,23 @@ async def test_a_take_serializes_a_node_once_and_starts_again_when_the_bridge_lo
     assert numbered[1] == numbered[0], f"the cards moved back are given by their numbers: {numbered}"
     assert numbered[0] < numbered[2] < 2 * numbered[0], f"only D-1's nodes are new: {numbered}"
     assert 0 < numbered[3] < numbered[2], f"numbered again from 0 after the count was lost: {numbered}"
+
+
+async def test_a_moved_card_with_a_long_text_gives_only_its_edges(
+    connection: Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A card holding 300 kB of text, white space at its edges: the take says how its text begins
+    # and ends, not the text; the layout is the whole read's all the same.
+    html = _LAID_BOARD.replace("Task T-1</strong>", "Task T-1</strong>" + " word" * 60_000 + " ")
+    answers: list[int] = []
+    parse = observer_take.parse_take
+
+    def measured(found: dict[str, Any], *args: Any) -> Any:
+        answers.append(len(json.dumps(found)))
+        return parse(found, *args)
+
+    monkeypatch.setattr(observer_take, "parse_take", measured)
+    read, whole, sent = await _laid_reads(connection, html, _MOVE)
+    _same_layout(read, whole)
+    assert "DOMSnapshot.captureSnapshot" not in sent
+    assert answers and max(answers) < 20_000, answers

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+from array import array
 from collections import OrderedDict
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,21 +61,21 @@ CHANGES_JS = {
 """The script that takes a frame's changes; where what stands is known, it may answer "none"."""
 _CHANGES_GROUP = "webmcp-bridge-changes"
 _KNOWN_JS = "function (known) { globalThis.__webmcpBridgeKnown = known; }"
-_NUMBERED_WORLDS = 256
+_NUMBERED_WORLDS = 64
 """Worlds (a frame's document) whose numbered nodes the bridge keeps; one let go starts again."""
-_NUMBERED_MAX = 20_000
-"""Numbered nodes a world may have before its numbers start again."""
-_numbered: OrderedDict[tuple[str, int], list[int]] = OrderedDict()
+_NUMBERED_MAX = 5_000
+"""Numbered nodes a world may have before its numbers start again (8 bytes each: 2.5 MB at most)."""
+_numbered: OrderedDict[tuple[str, int], array[int]] = OrderedDict()
 """By (frame key, context id), the backend ids of the nodes its takes serialized, by number."""
 
 
-def _numbers_of(frame_key: str, context: int) -> list[int]:
+def _numbers_of(frame_key: str, context: int) -> array[int]:
     """The backend ids numbered in the world `context` of `frame_key` (the least recently used
     world past `_NUMBERED_WORLDS` is let go)."""
     key = (frame_key, context)
     numbers = _numbered.pop(key, None)
     if numbers is None or len(numbers) > _NUMBERED_MAX:
-        numbers = []
+        numbers = array("q")
     _numbered[key] = numbers
     while len(_numbered) > _NUMBERED_WORLDS:
         _numbered.popitem(last=False)
@@ -133,9 +135,10 @@ def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | Non
     found in `old` (the frame's last read) or in the subtrees read again; one in neither, or a
     `deep` one not in `old`, holds what is not known (None). An element whose only change is to
     an attribute no style rule reads (a link's `aria-label`) is in neither set: its layout, and
-    its neighbours', did not move. Nor is what a relisted element holds when the page told its
-    children's layout (`change.laid`, unless it was restyled too): the children are told, the kept
-    ones' insides did not move, and a child it lost is gone or counted where it went.
+    its neighbours', did not move. Where the page told the layout of a relisted element's children
+    (`change.laid`, unless it was restyled too), what it holds now is counted but for what the
+    page told and what its kept children hold (laid out as it was): a text node or a node only
+    the accessibility tree has, in an added child; a child it lost is gone or counted where it went.
     """
     by_id = {n["nodeId"]: n for n in old}
     by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
@@ -147,9 +150,16 @@ def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | Non
             return None
         found |= _backends(subtree_ids(by_backend[backend], by_id), by_id)
     for backend in change.relaid | change.within:
-        if backend in change.laid and backend not in change.relaid:
-            continue
         before, now = by_backend.get(backend), fresh_by_backend.get(backend)
+        laid = change.laid.get(backend)
+        if laid is not None and backend not in change.relaid and now is not None:
+            # What it holds now, but what the page told and what its kept children hold.
+            held = _backends(subtree_ids(now, fresh), fresh) - {backend} - laid.covered
+            for kept in laid.kept:
+                if (kid := fresh_by_backend.get(kept)) is not None:
+                    held -= _backends(subtree_ids(kid, fresh), fresh)
+            found |= held
+            continue
         if before is None and now is None:
             return None
         held = _backends(subtree_ids(before, by_id), by_id) if before is not None else set()
@@ -233,7 +243,7 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
     else:
         subtrees = await _read_with_relisted(send, frame, roots, named, relisted)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
-    laid = _laid(groups["relisted"], groups["laid"], meta.get("layouts"))
+    laid = _laid(groups["relisted"], groups["laid"], meta.get("layouts"), groups["added"], meta.get("adds"))
     return Changes(
         subtrees,
         set(groups["secret"]),
@@ -279,18 +289,24 @@ def _relisted(
     return out
 
 
-def _laid(elements: list[int], nodes: list[int], layouts: Any) -> dict[int, LaidOut]:
+def _laid(elements: list[int], nodes: list[int], layouts: Any, added: list[int], adds: Any) -> dict[int, LaidOut]:
     """By relisted element, the layout of its children that the page told (`layouts`: a tree or
-    null each, `nodes` theirs one after another); none where it does not add up."""
-    if not isinstance(layouts, list) or len(layouts) != len(elements):
+    null each, `nodes` their elements one after another; `added`: the children each gained, `adds`
+    how many each); none where it does not add up."""
+    if not isinstance(layouts, list) or len(layouts) != len(elements) or not isinstance(adds, list):
         return {}
-    out, at = {}, 0
-    for element, tree in zip(elements, layouts, strict=True):
+    if len(adds) != len(elements) or not all(type(a) is int and a >= 0 for a in adds):
+        return {}
+    out, at, gained = {}, 0, 0
+    for element, tree, count in zip(elements, layouts, adds, strict=True):
+        fresh, gained = added[gained : gained + count], gained + count
         if tree is None:
             continue
-        size = len(tree) if isinstance(tree, list) else 0
-        told = laid_out(tree, nodes[at : at + size]) if nodes[at : at + size][:1] == [element] else None
-        at += size
+        size = (
+            sum(1 for entry in tree if isinstance(entry, list) and entry[1:2] == [1]) if isinstance(tree, list) else 0
+        )
+        mine, at = nodes[at : at + size], at + size
+        told = laid_out(tree, mine, fresh) if mine[:1] == [element] else None
         if told is not None:
             out[element] = told
     return out if at == len(nodes) else {}
@@ -325,7 +341,9 @@ async def _read_with_relisted(
     return subtrees
 
 
-def parse_take(found: dict[str, Any], numbers: list[int] | None = None) -> tuple[dict[str, Any], list[int]] | None:
+def parse_take(
+    found: dict[str, Any], numbers: MutableSequence[int] | None = None
+) -> tuple[dict[str, Any], list[int]] | None:
     """The counts and the elements' backend ids in changes.js's deep-serialized answer; None if
     it is "all" or not what the script gives (a JSON string of counts, then that many elements).
 
@@ -363,12 +381,12 @@ def parse_take(found: dict[str, Any], numbers: list[int] | None = None) -> tuple
     return (meta, backends) if sum(cut) == len(backends) else None
 
 
-def _resolved(meta: dict[str, Any], refs: Any, sent: list[int], numbers: list[int]) -> list[int] | None:
+def _resolved(meta: dict[str, Any], refs: Any, sent: list[int], numbers: MutableSequence[int]) -> list[int] | None:
     """The backend ids of `refs` (see `parse_take`), `sent` numbered after `numbers`."""
     if meta.get("fresh") is True:
-        numbers.clear()
+        del numbers[:]
     if not isinstance(refs, list) or meta.get("first") != len(numbers) or refs.count(-1) != len(sent):
-        numbers.clear()
+        del numbers[:]
         return None
     numbers.extend(sent)
     out, at = [], 0
@@ -379,6 +397,6 @@ def _resolved(meta: dict[str, Any], refs: Any, sent: list[int], numbers: list[in
         elif type(ref) is int and 0 <= ref < len(numbers):
             out.append(numbers[ref])
         else:
-            numbers.clear()
+            del numbers[:]
             return None
     return out

@@ -5,8 +5,8 @@
 // and for the layout relaid and within), the secret fields (by the rule, then by the selector),
 // the required controls and those shown invalid, and last the roots whose child list alone
 // changed and the children added to each (`adds`: how many each), and the nodes of their
-// children's text layout where the page tells it (`layouts`: each one's tree or null; `laid`: the
-// nodes, text nodes too); each node deep-serialized (its backend id) the first time only (`refs`).
+// children's text layout where the page tells it (`layouts`: each one's tree or null; `laid`: its
+// elements); each node deep-serialized (its backend id) the first time only (`refs`).
 (limit, most, findSecrets, secretSelector, requiredSelector, flaggedSelector, mayBeNone) => {
   const take = globalThis.__webmcpBridgeTakeChanged;
   if (typeof take !== 'function') return 'all';

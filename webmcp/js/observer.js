@@ -303,7 +303,7 @@
   // The text layout of a relisted element's children as `DOMSnapshot.captureSnapshot` gives it
   // (cdp_bridge/layout.py `laid_out`): the element, its children, and all that the added ones hold,
   // in document order, each as [parent's index, node type, CSS display (null: no box), a text
-  // node's text (null: no box)], with the nodes. The kept children's insides are laid out as they
+  // node's text (null: no box)], with the elements. The kept children's insides are laid out as they
   // were (blocks whose style and contents did not change), so only they themselves and the added
   // ones are. Null when the page cannot tell it as the snapshot would: text beside the children,
   // white space alone in a box (whether it gets one depends on what is beside it), a box that a
@@ -342,12 +342,13 @@
     const inside = (node, at, boxed) => {
       const svg = node.namespaceURI === SVG_NS && !SVG_TEXT.has(node.localName);
       for (const n of node.childNodes) {
-        if (nodes.length >= LAID_MAX) return false;
+        if (tree.length >= LAID_MAX) return false;
         if (n.nodeType === 3) {
           const drawn = boxed && !svg;
           if (drawn && !SPACE.test(n.data)) return false;
-          nodes.push(n);
-          tree.push([at, 3, null, drawn ? n.data : null]);
+          // Only its edges and whether it holds more than white space count (layout.py `_gaps`); a
+          // text node is not serialized (that would give all its text).
+          tree.push([at, 3, null, drawn ? (n.data.length <= 2 ? n.data : n.data[0] + 'x' + n.data[n.data.length - 1]) : null]);
         } else if (n.nodeType === 1) {
           if (n.shadowRoot || n.localName.includes('-') || n.localName === 'details') return false;
           let display = null;
@@ -362,7 +363,7 @@
           }
           nodes.push(n);
           tree.push([at, 1, display, null]);
-          if (!inside(n, nodes.length - 1, display !== null)) return false;
+          if (!inside(n, tree.length - 1, display !== null)) return false;
         }
       }
       return true;
@@ -370,8 +371,8 @@
     for (let i = 0; i < kids.length; i++) {
       nodes.push(kids[i]);
       tree.push([0, 1, displays[i] === 'none' ? null : displays[i], null]);
-      if (fresh.includes(kids[i]) && !inside(kids[i], nodes.length - 1, displays[i] !== 'none')) return null;
-      if (nodes.length >= LAID_MAX) return null;
+      if (fresh.includes(kids[i]) && !inside(kids[i], tree.length - 1, displays[i] !== 'none')) return null;
+      if (tree.length >= LAID_MAX) return null;
     }
     return {nodes, tree};
   };
@@ -477,8 +478,9 @@
       const kids = [...el.children];
       const fresh = kids.filter((k) => adds.has(k));
       if (fresh.length > ADDED_MAX || fresh.length === kids.length) continue;
-      const displays = kids.map((k) => getComputedStyle(k).display);
-      if (!displays.every((d) => BLOCKS.has(d))) continue;
+      const displays = [];
+      for (const k of kids) { const d = getComputedStyle(k).display; if (!BLOCKS.has(d)) break; displays.push(d); }
+      if (displays.length < kids.length) continue;
       if (position === undefined) position = analysis('position', positionRules);
       if (position === null || kids.some((k) => matchesAny(k, position))) continue;
       relisted.push(el);
