@@ -119,3 +119,22 @@ async def test_with_human_submit_the_pages_answer_reaches_the_agent_where_it_was
     (notice,) = [b for b in _window(doc, win)["blocks"] if b.get("id") == "form-answer"]
     assert notice["severity"] == "success" and "T-001" in notice["text"], notice
     assert "4111111111111111" not in json.dumps(doc), "the card number never leaves the bridge"
+
+
+def _button_text(window: dict[str, Any]) -> str:
+    return json.dumps([b for b in window["blocks"] if "Book" in json.dumps(b)])
+
+
+async def test_the_look_chromium_gives_a_form_under_a_call_is_shown_and_goes_when_it_ends(stage: Stage) -> None:
+    # The kitchen's booking page styles `:tool-submit-active` (a badge in the button's name, as the
+    # french-bistro demo does): no mutation tells it came or went, yet the tab's window follows.
+    win, before = await _tab_on(stage, "/kitchen/book.html", "book_table")
+    assert "review and confirm" not in json.dumps(before)
+    answer = await stage.call(f"{win}__book_table", BOOKING)
+    (form_id,) = answer.structured_content["openedWindowIds"]
+    filled = await stage.wait_windows(lambda d: "review and confirm" in json.dumps(_window(d, win)), timeout=10)
+    assert "review and confirm" in _button_text(_window(filled, win))
+    cancelled = await stage.call(f"{form_id}__cancel")
+    assert not cancelled.is_error, cancelled.structured_content
+    doc = await stage.windows()  # read right after the answer: the badge is gone already
+    assert "review and confirm" not in json.dumps(_window(doc, win))

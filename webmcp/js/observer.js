@@ -387,7 +387,8 @@
       for (const other of (t.form ?? document).querySelectorAll('input[type=radio]')) if (other.name === t.name) restyle(other);
     }
   };
-  for (const type of ['input', 'change', 'toggle', 'close', 'focusin'])
+  // A submit or reset attempt restyles its form (`:user-invalid` once it was tried).
+  for (const type of ['input', 'change', 'toggle', 'close', 'focusin', 'submit', 'reset'])
     document.addEventListener(type, (e) => { changedBy(e); ping(); }, true);
   // Hands over what changed and forgets it (one step: nothing is lost between): "all", or
   // `{roots, named, relisted, added, layouts, beside, deep, relaid, within, relayout}`: the changed
