@@ -71,14 +71,18 @@ def _counting(session: CDPSession) -> list[str]:
     return sent
 
 
-async def _analyses(page: PageTarget, read: live_view.PageRead) -> int:
-    """How many analyses of the style sheets the observer of `page`'s main frame has made so far."""
+async def observer_count(page: PageTarget, read: live_view.PageRead, expression: str) -> int:
+    """A count `expression` gives in the observer's world of `page`'s main frame."""
     context = next(c for k, c in read.contexts.items() if isinstance(c, int) and not k.endswith(" takes"))
     reply = await page.session.send(
-        "Runtime.evaluate",
-        {"expression": "globalThis.__webmcpBridgeSheetAnalyses || 0", "contextId": context, "returnByValue": True},
+        "Runtime.evaluate", {"expression": expression, "contextId": context, "returnByValue": True}
     )
     return int(reply["result"]["value"])
+
+
+async def _analyses(page: PageTarget, read: live_view.PageRead) -> int:
+    """How many analyses of the style sheets the observer of `page`'s main frame has made so far."""
+    return await observer_count(page, read, "globalThis.__webmcpBridgeSheetAnalyses || 0")
 
 
 async def reads_one_by_one(

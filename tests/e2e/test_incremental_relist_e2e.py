@@ -23,7 +23,7 @@ import pytest
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.targets import PageTarget
-from tests.e2e.test_incremental_layout_e2e import reads_one_by_one
+from tests.e2e.test_incremental_layout_e2e import observer_count, reads_one_by_one
 from webmcp.desktop import live_view, observer_take
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -206,12 +206,7 @@ async def test_a_moved_card_the_page_cannot_lay_out_is_read_by_a_snapshot(
 
 async def _numbered(page: PageTarget, read: live_view.PageRead) -> int:
     """How many nodes the observer of `page`'s main frame has numbered (serialized) since its numbers began."""
-    context = next(c for k, c in read.contexts.items() if isinstance(c, int) and not k.endswith(" takes"))
-    reply = await page.session.send(
-        "Runtime.evaluate",
-        {"expression": "globalThis.__webmcpBridgeIds?.next ?? -1", "contextId": context, "returnByValue": True},
-    )
-    return int(reply["result"]["value"])
+    return await observer_count(page, read, "globalThis.__webmcpBridgeIds?.next ?? -1")
 
 
 async def test_a_take_serializes_a_node_once_and_starts_again_when_the_bridge_lost_count(
