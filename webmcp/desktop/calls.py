@@ -97,10 +97,6 @@ class CallHost(Protocol):
         """Run a task that follows a call past its request (supervised; its failure is noted on the tab)."""
 
     def changed(self) -> None: ...
-
-    def mark_dirty(self) -> None:
-        """The page may have changed where no observer sees it: its next read is whole."""
-
     async def catch_up(self, budget: float, since: float | None = None) -> None: ...
     async def navigation_settled(self, budget: float) -> None: ...
     async def secrets_now(self) -> frozenset[str]:
@@ -267,7 +263,6 @@ async def call_page_tool(
                 return await _answer_then_dialog(host, tool, invocation, dialog, opened_mark)
             # Read after write: the state the call caused is readable when it returns (and the
             # secret fields' values are then current for masking the answer).
-            _restyled_form(host, tool)
             await host.catch_up(timeouts.snapshot, since=began)
             answer = await _page_result(host, tool, invocation, opened_mark)
             if invocation.navigated_to is None and host.doc_seq != doc_before:
@@ -325,15 +320,6 @@ async def _answer_then_dialog(
     return answer
 
 
-def _restyled_form(host: CallHost, tool: PageTool) -> None:
-    """While an agent's call of a declarative tool runs, Chromium matches its form with
-    `:tool-form-active` and the submit button with `:tool-submit-active`, with no mutation and no
-    event an observer hears (a page that styles them may add words to the button's name); when
-    such a call fills the form, ends or is cancelled, the page's next read is whole."""
-    if tool.declarative:
-        host.mark_dirty()
-
-
 async def _open_pending_form(host: CallHost, tool: PageTool, call: PageCall) -> ToolResult:
     """The form is filled and waits to be submitted: publish the wait as a modal window.
 
@@ -341,7 +327,6 @@ async def _open_pending_form(host: CallHost, tool: PageTool, call: PageCall) -> 
     awaited: however the request ends from here, the form's window ends with the call.
     """
     form = host.modals.open_form(tool, call.invocation)
-    _restyled_form(host, tool)
     invocation = call.hand_over()
     host.spawn_follower(_follow_form, host, form, invocation)
     try:
@@ -386,7 +371,6 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
             await host.mirror.cancel(
                 invocation, timeouts.command, f"nobody submitted the form within {timeouts.human:g} s"
             )
-            _restyled_form(host, invocation.tool)
             outcome = {
                 "error": ToolError(
                     "action_timeout", f"Nobody submitted the form within {timeouts.human:g} s; it was cancelled."
@@ -394,7 +378,6 @@ async def _follow_form(host: CallHost, form: PendingForm, invocation: Invocation
             }
         else:
             await host.navigation_settled(timeouts.navigation)
-            _restyled_form(host, invocation.tool)
             if host.modals.dialog is None:
                 # Read after write, as for any call: what the submit changed (a "received" <dialog>,
                 # the next page) is in app://windows when the submit answers.

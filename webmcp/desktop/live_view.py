@@ -328,8 +328,7 @@ async def _patch_session(
                 relayout = True
             else:
                 touched |= near
-                if (laid := change.told()) is not None:
-                    told.append(laid)
+                told += change.told()
             result.frames.append(replace(frame, nodes=nodes))
         if change is not None:
             result.secret_ids |= change.secret_ids

@@ -149,9 +149,16 @@ def _error_message(params: WebMCPToolResponded) -> str:
 class ToolMirror:
     """The page tools of one tab, kept in step with WebMCP events."""
 
-    def __init__(self, reserved: set[str], on_change: Callable[[], None]) -> None:
+    def __init__(
+        self, reserved: set[str], on_change: Callable[[], None], on_form_call: Callable[[], None] = lambda: None
+    ) -> None:
         self._reserved = reserved
         self._on_change = on_change
+        self._on_form_call = on_form_call
+        """Called when the page takes a call of a declarative tool, and when it answers it: while the
+        call runs, Chromium matches the form with `:tool-form-active` and its submit button with
+        `:tool-submit-active`, set and cleared with no mutation an observer sees (a page that
+        styles them changes the button's name)."""
         self.tools: dict[tuple[str | None, str, str], PageTool] = {}
         self.revision = 0
         """Moves whenever `tools` changes (what is derived from the tools is kept until it does)."""
@@ -334,6 +341,8 @@ class ToolMirror:
         )
         pending = self._pending.pop(invocation_id, None)
         if pending is not None:
+            if pending.tool.declarative:
+                self._on_form_call()
             pending.settle(outcome)
             return
         # Chromium may send toolResponded before the invokeTool answer names the id.
@@ -407,6 +416,8 @@ class ToolMirror:
     def _taken(self, invocation: Invocation, reply: dict[str, Any]) -> Invocation:
         invocation.invocation_id = str(reply["invocationId"])
         self._pending[invocation.invocation_id] = invocation
+        if invocation.tool.declarative:
+            self._on_form_call()
         early = self._early.pop(invocation.invocation_id, None)
         if early is not None:
             self._responded(early)

@@ -116,10 +116,9 @@ class Changes:
     """By backend id, the relisted elements whose children's text layout the page told (the
     children themselves and what the added ones hold: the kept ones' insides stand)."""
 
-    def told(self) -> LaidOut | None:
+    def told(self) -> list[LaidOut]:
         """The text layout the page told, of the relisted elements not restyled too (`layout_touched`)."""
-        parts = [laid for backend, laid in self.laid.items() if backend not in self.relaid]
-        return LaidOut.merged(parts) if parts else None
+        return [laid for backend, laid in self.laid.items() if backend not in self.relaid]
 
 
 UNCHANGED = Changes([], set(), set(), set(), set(), set(), set())

@@ -101,7 +101,7 @@ class Tab:
         self._blocked_for: tuple[tuple[str, object] | None, str | None] = (None, None)
         """The address and policy `blocked` last decided, and its answer."""
         """(mirror revision, every page tool in the page's order, those listed within the caps, the notice)."""
-        self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed)
+        self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty)
         self._view = LiveView(
             page,
             self._timeouts,

@@ -189,19 +189,23 @@
   // character), whether a selector looks at what any element holds (`holds`: `:has()`), and the
   // compounds that look at whether their own element holds anything (`empties`: `.badge` of
   // `.badge:empty`; `*` where the rest cannot be told, `:not(:empty)`). Null when a sheet cannot
-  // be read (another origin). The browser's own sheet names no `aria-` or `data-` attribute and
-  // looks at no element's contents for its box.
+  // be read (another origin); and whether a selector names a pseudo-element that makes a box the
+  // page cannot see (`pseudoBoxes`: `::first-letter`, `::scroll-marker`..., for `laidOut`). The
+  // browser's own sheet names no `aria-` or `data-` attribute and looks at no element's contents
+  // for its box.
   const ATTRIBUTE = /\[\s*(?:[-\w*]*\|)?([-\w]+)/g;
   const HOLDS = /:has\(/;
   const EMPTY = /:(empty|blank)\b/g;
+  const PSEUDO_BOXES = /first-letter|::scroll-|::column|::check|::picker/i;
   const selectorReads = () => {
-    const out = {names: new Set(), all: false, holds: false, empties: []};
+    const out = {names: new Set(), all: false, holds: false, empties: [], pseudoBoxes: false};
     const walk = (rules) => {
       for (const rule of rules) {
         const text = rule.selectorText;
         if (typeof text === 'string') {
           if (text.includes('\\')) out.all = true;
           if (HOLDS.test(text)) out.holds = true;
+          if (PSEUDO_BOXES.test(text)) out.pseudoBoxes = true;
           if (text.match(EMPTY)) {
             for (const part of text.split(/\s*[\s>+~,]\s*/)) {
               if (!part.match(EMPTY)) continue;
@@ -312,22 +316,6 @@
   // custom element, a masked text, or more than LAID_MAX nodes.
   const LAID_MAX = 400;
   const SPACE = /[^ \t\n\r\f]/;
-  const PSEUDO_BOXES = /first-letter|::scroll-|::column|::check|::picker/i;
-  const pseudoBoxes = () => {
-    const walk = (rules) => {
-      for (const rule of rules) {
-        if (typeof rule.selectorText === 'string' && PSEUDO_BOXES.test(rule.selectorText)) return true;
-        if (rule.cssRules && rule.cssRules.length && walk(rule.cssRules)) return true;
-      }
-      return false;
-    };
-    for (const sheet of sheets()) {
-      let rules;
-      try { rules = sheet.cssRules; } catch { return null; }
-      if (rules && walk(rules)) return true;
-    }
-    return false;
-  };
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const SVG_TEXT = new Set(['text', 'tspan', 'textPath']);
   const SVG_UNDRAWN = new Set(['title', 'desc', 'metadata']);
@@ -335,7 +323,8 @@
   const laidOut = (el, kids, displays, fresh) => {
     const style = getComputedStyle(el);
     if (!el.checkVisibility() || ['inline', 'contents', 'list-item'].includes(style.display)) return null;
-    if (style.contentVisibility === 'hidden' || madeBox(el) || analysis('pseudoBoxes', pseudoBoxes) !== false) return null;
+    const reads = analysis('reads', selectorReads);
+    if (style.contentVisibility === 'hidden' || madeBox(el) || reads === null || reads.pseudoBoxes) return null;
     for (const n of el.childNodes) if (n.nodeType === 3 && SPACE.test(n.data)) return null;
     const nodes = [el], tree = [[-1, 1, style.display, null]];
     // What `node` (at `at`, laid out in a box or not) holds, into nodes and tree; false: not to be told.
