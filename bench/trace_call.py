@@ -317,16 +317,18 @@ _PAGES = {
 }
 
 
-def _call_of(page: str) -> tuple[str, Any]:
-    """The page-changing tool of `page` and its arguments by call number, as bench/peers makes them."""
+def _call_of(page: str, quiet: bool = False) -> tuple[str, Any]:
+    """The page-changing tool of `page` (or its read-only one, `quiet`) and its arguments by call
+    number, as bench/peers makes them."""
     from bench.peers.measures import BENCH_PAGES
 
     key = _PAGES[page][2]
     if key is None:
-        return "list_tickets", lambda i: {"status": "all"}
+        return ("get_queue_summary", lambda i: {}) if quiet else ("list_tickets", lambda i: {"status": "all"})
     bench_page = next(p for p in BENCH_PAGES if p.key == key)
-    assert bench_page.changing is not None
-    return bench_page.changing.tool, bench_page.changing.args
+    call = bench_page.read_only if quiet else bench_page.changing
+    assert call is not None
+    return call.tool, call.args
 
 
 async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
@@ -338,7 +340,7 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
     from bench.bench_tool_call import start_site_process
 
     site_kind, path, _ = _PAGES[opts.page]
-    tool, args_of = _call_of(opts.page)
+    tool, args_of = _call_of(opts.page, opts.quiet)
     site_process, site = await start_site_process(None, site_kind)
     try:
         command = [
@@ -428,6 +430,7 @@ def main() -> None:
         sys.exit(serve(out, bridge_args))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--page", choices=sorted(_PAGES), default="sample")
+    parser.add_argument("--quiet", action="store_true", help="the page's read-only tool instead (item 2)")
     parser.add_argument("-n", type=int, default=20, help="calls (default 20, as bench/peers)")
     parser.add_argument("--skip", type=int, default=2, help="first calls left out of the medians (default 2)")
     parser.add_argument("--code", default=str(ROOT), help="the bridge checkout to run (PYTHONPATH)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,12 @@ def test_numbers_that_do_not_add_up_start_again() -> None:
     fresh = _numbered_answer({"counts": {"roots": 1}, "refs": [-1], "first": 0, "fresh": True}, 50)
     taken = parse_take(fresh, numbers)
     assert taken is not None and taken[1] == [50] and numbers == [50]
+
+
+@pytest.mark.parametrize("name", ["SECRET_SELECTOR", "REQUIRED_SELECTOR"])
+def test_the_selectors_the_take_matches_controls_against_name_form_controls_only(name: str) -> None:
+    # changes.js matches `input, textarea, select` against them instead of querying the document
+    # with them: a selector naming any other element would lose it there.
+    selector = getattr(observer_take, name)
+    parts = [part.strip() for part in selector.split(",")]
+    assert parts and all(re.match(r"(input|textarea|select)\[[^,()]*\]$", part) for part in parts), parts

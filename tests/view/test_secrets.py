@@ -144,10 +144,13 @@ const input = (attrs, value) => ({
   localName: "input", type: attrs.type || "text", value, isContentEditable: false,
   getAttribute: (n) => (n in attrs ? attrs[n] : null), labels: [], ownerDocument: {getElementById: () => null},
 });
-const shadow = {querySelectorAll: (s) => (s === "*" ? [] : [input({name: "cvc"}, "123")])};
+const shadow = {querySelectorAll: () => [input({name: "cvc"}, "123")]};
 const host = {shadowRoot: shadow};
+const walker = (elements) => { let i = 0; return {nextNode: () => elements[i++] || null}; };
+globalThis.NodeFilter = {SHOW_ELEMENT: 1};
 globalThis.document = {
-  querySelectorAll: (s) => (s === "*" ? [host] : [input({type: "password"}, "hunter2"), input({name: "user"}, "ann")]),
+  querySelectorAll: () => [input({type: "password"}, "hunter2"), input({name: "user"}, "ann")],
+  createTreeWalker: (root, show) => walker(show === 1 && root === document ? [host] : []),
 };
 const read = %s;
 const find = %s;

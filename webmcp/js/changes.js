@@ -18,8 +18,12 @@
   // (a field set by script is a changed control, a restyled one a changed attribute).
   if (!roots.length && !named.length && !relisted.length && mayBeNone) return 'none';
   const secret = findSecrets();
-  const selected = [...document.querySelectorAll(secretSelector)];
-  const required = [...document.querySelectorAll(requiredSelector)];
+  // Both selectors name form controls only (tests/desktop/test_observer_take.py): matching the
+  // controls against them finds what a document-wide query of theirs finds, in the same order, for a
+  // fraction of its cost (the secret selector's 17 attribute tests ran on every element).
+  const controls = [...document.querySelectorAll('input, textarea, select')];
+  const selected = controls.filter((el) => el.matches(secretSelector));
+  const required = controls.filter((el) => el.matches(requiredSelector));
   const flagged = [...document.querySelectorAll(flaggedSelector)];
   const values = [...secret.values, ...selected.map((el) => (typeof el.value === 'string' ? el.value : ''))];
   const meta = {roots: roots.length, named: named.length, beside: beside.length, deep: deep.length, relaid: relaid.length,
