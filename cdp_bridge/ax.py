@@ -34,7 +34,7 @@ import anyio
 from .batch import side_by_side, succeeded
 from .errors import CDPError, ProtocolError
 from .js import call, load
-from .layout import read_text_layout, running_text
+from .layout import RunningText, read_text_layout, running_text
 
 __all__ = [
     "FLAGGED_SELECTOR",
@@ -160,6 +160,8 @@ class PageNodes:
     gaps: dict[int, tuple[str, str]] | None = None
     layout_wanted: set[int] | None = None
     """The nodes in running text when the layout was read (`layout.wanted` of the frames; None: not known)."""
+    running: RunningText | None = None
+    """What of the frames is in running text (`layout.running_text`), for the next incremental read."""
     trees: set[str] = field(default_factory=set)
     """Keys of the frames whose nodes a splice found a proven tree (`ax_patch.splice_tree`): the
     next splice checks only what it changed."""
@@ -229,7 +231,7 @@ async def collect_page(
             frames = [(frame.frame_id, frame.nodes) for frame in result.frames]
             running = running_text(frames)
             result.display, result.gaps = await read_text_layout(send, frames, running)
-            result.layout_wanted = running.wanted
+            result.layout_wanted, result.running = running.wanted, running
 
         tg.start_soon(layout)
     result.share_with_frames()

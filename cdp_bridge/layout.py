@@ -21,7 +21,16 @@ from typing import Any
 
 from .errors import CDPError
 
-__all__ = ["LaidOut", "RunningText", "laid_out", "patch_text_layout", "read_text_layout", "running_text", "wanted"]
+__all__ = [
+    "FrameRunning",
+    "LaidOut",
+    "RunningText",
+    "laid_out",
+    "patch_text_layout",
+    "read_text_layout",
+    "running_text",
+    "wanted",
+]
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 Frames = Sequence[tuple[str, list[dict[str, Any]]]]
@@ -41,6 +50,19 @@ _TEXT_NODE = 3
 _CLIMB = 8
 
 
+@dataclass(slots=True)
+class FrameRunning:
+    """What `running_text` found of one frame's nodes, kept for its next read of the frame."""
+
+    nodes: list[dict[str, Any]]
+    by_id: dict[str, dict[str, Any]]
+    text_parents: dict[str, int]
+    """By `str(parentId)`, how many `StaticText` nodes the node holds (none: not listed)."""
+    flags: dict[str, tuple[int, bool, bool, bool]]
+    """By node id, of each node that may be in running text: its backend id, and whether it goes
+    into `below`, `beside` and `links` before the three are told apart (`_in_running_text`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunningText:
     """The nodes of some frames whose layout `read_text_layout` reads (`running_text`)."""
@@ -48,6 +70,8 @@ class RunningText:
     below: set[int]
     beside: set[int]
     links: set[int]
+    frames: dict[str, FrameRunning] | None = field(default=None, compare=False, repr=False)
+    """By frame id, what was found of each frame's nodes (for the next `running_text` of them)."""
 
     @property
     def wanted(self) -> set[int]:
@@ -131,9 +155,135 @@ def laid_out(tree: Any, backends: Sequence[int], added: Collection[int] = ()) ->
     return LaidOut(display, _gaps(nodes, displays, texts, covered), covered, kept)
 
 
-def running_text(frames: Frames) -> RunningText:
-    """What of `frames` is in running text (`_in_running_text`): one walk, for every use of one read."""
-    return RunningText(*_in_running_text(frames))
+def running_text(frames: Frames, kept: RunningText | None = None) -> RunningText:
+    """What of `frames` is in running text (`_in_running_text`): one walk, for every use of one read.
+
+    `kept` is what it gave for the same frames at the last read, when each frame's nodes are now
+    one tree (every node listed by its parent, as `ax_patch.splice_tree` makes them): what a node
+    was found to be is then kept unless the node, its parent's text or a node up to `_CLIMB` levels
+    above it changed (a node changed: another object than the one `kept` saw). The answer is the
+    one a walk of every node gives (tests/cdp/test_layout.py compares them).
+    """
+    before = kept.frames if kept is not None and kept.frames is not None else {}
+    now: dict[str, FrameRunning] = {}
+    below: set[int] = set()
+    beside: set[int] = set()
+    links: set[int] = set()
+    for frame_id, nodes in frames:
+        found = now[frame_id] = _frame_running(nodes, before.get(frame_id))
+        for backend, is_below, is_beside, is_link in found.flags.values():
+            if is_below:
+                below.add(backend)
+            if is_beside:
+                beside.add(backend)
+            if is_link:
+                links.add(backend)
+    beside -= below
+    return RunningText(below, beside, links - below - beside, now)
+
+
+def _frame_running(nodes: list[dict[str, Any]], before: FrameRunning | None) -> FrameRunning:
+    """`FrameRunning` of `nodes`, from `before` (the frame's at the last read) where that can stand."""
+    if before is not None and before.nodes is nodes:
+        return before
+    by_id = {node["nodeId"]: node for node in nodes}
+    if before is None:
+        return _walk_running(nodes, by_id)
+    old = before.by_id
+    changed = [node_id for node_id, node in by_id.items() if old.get(node_id) is not node]
+    gone = old.keys() - by_id.keys()
+    if 4 * (len(changed) + len(gone)) > len(by_id):
+        return _walk_running(nodes, by_id)
+    text_parents = dict(before.text_parents)
+    crossed: set[str] = set()
+
+    def count_text(node: dict[str, Any], step: int) -> None:
+        if node.get("role", {}).get("value") != "StaticText":
+            return
+        parent = str(node.get("parentId"))
+        count = text_parents.get(parent, 0) + step
+        if count:
+            text_parents[parent] = count
+        else:
+            text_parents.pop(parent, None)
+        if (count > 0) != (count - step > 0):
+            crossed.add(parent)
+
+    affected: set[str] = set(changed)
+    moved: list[str] = []  # nodes whose role or parent changed: what is below them climbs through them
+    for node_id in gone:
+        count_text(old[node_id], -1)
+    for node_id in changed:
+        node, was = by_id[node_id], old.get(node_id)
+        if was is not None:
+            count_text(was, -1)
+        count_text(node, 1)
+        if was is None or was.get("parentId") != node.get("parentId") or _role(was) != _role(node):
+            moved.append(node_id)
+    for parent in crossed:  # what it holds is beside text now, or no longer
+        holder = by_id.get(parent)
+        if holder is None:
+            return _walk_running(nodes, by_id)  # text under no node of the frame: walk it all
+        affected.update(holder.get("childIds", ()))
+    for node_id in moved:
+        level = [node_id]
+        for _ in range(_CLIMB):
+            level = [c for n in level for c in by_id[n].get("childIds", ()) if c in by_id]
+            affected.update(level)
+    if 4 * len(affected) > len(by_id):
+        return _walk_running(nodes, by_id)
+    flags = dict(before.flags)
+    for node_id in gone:
+        flags.pop(node_id, None)
+    with_text = text_parents.keys()
+    levels: dict[str, int] = {}
+    for node_id in affected:
+        current = by_id.get(node_id)
+        found = None if current is None else _flags(current, by_id, with_text, levels)
+        if found is None:
+            flags.pop(node_id, None)
+        else:
+            flags[node_id] = found
+    return FrameRunning(nodes, by_id, text_parents, flags)
+
+
+def _role(node: dict[str, Any]) -> Any:
+    return node.get("role", {}).get("value")
+
+
+def _walk_running(nodes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> FrameRunning:
+    """`FrameRunning` of `nodes` (by id, `by_id`), every node looked at."""
+    text_parents: dict[str, int] = {}
+    for node in by_id.values():
+        if node.get("role", {}).get("value") == "StaticText":
+            parent = str(node.get("parentId"))
+            text_parents[parent] = text_parents.get(parent, 0) + 1
+    with_text = text_parents.keys()
+    levels: dict[str, int] = {}
+    flags: dict[str, tuple[int, bool, bool, bool]] = {}
+    for node_id, node in by_id.items():
+        found = _flags(node, by_id, with_text, levels)
+        if found is not None:
+            flags[node_id] = found
+    return FrameRunning(nodes, by_id, text_parents, flags)
+
+
+def _flags(
+    node: dict[str, Any], by_id: dict[str, dict[str, Any]], with_text: Collection[str], levels: dict[str, int]
+) -> tuple[int, bool, bool, bool] | None:
+    """Of a node that may be in running text (a generic, none or link node of an element): its
+    backend id, and whether it goes into `below`, `beside` and `links` (`_in_running_text`)."""
+    role = node.get("role", {}).get("value")
+    if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:
+        return None
+    parent = node.get("parentId")
+    near = parent is not None and _levels_up(str(parent), by_id, levels) < _CLIMB
+    return (
+        int(node["backendDOMNodeId"]),
+        near and role != "link",
+        (near and role == "link") or str(parent) in with_text,
+        role == "link" or bool(node.get("ignored")),
+    )
 
 
 def _in_running_text(frames: Frames) -> tuple[set[int], set[int], set[int]]:

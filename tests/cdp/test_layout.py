@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cdp_bridge import layout
+from cdp_bridge.ax_patch import Subtree, full_form, splice
 from cdp_bridge.layout import LaidOut, laid_out, patch_text_layout, running_text, wanted
 
 pytestmark = pytest.mark.anyio
@@ -179,3 +182,89 @@ def test_a_wrapper_below_no_paragraph_or_under_a_missing_parent_is_not() -> None
     assert running_text([("F", _chain(5, top_role="main"))]).below == set()
     orphaned = _chain(5)[2:]  # the paragraph and the first wrapper were not read
     assert running_text([("F", orphaned)]).below == set()
+
+
+# --- running text kept from the last read (`running_text(frames, kept)`) ---------------------------
+
+_ROLES = ["generic", "none", "link", "paragraph", "StaticText", "listitem", "main", "heading"]
+
+
+def _whole(nodes: list[dict[str, Any]]) -> tuple[set[int], set[int], set[int]]:
+    return layout._in_running_text([("F", nodes)])
+
+
+def _edit(rng: random.Random, nodes: list[dict[str, Any]], serial: int) -> list[dict[str, Any]]:
+    """`nodes` after one edit that keeps them one tree, each changed node a new object (as a splice gives)."""
+    by_id = {n["nodeId"]: n for n in nodes}
+    node = rng.choice(nodes)
+    kind = rng.randrange(4)
+    if kind == 0:  # a node's role changes (a wrapper becomes a paragraph, a link, text...)
+        by_id[node["nodeId"]] = {**node, "role": {"type": "role", "value": rng.choice(_ROLES)}}
+    elif kind == 1:  # a text appears inside it
+        text_id = f"t{serial}"
+        by_id[node["nodeId"]] = {**node, "childIds": [*node.get("childIds", ()), text_id]}
+        by_id[text_id] = {
+            "nodeId": text_id,
+            "parentId": node["nodeId"],
+            "role": {"type": "role", "value": "StaticText"},
+        }
+    elif kind == 2 and not node.get("childIds") and node.get("parentId") in by_id:  # a leaf goes
+        parent = by_id[node["parentId"]]
+        by_id[parent["nodeId"]] = {**parent, "childIds": [c for c in parent["childIds"] if c != node["nodeId"]]}
+        del by_id[node["nodeId"]]
+    else:  # it is ignored now, or no longer
+        by_id[node["nodeId"]] = {**node, "ignored": not node.get("ignored")}
+    return list(by_id.values())
+
+
+@pytest.mark.parametrize("name", ["gazette_article", "cinema_book", "home", "login"])
+def test_running_text_kept_from_the_last_read_is_what_a_walk_of_every_node_finds(name: str) -> None:
+    rng = random.Random(name)
+    nodes = [dict(n) for n in _frame(name)["nodes"]]
+    kept = running_text([("F", nodes)])
+    assert (kept.below, kept.beside, kept.links) == _whole(nodes)
+    for serial in range(60):
+        for _ in range(rng.randrange(1, 4)):
+            nodes = _edit(rng, nodes, serial * 10 + _)
+        now = running_text([("F", nodes)], kept)
+        assert (now.below, now.beside, now.links) == _whole(nodes), serial
+        kept = now
+
+
+def test_running_text_kept_walks_only_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The chain of twelve wrappers below a paragraph, and forty spans beside the first.
+    whole = _chain(12)
+    whole[0] = {**whole[0], "childIds": ["1", *(f"s{i}" for i in range(40))]}
+    whole += [
+        {"nodeId": f"s{i}", "parentId": "0", "role": {"value": "generic"}, "backendDOMNodeId": 500 + i}
+        for i in range(40)
+    ]
+    kept = running_text([("F", whole)])
+    looked: list[str] = []
+    flags = layout._flags
+    monkeypatch.setattr(layout, "_flags", lambda node, *a: looked.append(node["nodeId"]) or flags(node, *a))
+    monkeypatch.setattr(layout, "_walk_running", None)  # a walk of every node would fail
+    # The wrapper four levels below the paragraph becomes a paragraph itself: it and the eight levels below it.
+    changed = [{**n, "role": {"value": "paragraph"}} if n["nodeId"] == "4" else n for n in whole]
+    now = running_text([("F", changed)], kept)
+    assert sorted(looked, key=int) == [str(i) for i in range(4, 13)]
+    assert (now.below, now.beside, now.links) == _whole(changed)
+    assert now.below == set(range(1, 9)) - {4} | {9, 10, 11, 12} | set(range(500, 540))
+    # The same list again: nothing is looked at.
+    looked.clear()
+    assert running_text([("F", changed)], now).below == now.below and not looked
+
+
+_PATCHES = json.loads(gzip.decompress((Path(__file__).parent / "data" / "ax_patch.json.gz").read_bytes()))
+
+
+@pytest.mark.parametrize("name", sorted(_PATCHES))
+def test_running_text_kept_across_a_recorded_splice_is_what_a_walk_finds(name: str) -> None:
+    case = _PATCHES[name]
+    kept = running_text([("F", case["before"])])
+    subtrees = [Subtree(s["ancestors"], [full_form(n) for n in s["nodes"]]) for s in case["subtrees"]]
+    spliced = splice(case["before"], subtrees)
+    assert spliced is not None
+    now = running_text([("F", spliced)], kept)
+    assert (now.below, now.beside, now.links) == _whole(spliced)
+    assert now.frames is not None and now.frames["F"].nodes is spliced

@@ -345,10 +345,10 @@ async def _patch_session(
     before = old.layout_wanted
     if before is None:
         before = wanted([(f.frame_id, f.nodes) for f in old.frames])
-    running = running_text(layout_frames)
+    running = running_text(layout_frames, old.running)  # each frame now one tree (`splice_tree`)
     known = LaidOut.merged(told) if told else None
     result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running, known)
-    result.layout_wanted = running.wanted
+    result.layout_wanted, result.running = running.wanted, running
     result.share_with_frames()
     return result
 
