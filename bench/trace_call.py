@@ -259,7 +259,7 @@ def serve(out: str, bridge_args: list[str]) -> int:
     _trace_gc()
     for owner, attr, name in [
         (live_view, "build_view", None),
-        (live_view, "splice_tree" if hasattr(live_view, "splice_tree") else "splice", "splice"),
+        (live_view, next(n for n in ("splice_index", "splice_tree", "splice") if hasattr(live_view, n)), "splice"),
         (live_view, "layout_touched" if hasattr(live_view, "layout_touched") else "_touched", "_touched"),
         (live_view, "running_text", None),  # from the last read's where it can (a walk of every node before)
         (layout, "_in_running_text", None),

@@ -26,11 +26,13 @@ from .batch import commands_side_by_side, succeeded
 __all__ = [
     "RELEASED",
     "Command",
+    "Spliced",
     "Subtree",
     "full_form",
     "read_subtrees",
     "proven_tree",
     "splice",
+    "splice_index",
     "splice_tree",
     "subtree_ids",
     "subtree_reads",
@@ -139,22 +141,57 @@ def splice_tree(old: list[Node], subtrees: list[Subtree], proven: bool = False) 
     differs from `old` (`_still_proven`); where that cannot tell, it is checked whole as
     `splice` checks it. Either way the nodes given are the same.
     """
-    if not old or any(n.get(UNREAD) for n in old):
-        return None, False
-    by_id: dict[str, Node] = {}
-    for node in old:
-        first = by_id.setdefault(node["nodeId"], node)
-        if first is not node and first != node:
-            return None, False  # Two nodes of one id that differ: no telling which one counts.
+    found = splice_index(old, subtrees, proven)
+    return (None, False) if found is None else (found.nodes, found.proven)
+
+
+@dataclass(frozen=True, slots=True)
+class Spliced:
+    """What `splice_index` made of a frame's nodes, and what of them changed."""
+
+    base: list[Node]
+    """The nodes it was made from."""
+    nodes: list[Node]
+    proven: bool
+    by_id: dict[str, Node]
+    """`nodes` by id."""
+    changed: set[str]
+    """The ids of the nodes that are not the objects `base` had (read again, or new)."""
+    gone: set[str]
+    """The ids of the nodes of `base` that are not in `nodes`."""
+
+
+def splice_index(
+    old: list[Node], subtrees: list[Subtree], proven: bool = False, old_by_id: dict[str, Node] | None = None
+) -> Spliced | None:
+    """`splice_tree(old, subtrees, proven)` with the ids of what changed, and the result by id.
+
+    `old_by_id` is `old` by id, when the caller has it and `old` is a proven tree (each id once, no
+    run left unread): the splice then looks only at what changed, but for the one pass that lists
+    the nodes in order.
+    """
+    if not old:
+        return None
+    if old_by_id is not None and proven:
+        by_id = old_by_id
+    else:
+        if any(n.get(UNREAD) for n in old):
+            return None
+        by_id = {}
+        for node in old:
+            first = by_id.setdefault(node["nodeId"], node)
+            if first is not node and first != node:
+                return None  # Two nodes of one id that differ: no telling which one counts.
+        old_by_id = None
     fresh: dict[str, Node] = {}
     removed: set[str] = set()
     for sub in subtrees:
         if not sub.ancestors:
-            return None, False
+            return None
         top = sub.ancestors[0]
         if sub.whole and len(sub.ancestors) > 1 and top.get("nodeId") not in sub.ancestors[1].get("childIds", ()):
             if sub.ancestors[1].get("nodeId") != top.get("parentId"):
-                return None, False
+                return None
             # Its parent does not list it (it is hidden): it and what it held are out of the tree.
             if top.get("nodeId") in by_id:
                 removed |= subtree_ids(by_id[top["nodeId"]], by_id)
@@ -162,37 +199,60 @@ def splice_tree(old: list[Node], subtrees: list[Subtree], proven: bool = False) 
                 fresh[node["nodeId"]] = node
             continue
         if sub.whole and not sub.nodes:
-            return None, False
+            return None
         if "backendDOMNodeId" not in top or (sub.whole and sub.nodes[0].get("nodeId") != top["nodeId"]):
-            return None, False  # The element has no node of its own in the tree (Chromium left it out).
+            return None  # The element has no node of its own in the tree (Chromium left it out).
         before = by_id.get(top["nodeId"])
         if not sub.whole:
             if before is None or before.get("backendDOMNodeId") != top["backendDOMNodeId"]:
-                return None, False  # A new node read alone: what is below it was never read.
+                return None  # A new node read alone: what is below it was never read.
         elif before is not None:
             removed |= subtree_ids(before, by_id)
         for node in sub.nodes[1:]:
             fresh[node["nodeId"]] = node
         for node in sub.ancestors:
             fresh[node["nodeId"]] = node
-    out: list[Node] = []
-    placed: set[str] = set()
-    for node in old:
-        node_id = node["nodeId"]
-        if node_id in placed or by_id[node_id] is not node:
-            continue  # Chromium lists some InlineTextBox twice, the same both times: once will do.
-        if node_id in fresh:
-            out.append(fresh[node_id])
-            placed.add(node_id)
-        elif node_id not in removed:
-            out.append(node)
-            placed.add(node_id)
-    out.extend(node for node_id, node in fresh.items() if node_id not in placed)
-    if proven and _still_proven(by_id, fresh, removed, _root_id(old)):
-        return out, True
-    if not _one_tree(out, _root_id(old)):
-        return None, False
-    return out, sum(len(n.get("childIds", ())) for n in out) == len(out) - 1
+    out: list[Node]
+    if old_by_id is not None:  # each id once: every node of `old` is its id's
+        out = [fresh.get(i, n) for n in old if (i := n["nodeId"]) in fresh or i not in removed]
+    else:
+        out = []
+        placed: set[str] = set()
+        for node in old:
+            node_id = node["nodeId"]
+            if node_id in placed or by_id[node_id] is not node:
+                continue  # Chromium lists some InlineTextBox twice, the same both times: once will do.
+            if node_id in fresh:
+                out.append(fresh[node_id])
+                placed.add(node_id)
+            elif node_id not in removed:
+                out.append(node)
+                placed.add(node_id)
+    out.extend(node for node_id, node in fresh.items() if node_id not in by_id)
+    gone = removed - fresh.keys()
+    new_by_id = dict(by_id)
+    for node_id in gone:
+        del new_by_id[node_id]
+    new_by_id.update(fresh)
+    root = _root_of(old[0], by_id) if old_by_id is not None else _root_id(old)
+    if proven and _still_proven(by_id, fresh, removed, root):
+        return Spliced(old, out, True, new_by_id, set(fresh), gone)
+    if not _one_tree(out, root):
+        return None
+    return Spliced(old, out, sum(len(n.get("childIds", ())) for n in out) == len(out) - 1, new_by_id, set(fresh), gone)
+
+
+def _root_of(node: Node, by_id: dict[str, Node]) -> str | None:
+    """The id of the root above `node` in a proven tree (`by_id`): its parents lead up to it."""
+    for _ in range(len(by_id)):
+        parent = node.get("parentId")
+        if not parent:
+            return str(node["nodeId"])
+        upper = by_id.get(str(parent))
+        if upper is None:
+            return None
+        node = upper
+    return None
 
 
 def proven_tree(nodes: list[Node]) -> bool:

@@ -15,11 +15,14 @@ only for spans inside paragraphs, list items and cells, as it always was.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import CDPError
+
+if TYPE_CHECKING:
+    from .ax_patch import Spliced
 
 __all__ = [
     "FrameRunning",
@@ -155,14 +158,17 @@ def laid_out(tree: Any, backends: Sequence[int], added: Collection[int] = ()) ->
     return LaidOut(display, _gaps(nodes, displays, texts, covered), covered, kept)
 
 
-def running_text(frames: Frames, kept: RunningText | None = None) -> RunningText:
+def running_text(
+    frames: Frames, kept: RunningText | None = None, spliced: Mapping[str, Spliced] | None = None
+) -> RunningText:
     """What of `frames` is in running text (`_in_running_text`): one walk, for every use of one read.
 
     `kept` is what it gave for the same frames at the last read, when each frame's nodes are now
-    one tree (every node listed by its parent, as `ax_patch.splice_tree` makes them): what a node
+    one tree (every node listed by its parent, as `ax_patch.splice_index` makes them): what a node
     was found to be is then kept unless the node, its parent's text or a node up to `_CLIMB` levels
-    above it changed (a node changed: another object than the one `kept` saw). The answer is the
-    one a walk of every node gives (tests/cdp/test_layout.py compares them).
+    above it changed (a node changed: another object than the one `kept` saw). `spliced` are, by
+    frame id, the splices that made the frames' nodes, which say what changed without a look at
+    every node. The answer is the one a walk of every node gives (tests/cdp/test_layout.py compares them).
     """
     before = kept.frames if kept is not None and kept.frames is not None else {}
     now: dict[str, FrameRunning] = {}
@@ -170,7 +176,7 @@ def running_text(frames: Frames, kept: RunningText | None = None) -> RunningText
     beside: set[int] = set()
     links: set[int] = set()
     for frame_id, nodes in frames:
-        found = now[frame_id] = _frame_running(nodes, before.get(frame_id))
+        found = now[frame_id] = _frame_running(nodes, before.get(frame_id), (spliced or {}).get(frame_id))
         for backend, is_below, is_beside, is_link in found.flags.values():
             if is_below:
                 below.add(backend)
@@ -182,16 +188,23 @@ def running_text(frames: Frames, kept: RunningText | None = None) -> RunningText
     return RunningText(below, beside, links - below - beside, now)
 
 
-def _frame_running(nodes: list[dict[str, Any]], before: FrameRunning | None) -> FrameRunning:
-    """`FrameRunning` of `nodes`, from `before` (the frame's at the last read) where that can stand."""
+def _frame_running(
+    nodes: list[dict[str, Any]], before: FrameRunning | None, spliced: Spliced | None = None
+) -> FrameRunning:
+    """`FrameRunning` of `nodes`, from `before` (the frame's at the last read) where that can stand;
+    `spliced` is the splice that made `nodes`, if one did."""
     if before is not None and before.nodes is nodes:
         return before
-    by_id = {node["nodeId"]: node for node in nodes}
-    if before is None:
-        return _walk_running(nodes, by_id)
-    old = before.by_id
-    changed = [node_id for node_id, node in by_id.items() if old.get(node_id) is not node]
-    gone = old.keys() - by_id.keys()
+    old = before.by_id if before is not None else {}
+    changed: Collection[str]
+    if before is not None and spliced is not None and spliced.nodes is nodes and spliced.base is before.nodes:
+        by_id, changed, gone = spliced.by_id, spliced.changed, spliced.gone
+    else:
+        by_id = {node["nodeId"]: node for node in nodes}
+        if before is None:
+            return _walk_running(nodes, by_id)
+        changed = [node_id for node_id, node in by_id.items() if old.get(node_id) is not node]
+        gone = old.keys() - by_id.keys()
     if 4 * (len(changed) + len(gone)) > len(by_id):
         return _walk_running(nodes, by_id)
     text_parents = dict(before.text_parents)

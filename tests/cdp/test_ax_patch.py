@@ -27,6 +27,7 @@ from cdp_bridge.ax_patch import (
     proven_tree,
     read_subtrees,
     splice,
+    splice_index,
     splice_tree,
 )
 from cdp_bridge.errors import ProtocolError
@@ -385,3 +386,21 @@ def test_a_tree_is_proven_a_node_given_twice_alike_counted_once_and_one_listing_
     assert not proven_tree(twice)
     assert proven_tree([*tree, tree[-1]])  # the same node twice in the list, as Chromium gives some text boxes
     assert not proven_tree([*tree, {**tree[-1], "name": {"type": "computedString", "value": "other"}}])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_splice_given_the_proven_nodes_by_id_is_the_splice_that_looks_at_every_node(name: str) -> None:
+    case = CASES[name]
+    before = case["before"]
+    assert proven_tree(before)
+    index = _by_id(before)
+    subtrees = _subtrees(case)
+    looked = splice_index(before, subtrees, True)
+    given = splice_index(before, subtrees, True, dict(index))
+    assert looked is not None and given is not None
+    assert given.nodes == looked.nodes and all(a is b for a, b in zip(given.nodes, looked.nodes, strict=True))
+    assert (given.proven, given.changed, given.gone) == (looked.proven, looked.changed, looked.gone)
+    assert given.by_id == looked.by_id == _by_id(given.nodes)
+    fresh = {n["nodeId"] for s in case["subtrees"] for n in [*s["ancestors"], *s["nodes"]]}
+    assert given.changed == fresh and given.gone == set(index) - set(given.by_id)
+    assert given.base is before

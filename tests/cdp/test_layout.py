@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cdp_bridge import layout
-from cdp_bridge.ax_patch import Subtree, full_form, splice
+from cdp_bridge.ax_patch import Subtree, full_form, splice, splice_index
 from cdp_bridge.layout import LaidOut, laid_out, patch_text_layout, running_text, wanted
 
 pytestmark = pytest.mark.anyio
@@ -268,3 +268,10 @@ def test_running_text_kept_across_a_recorded_splice_is_what_a_walk_finds(name: s
     now = running_text([("F", spliced)], kept)
     assert (now.below, now.beside, now.links) == _whole(spliced)
     assert now.frames is not None and now.frames["F"].nodes is spliced
+    # Told by the splice what changed (no look at every node), the same.
+    assert kept.frames is not None
+    told = splice_index(case["before"], subtrees, True, kept.frames["F"].by_id)
+    assert told is not None
+    by_splice = running_text([("F", told.nodes)], kept, {"F": told})
+    assert (by_splice.below, by_splice.beside, by_splice.links) == _whole(told.nodes)
+    assert by_splice.frames is not None and by_splice.frames["F"].by_id is told.by_id

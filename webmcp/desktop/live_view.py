@@ -27,7 +27,7 @@ from cdp_bridge.ax import (
     has_form_controls,
     read_run_range,
 )
-from cdp_bridge.ax_patch import splice_tree
+from cdp_bridge.ax_patch import Spliced, splice_index
 from cdp_bridge.batch import SetUp, set_up, side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
@@ -308,6 +308,7 @@ async def _patch_session(
         changes[frame.key] = found
     result = PageNodes()
     touched: set[int] = set()
+    spliced: dict[str, Spliced] = {}
     told: list[LaidOut] = []
     relayout = False
     for frame in old.frames:
@@ -317,11 +318,15 @@ async def _patch_session(
             if frame.key in old.trees:
                 result.trees.add(frame.key)
         else:
-            nodes, proven = splice_tree(frame.nodes, change.subtrees, frame.key in old.trees)
-            if nodes is None:
+            kept_running = old.running.frames.get(frame.frame_id) if old.running and old.running.frames else None
+            index = kept_running.by_id if kept_running is not None and kept_running.nodes is frame.nodes else None
+            patched = splice_index(frame.nodes, change.subtrees, frame.key in old.trees, index)
+            if patched is None:
                 logger.debug("an incremental read fell back: the re-read subtrees do not splice into one tree")
                 return None
-            if proven:
+            nodes = patched.nodes
+            spliced[frame.frame_id] = patched
+            if patched.proven:
                 result.trees.add(frame.key)
             near = None if change.relayout else layout_touched(frame.nodes, change)
             if near is None:
@@ -345,7 +350,7 @@ async def _patch_session(
     before = old.layout_wanted
     if before is None:
         before = wanted([(f.frame_id, f.nodes) for f in old.frames])
-    running = running_text(layout_frames, old.running)  # each frame now one tree (`splice_tree`)
+    running = running_text(layout_frames, old.running, spliced)  # each frame now one tree (`splice_index`)
     known = LaidOut.merged(told) if told else None
     result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running, known)
     result.layout_wanted, result.running = running.wanted, running
