@@ -212,6 +212,10 @@ def splice_index(
             fresh[node["nodeId"]] = node
         for node in sub.ancestors:
             fresh[node["nodeId"]] = node
+    # A node given again as the very object `old` has (a relisted element's kept children) stays as it is.
+    for node_id in [i for i, node in fresh.items() if by_id.get(i) is node]:
+        del fresh[node_id]
+        removed.discard(node_id)
     out: list[Node]
     if old_by_id is not None:  # each id once: every node of `old` is its id's
         out = [fresh.get(i, n) for n in old if (i := n["nodeId"]) in fresh or i not in removed]

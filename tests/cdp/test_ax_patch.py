@@ -29,6 +29,7 @@ from cdp_bridge.ax_patch import (
     splice,
     splice_index,
     splice_tree,
+    subtree_ids,
 )
 from cdp_bridge.errors import ProtocolError
 from cdp_bridge.layout import patch_text_layout, wanted
@@ -404,3 +405,29 @@ def test_a_splice_given_the_proven_nodes_by_id_is_the_splice_that_looks_at_every
     fresh = {n["nodeId"] for s in case["subtrees"] for n in [*s["ancestors"], *s["nodes"]]}
     assert given.changed == fresh and given.gone == set(index) - set(given.by_id)
     assert given.base is before
+
+
+def test_nodes_given_again_as_the_very_objects_the_frame_has_stay_and_are_not_changed() -> None:
+    # A relisted element's kept children come back as the objects the last read had (ax_relist).
+    before = CASES["rows_rerendered"]["before"]
+    index = _by_id(before)
+    element = next(
+        n for n in before if n.get("parentId") and "backendDOMNodeId" in n and 3 < len(subtree_ids(n, index)) < 20
+    )
+    below = [index[i] for i in subtree_ids(element, index) if i != element["nodeId"]]
+    again = [{**element}, *below]  # its own node read again, what it holds kept
+    ancestors = [again[0], *({**index[i]} for i in _ancestor_ids(element, index))]
+    for proven, given in ((True, dict(index)), (False, None)):
+        found = splice_index(before, [Subtree(ancestors, again)], proven, given)
+        assert found is not None
+        assert found.changed == {n["nodeId"] for n in ancestors} and not found.gone
+        assert all(found.by_id[n["nodeId"]] is n for n in below)
+        assert [n["nodeId"] for n in found.nodes] == [n["nodeId"] for n in before]
+
+
+def _ancestor_ids(node: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> list[str]:
+    out = []
+    while node.get("parentId"):
+        out.append(node["parentId"])
+        node = by_id[node["parentId"]]
+    return out
