@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -35,6 +35,9 @@ from .batch import side_by_side, succeeded
 from .errors import CDPError, ProtocolError
 from .js import call, load
 from .layout import RunningText, read_text_layout, running_text
+
+if TYPE_CHECKING:
+    from .ax_patch import Spliced
 
 __all__ = [
     "FLAGGED_SELECTOR",
@@ -108,6 +111,8 @@ class FrameNodes:
     """The CDP frame id the nodes were read from (to read more of them later; "" in recordings)."""
     unreachable_url: str = ""
     """The address the frame failed to load ("" when it loaded): it shows an error page, not read."""
+    spliced: Spliced | None = field(default=None, compare=False, repr=False)
+    """The splice that made `nodes` from an earlier read's, if one did (what changed, for the view)."""
 
     def to_json(self) -> dict[str, Any]:
         """The recorded form (tests/view/data/ax/*.json)."""

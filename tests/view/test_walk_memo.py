@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from cdp_bridge.ax_patch import Spliced
 from webmcp.view.build import BlockIds, FrameNodes, Limits, View, WalkMemo, build_view
 
 DATA = Path(__file__).parent / "data" / "ax"
@@ -156,8 +157,18 @@ CHANGES: dict[str, Change] = {
 }
 
 
+def _told(before: FrameNodes, after: FrameNodes) -> FrameNodes:
+    """`after` with the splice that made it from `before` (what an incremental read hands the view)."""
+    old = {n["nodeId"]: n for n in before.nodes}
+    now = {n["nodeId"]: n for n in after.nodes}
+    changed = {i for i, n in now.items() if old.get(i) is not n}
+    told = Spliced(before.nodes, after.nodes, True, now, changed, old.keys() - now.keys())
+    return replace(after, spliced=told)
+
+
+@pytest.mark.parametrize("told", [False, True], ids=["by its nodes", "told by the splice"])
 @pytest.mark.parametrize("change", sorted(CHANGES))
-def test_a_build_with_the_memo_gives_the_view_a_build_without_it_gives(change: str) -> None:
+def test_a_build_with_the_memo_gives_the_view_a_build_without_it_gives(change: str, told: bool) -> None:
     altered = replayed = 0
     for name in PAGES:
         if name == "big":
@@ -169,9 +180,13 @@ def test_a_build_with_the_memo_gives_the_view_a_build_without_it_gives(change: s
             memo, ids = WalkMemo(), BlockIds()
             before = build_view(base, ids, memo=memo)
             changed = [CHANGES[change](base[0], i * 5 + 1), *base[1:]]
+            if told:
+                changed[0] = _told(base[0], changed[0])
             plain_ids = copy.deepcopy(ids)
             with_memo = build_view(changed, ids, memo=memo)
             without = build_view(changed, plain_ids)
+            if told and changed[0].nodes is not base[0].nodes:  # read only where the splice changed it
+                assert memo.reads[changed[0].key].came_from is not None
             assert _json(with_memo, ids) == _json(without, plain_ids), (name, change, i)
             altered += asdict(before) != asdict(without)
             replayed += memo.replayed
@@ -203,10 +218,14 @@ def _tree(*nodes: Node) -> list[FrameNodes]:
 
 
 def _same_as_without(first: list[FrameNodes], then: list[FrameNodes]) -> None:
-    memo, ids = WalkMemo(), BlockIds()
-    build_view(first, ids, memo=memo)
-    plain_ids = copy.deepcopy(ids)
-    assert _json(build_view(then, ids, memo=memo), ids) == _json(build_view(then, plain_ids), plain_ids)
+    """The build of `then` after `first` with the memo, as its nodes say and as the splice tells it,
+    is the build without the memo."""
+    for told in (False, True):
+        memo, ids = WalkMemo(), BlockIds()
+        build_view(first, ids, memo=memo)
+        plain_ids = copy.deepcopy(ids)
+        now = [_told(first[0], then[0]), *then[1:]] if told else then
+        assert _json(build_view(now, ids, memo=memo), ids) == _json(build_view(then, plain_ids), plain_ids), told
 
 
 def test_a_fields_run_that_goes_on_into_a_section_keeps_the_section_from_the_memo() -> None:

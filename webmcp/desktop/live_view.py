@@ -314,7 +314,7 @@ async def _patch_session(
     for frame in old.frames:
         change = changes.get(frame.key)
         if change is None or not change.subtrees:
-            result.frames.append(replace(frame))
+            result.frames.append(replace(frame, spliced=None))
             if frame.key in old.trees:
                 result.trees.add(frame.key)
         else:
@@ -334,7 +334,7 @@ async def _patch_session(
             else:
                 touched |= near
                 told += change.told()
-            result.frames.append(replace(frame, nodes=nodes))
+            result.frames.append(replace(frame, nodes=nodes, spliced=patched))
         if change is not None:
             result.secret_ids |= change.secret_ids
             result.secret_values |= change.values

@@ -55,6 +55,9 @@ class FrameFacts:
     errors: frozenset[int]
     listers: dict[str, list[str]] | None = None
     """Node id → the ids of the nodes that list it as a child (None: not made yet)."""
+    came_from: tuple[Mapping[str, Node], frozenset[str], frozenset[str]] | None = None
+    """The `by_id` these nodes were made from, and the ids whose node is another object now (and
+    those gone), when that is known (walk_text.py `FrameRead.came_from`)."""
 
 
 @dataclass
@@ -80,8 +83,8 @@ class WalkMemo:
     frames: dict[str, FrameFacts] = field(default_factory=dict)
     replayed: int = 0
     """How many containers walks took from here (for tests and benchmarks)."""
-    nodes: dict[int, Any] = field(default_factory=dict)
-    """id of each node the last walk read → what it read of it (walk_text.py `frame_nodes`)."""
+    reads: dict[str, Any] = field(default_factory=dict)
+    """By frame key, what the last walk read of the frame's nodes (walk_text.py `FrameRead`)."""
     numbered: Numbered = field(default_factory=Numbered)
     """The last build's sizes and targets (`build_view`), for the blocks and targets replayed."""
 
@@ -99,8 +102,11 @@ class WalkMemo:
         ):
             return None
         by_id, old_by_id = now.by_id, before.by_id
-        replaced = {node_id for node_id, node in by_id.items() if old_by_id.get(node_id) is not node}
-        gone = old_by_id.keys() - by_id.keys()
+        if now.came_from is not None and now.came_from[0] is old_by_id:
+            replaced, gone = set(now.came_from[1]), set(now.came_from[2])
+        else:
+            replaced = {node_id for node_id, node in by_id.items() if old_by_id.get(node_id) is not node}
+            gone = old_by_id.keys() - by_id.keys()
         now.listers = _relisted(before.listers, old_by_id, by_id, replaced | gone)
         changed = set(replaced)
         changed.update(str(old_by_id[node_id].get("parentId", "")) for node_id in gone)

@@ -20,7 +20,7 @@ from .targets import ActionTarget, TargetKind, target_of
 from .walk_blocks import BlockReader
 from .walk_memo import Entry, FrameFacts, WalkMemo
 from .walk_roles import GROUP_ROLES
-from .walk_text import NodeFacts, WalkFrame, frame_nodes
+from .walk_text import FrameRead, WalkFrame, frame_nodes
 
 __all__ = ["Heading", "Keyed", "RawModal", "Walk", "WalkState"]
 
@@ -80,15 +80,21 @@ class WalkState(BlockReader):
     def __init__(
         self, frames: Sequence[FrameNodes], secret_ids: set[int], gaps: bool = False, memo: WalkMemo | None = None
     ) -> None:
-        # What is read of each node is kept in the memo: the nodes an incremental read kept are
-        # the objects they were, and this is a pass over every node of every frame.
-        before = memo.nodes if memo is not None else {}
-        now: dict[int, NodeFacts] = {}
+        # What is read of each frame's nodes is kept in the memo: a frame an incremental read left
+        # as it was is read again from there, one it spliced only where the splice changed it.
+        before = memo.reads if memo is not None else {}
+        now: dict[str, FrameRead] = {}
         self.frames = []
         error_targets: set[int] = set()
+        self.came_from: dict[str, tuple[dict[str, Node], frozenset[str], frozenset[str]]] = {}
         for f in frames:
-            by_id, errors = frame_nodes(f.nodes, before, now)
-            error_targets.update(errors)
+            read = now[f.key] = frame_nodes(f.nodes, before.get(f.key), f.spliced)
+            by_id = read.by_id
+            if read.came_from is not None:
+                self.came_from[f.key] = read.came_from
+            elif read is before.get(f.key):
+                self.came_from[f.key] = (by_id, frozenset(), frozenset())
+            error_targets.update(read.error_ids)
             root = next((n for n in f.nodes if not n.get("parentId")), None)
             self.frames.append(
                 WalkFrame(
@@ -104,7 +110,7 @@ class WalkState(BlockReader):
                 )
             )
         if memo is not None:
-            memo.nodes = now
+            memo.reads = now
         super().__init__(self.frames[0] if self.frames else WalkFrame("", {}, None), error_targets, secret_ids, gaps)
         self.by_owner = {f.owner_backend_id: i for i, f in enumerate(frames) if f.owner_backend_id is not None}
         self.placed: set[int] = set()
@@ -211,6 +217,7 @@ class WalkState(BlockReader):
             frame.display,
             frame.gaps,
             frozenset(self.error_targets),
+            came_from=self.came_from.get(frame.key),
         )
         return made
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from .nodes import (
@@ -28,7 +29,10 @@ from .nodes import (
 from .targets import TargetKind
 from .walk_roles import FIELD_ROLES, FLATTENED, INLINE_ROLES
 
-__all__ = ["NodeFacts", "TextReader", "WalkFrame", "editors_as_textboxes", "frame_nodes"]
+if TYPE_CHECKING:
+    from cdp_bridge.ax_patch import Spliced
+
+__all__ = ["FrameRead", "NodeFacts", "TextReader", "WalkFrame", "editors_as_textboxes", "frame_nodes"]
 
 _ERROR_PAGE = "chrome-error:"
 _UNREACHABLE = "an address that could not be reached"
@@ -78,31 +82,89 @@ def _facts(node: Node) -> NodeFacts:
     return node, editable, root, related(node, "errormessage")
 
 
-def frame_nodes(
-    nodes: Sequence[Node], before: dict[int, NodeFacts], now: dict[int, NodeFacts]
-) -> tuple[dict[str, Node], list[int]]:
-    """A frame's nodes by id as the walk reads them (`editors_as_textboxes`), and the backend ids
-    their `errormessage` names, in order.
+@dataclass
+class FrameRead:
+    """What `frame_nodes` read of one frame's nodes, kept for the next build of the frame."""
 
-    What is read of a node the last build read too (the same object, in `before`) is taken from
-    there; every node's goes into `now`, for the next build.
+    nodes: Sequence[Node]
+    listed: dict[str, Node]
+    """The nodes by id, as listed (of an id listed twice, the last)."""
+    facts: dict[str, NodeFacts]
+    """What is read of each node, by id."""
+    errors: dict[str, list[int]]
+    """By id, of the nodes whose `errormessage` names any: the backend ids it names."""
+    maybe: set[str]
+    """The ids of the nodes that may root a rich-text editor."""
+    by_id: dict[str, Node]
+    """The nodes by id as the walk reads them (`editors_as_textboxes`)."""
+    editors: frozenset[str]
+    """The ids of the nodes `by_id` reads as a `textbox` (each build's own copy)."""
+    came_from: tuple[dict[str, Node], frozenset[str], frozenset[str]] | None = None
+    """The `by_id` of the read this one was made from, and the ids whose node `by_id` now holds
+    another object than that one did (and those gone); None: not made from one."""
+
+    @property
+    def error_ids(self) -> list[int]:
+        return [b for named in self.errors.values() for b in named]
+
+
+def frame_nodes(nodes: Sequence[Node], before: FrameRead | None = None, spliced: Spliced | None = None) -> FrameRead:
+    """A frame's nodes by id as the walk reads them (`editors_as_textboxes`), and the backend ids
+    their `errormessage` names.
+
+    `before` is what the last build of the frame read: the very same nodes are taken from it, and
+    nodes a splice (`spliced`, which made `nodes` from the nodes of `before`) kept are read only where
+    it changed them; otherwise every node is read.
     """
-    by_id: dict[str, Node] = {}
-    errors: list[int] = []
-    maybe: list[str] = []
+    if before is not None and before.nodes is nodes:
+        return before
+    if before is not None and spliced is not None and spliced.nodes is nodes and spliced.base is before.nodes:
+        listed = cast(dict[str, Node], spliced.by_id)
+        facts, errors, maybe = dict(before.facts), dict(before.errors), set(before.maybe)
+        for node_id in spliced.gone:
+            facts.pop(node_id, None)
+            errors.pop(node_id, None)
+            maybe.discard(node_id)
+        for node_id in spliced.changed:
+            _note(node_id, listed[node_id], facts, errors, maybe)
+        by_id, editors = _editors(listed, facts, maybe)
+        replaced = frozenset(spliced.changed | editors | (before.editors & listed.keys()))
+        came_from = (before.by_id, replaced, frozenset(spliced.gone))
+        return FrameRead(nodes, listed, facts, errors, maybe, by_id, editors, came_from)
+    listed = {}
     for node in nodes:
-        found = before.get(id(node))
-        if found is None or found[0] is not node:
-            found = _facts(node)
-        now[id(node)] = found
-        by_id[node["nodeId"]] = node
-        if found[3]:
-            errors.extend(found[3])
-        if found[2]:
-            maybe.append(node["nodeId"])
-    # Of a node id listed twice, the last node counts (as in `by_id`).
-    roots = [found for found in (now[id(by_id[i])] for i in dict.fromkeys(maybe)) if found[2]]
-    return editors_as_textboxes(by_id, roots, now), errors
+        listed[node["nodeId"]] = node
+    facts, errors, maybe = {}, {}, set()
+    for node_id, node in listed.items():
+        _note(node_id, node, facts, errors, maybe)
+    by_id, editors = _editors(listed, facts, maybe)
+    return FrameRead(nodes, listed, facts, errors, maybe, by_id, editors)
+
+
+def _note(node_id: str, node: Node, facts: dict[str, NodeFacts], errors: dict[str, list[int]], maybe: set[str]) -> None:
+    found = facts[node_id] = _facts(node)
+    if found[3]:
+        errors[node_id] = found[3]
+    else:
+        errors.pop(node_id, None)
+    if found[2]:
+        maybe.add(node_id)
+    else:
+        maybe.discard(node_id)
+
+
+def _editors(
+    listed: dict[str, Node], facts: dict[str, NodeFacts], maybe: set[str]
+) -> tuple[dict[str, Node], frozenset[str]]:
+    """`editors_as_textboxes` of `listed`, and the ids it read as a `textbox`."""
+    changed: dict[str, Node] = {}
+    for node_id in maybe:
+        node = listed[node_id]
+        parent = facts.get(str(node.get("parentId", "")))
+        if parent is not None and parent[1]:
+            continue
+        changed[node_id] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
+    return ({**listed, **changed} if changed else listed), frozenset(changed)
 
 
 def editors_as_textboxes(
