@@ -64,6 +64,15 @@ class FrameRunning:
     flags: dict[str, tuple[int, bool, bool, bool]]
     """By node id, of each node that may be in running text: its backend id, and whether it goes
     into `below`, `beside` and `links` before the three are told apart (`_in_running_text`)."""
+    by_backend: dict[int, dict[str, Any]] | None = None
+    """The nodes by backend id, once asked for (`backends`)."""
+
+    def backends(self) -> dict[int, dict[str, Any]]:
+        """The nodes by backend id (of an id two nodes have, the last listed): made at the first
+        ask, then kept from read to read where the splices say what changed (`_frame_running`)."""
+        if self.by_backend is None:
+            self.by_backend = {int(n["backendDOMNodeId"]): n for n in self.nodes if "backendDOMNodeId" in n}
+        return self.by_backend
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +254,7 @@ def _frame_running(
             affected.update(level)
     if 4 * len(affected) > len(by_id):
         return _walk_running(nodes, by_id)
+    by_backend = _backends_after(before.by_backend, old, by_id, changed, gone)
     flags = dict(before.flags)
     for node_id in gone:
         flags.pop(node_id, None)
@@ -257,7 +267,34 @@ def _frame_running(
             flags.pop(node_id, None)
         else:
             flags[node_id] = found
-    return FrameRunning(nodes, by_id, text_parents, flags)
+    return FrameRunning(nodes, by_id, text_parents, flags, by_backend)
+
+
+def _backends_after(
+    before: dict[int, dict[str, Any]] | None,
+    old: dict[str, dict[str, Any]],
+    by_id: dict[str, dict[str, Any]],
+    changed: Collection[str],
+    gone: Collection[str],
+) -> dict[int, dict[str, Any]] | None:
+    """`before` (the last read's nodes by backend id, `FrameRunning.backends`) with the nodes of
+    `changed` and `gone` as they are now; None where it was not made, or where two nodes now have
+    one backend id (which one a list has last is for `backends` to say)."""
+    if before is None:
+        return None
+    out = dict(before)
+    for node_id in (*changed, *gone):
+        was = old.get(node_id)
+        if was is not None and "backendDOMNodeId" in was and out.get(int(was["backendDOMNodeId"])) is was:
+            del out[int(was["backendDOMNodeId"])]
+    for node_id in changed:
+        node = by_id[node_id]
+        if "backendDOMNodeId" in node:
+            backend = int(node["backendDOMNodeId"])
+            if backend in out:
+                return None
+            out[backend] = node
+    return out
 
 
 def _role(node: dict[str, Any]) -> Any:

@@ -197,7 +197,7 @@ def _edit(rng: random.Random, nodes: list[dict[str, Any]], serial: int) -> list[
     """`nodes` after one edit that keeps them one tree, each changed node a new object (as a splice gives)."""
     by_id = {n["nodeId"]: n for n in nodes}
     node = rng.choice(nodes)
-    kind = rng.randrange(4)
+    kind = rng.randrange(5)
     if kind == 0:  # a node's role changes (a wrapper becomes a paragraph, a link, text...)
         by_id[node["nodeId"]] = {**node, "role": {"type": "role", "value": rng.choice(_ROLES)}}
     elif kind == 1:  # a text appears inside it
@@ -212,8 +212,10 @@ def _edit(rng: random.Random, nodes: list[dict[str, Any]], serial: int) -> list[
         parent = by_id[node["parentId"]]
         by_id[parent["nodeId"]] = {**parent, "childIds": [c for c in parent["childIds"] if c != node["nodeId"]]}
         del by_id[node["nodeId"]]
-    else:  # it is ignored now, or no longer
+    elif kind == 3:  # it is ignored now, or no longer
         by_id[node["nodeId"]] = {**node, "ignored": not node.get("ignored")}
+    else:  # another element stands for it (a node of the same id, another backend id)
+        by_id[node["nodeId"]] = {**node, "backendDOMNodeId": 900_000 + serial}
     return list(by_id.values())
 
 
@@ -226,8 +228,14 @@ def test_running_text_kept_from_the_last_read_is_what_a_walk_of_every_node_finds
     for serial in range(60):
         for _ in range(rng.randrange(1, 4)):
             nodes = _edit(rng, nodes, serial * 10 + _)
+        if serial % 2:  # asked for (as an incremental read's layout asks), then kept from read to read
+            assert kept.frames is not None
+            kept.frames["F"].backends()
         now = running_text([("F", nodes)], kept)
         assert (now.below, now.beside, now.links) == _whole(nodes), serial
+        assert now.frames is not None
+        by_backend = {int(n["backendDOMNodeId"]): n for n in nodes if "backendDOMNodeId" in n}
+        assert now.frames["F"].backends() == by_backend, serial
         kept = now
 
 

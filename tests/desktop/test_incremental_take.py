@@ -14,6 +14,7 @@ import pytest
 
 from cdp_bridge.ax import FrameNodes, PageNodes
 from cdp_bridge.ax_patch import Subtree, full_form
+from cdp_bridge.layout import running_text
 from webmcp.desktop import live_view, observer_take
 from webmcp.desktop.observer_take import parse_take
 
@@ -27,6 +28,15 @@ def _meta(**counts: int) -> dict[str, Any]:
 
 def _node(backend: int, reference: int) -> dict[str, Any]:
     return {"type": "node", "value": {"nodeType": 1, "backendNodeId": backend}, "weakLocalObjectReference": reference}
+
+
+def _touched(old: list[dict[str, Any]], change: Any) -> set[int] | None:
+    """`layout_touched`, which must say the same with the last read's index of `old` as without."""
+    plain = observer_take.layout_touched(old, change)
+    known = running_text([("F", old)]).frames
+    assert known is not None
+    assert observer_take.layout_touched(old, change, known["F"]) == plain
+    return plain
 
 
 def test_an_element_given_twice_is_read_from_its_reference() -> None:
@@ -89,23 +99,23 @@ def test_what_a_changed_element_holds_is_touched_and_itself_only_when_restyled()
     fresh = {n["nodeId"]: n for n in subs[0].nodes}
     held = _below(by_id[heading["nodeId"]], by_id) | _below(heading, fresh)
     assert held - _below(by_id[heading["nodeId"]], by_id), "the appended span is new"
-    within = observer_take.layout_touched(old, _change(subs, within={_backend(heading)}))
+    within = _touched(old, _change(subs, within={_backend(heading)}))
     assert within == held
-    relaid = observer_take.layout_touched(old, _change(subs, relaid={_backend(heading)}))
+    relaid = _touched(old, _change(subs, relaid={_backend(heading)}))
     assert relaid == held | {_backend(heading)}
 
 
 def test_an_element_whose_only_change_no_style_rule_reads_touches_no_layout() -> None:
     # Its subtree is read again (its name changed), but neither it nor what it holds is laid out anew.
     old = CASES["heading_from_contents"]["before"]
-    assert observer_take.layout_touched(old, _change(_subtrees(CASES["heading_from_contents"]))) == set()
+    assert _touched(old, _change(_subtrees(CASES["heading_from_contents"]))) == set()
 
 
 def test_a_changed_element_in_neither_read_is_not_known() -> None:
     old = CASES["heading_from_contents"]["before"]
     subs = _subtrees(CASES["heading_from_contents"])
-    assert observer_take.layout_touched(old, _change(subs, within={987_654_321})) is None
-    assert observer_take.layout_touched(old, _change(subs, relaid={987_654_321})) is None
+    assert _touched(old, _change(subs, within={987_654_321})) is None
+    assert _touched(old, _change(subs, relaid={987_654_321})) is None
 
 
 def test_a_changed_element_read_only_now_is_touched_with_what_it_holds() -> None:
@@ -116,7 +126,7 @@ def test_a_changed_element_read_only_now_is_touched_with_what_it_holds() -> None
     known = {_backend(n) for n in old if "backendDOMNodeId" in n}
     new = next(n for n in subs[0].nodes if "backendDOMNodeId" in n and _backend(n) not in known and n.get("childIds"))
     fresh = {n["nodeId"]: n for n in subs[0].nodes}
-    touched = observer_take.layout_touched(old, _change(subs, relaid={_backend(new)}))
+    touched = _touched(old, _change(subs, relaid={_backend(new)}))
     assert touched == _below(new, fresh) | {_backend(new)}
 
 
@@ -124,7 +134,7 @@ def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hol
     old = CASES["heading_from_contents"]["before"]
     subs = _subtrees(CASES["heading_from_contents"])
     heading = {_backend(subs[0].nodes[0])}
-    plain = observer_take.layout_touched(old, _change(subs, relaid=heading))
+    plain = _touched(old, _change(subs, relaid=heading))
     assert plain
     by_id = {n["nodeId"]: n for n in old}
     holder = next(
@@ -136,12 +146,12 @@ def test_neighbours_are_touched_for_the_layout_and_inline_ones_with_all_they_hol
     )
     backend = _backend(holder)
     below = {_backend(by_id[c]) for c in holder["childIds"] if "backendDOMNodeId" in by_id.get(c, {})}
-    beside = observer_take.layout_touched(old, _change(subs, relaid=heading, beside={backend}))
+    beside = _touched(old, _change(subs, relaid=heading, beside={backend}))
     assert beside == plain | {backend}
-    deep = observer_take.layout_touched(old, _change(subs, relaid=heading, deep={backend}))
+    deep = _touched(old, _change(subs, relaid=heading, deep={backend}))
     assert deep is not None and deep >= plain | {backend} | below
     # An inline neighbour the last read does not have: what it holds is not known.
-    assert observer_take.layout_touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None
+    assert _touched(old, _change(subs, relaid=heading, deep={987_654_321})) is None
 
 
 class _TwoFrames:

@@ -328,7 +328,7 @@ async def _patch_session(
             spliced[frame.frame_id] = patched
             if patched.proven:
                 result.trees.add(frame.key)
-            near = None if change.relayout else layout_touched(frame.nodes, change)
+            near = None if change.relayout else layout_touched(frame.nodes, change, kept_running)
             if near is None:
                 relayout = True
             else:

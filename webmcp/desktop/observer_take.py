@@ -22,7 +22,7 @@ from cdp_bridge.ax_relist import read_relisted, relist
 from cdp_bridge.batch import commands_side_by_side
 from cdp_bridge.errors import CDPError
 from cdp_bridge.js import Expression
-from cdp_bridge.layout import LaidOut, laid_out
+from cdp_bridge.layout import FrameRunning, LaidOut, laid_out
 from webmcp.js import call, load
 from webmcp.view.masking import SECRET_SELECTOR
 from webmcp.view.secrets import FIND_SECRETS_JS
@@ -125,7 +125,7 @@ UNCHANGED = Changes([], set(), set(), set(), set(), set(), set())
 """A frame where nothing changed (its secret fields and form state neither): its last read stands."""
 
 
-def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | None:
+def layout_touched(old: list[dict[str, Any]], change: Changes, known: FrameRunning | None = None) -> set[int] | None:
     """Backend ids of the nodes whose layout may have moved (None when that is not known).
 
     They are: each restyled element (`change.relaid`) with all it held and holds, all that an
@@ -138,9 +138,13 @@ def layout_touched(old: list[dict[str, Any]], change: Changes) -> set[int] | Non
     (`change.laid`, unless it was restyled too), what it holds now is counted but for what the
     page told and what its kept children hold (laid out as it was): a text node or a node only
     the accessibility tree has, in an added child; a child it lost is gone or counted where it went.
+    `known` is what the last read's running text kept of `old`: its nodes by id and by backend id.
     """
-    by_id = {n["nodeId"]: n for n in old}
-    by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
+    if known is not None and known.nodes is old:
+        by_id, by_backend = known.by_id, known.backends()
+    else:
+        by_id = {n["nodeId"]: n for n in old}
+        by_backend = {int(n["backendDOMNodeId"]): n for n in old if "backendDOMNodeId" in n}
     fresh = {n["nodeId"]: n for sub in change.subtrees for n in (*sub.nodes, *sub.ancestors[:1])}
     fresh_by_backend = {int(n["backendDOMNodeId"]): n for n in fresh.values() if "backendDOMNodeId" in n}
     found: set[int] = set(change.beside) | set(change.deep)
