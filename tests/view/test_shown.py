@@ -57,3 +57,22 @@ def test_a_dialog_leaves_out_a_first_heading_that_repeats_its_title_and_nothing_
     assert [_without_id(b) for b in shown_blocks(modal.blocks, title="Another title")] == [
         _without_id(b) for b in modal.blocks
     ], "a heading that says something the title does not stays"
+
+
+@pytest.mark.parametrize("name", ["gazette_article", "cinema_book", "login"])
+def test_blocks_shown_again_are_the_objects_shown_then_and_shown_as_they_would_be(name: str) -> None:
+    view = _view(name)
+    kept: dict[int, tuple[dict[str, object], dict[str, object]]] = {}
+    first = page_blocks(view, kept)
+    again = page_blocks(view, kept)
+    assert again == first == page_blocks(view)
+    assert all(a is b for a, b in zip(again, first, strict=True))  # an unchanged window compares fast
+    # A block a tool can name now keeps its id, though it was shown without one.
+    plain = next(
+        b
+        for b in view.blocks
+        if b["type"] not in ("table", "list") and b["id"] not in {t.block_id for t in view.targets}
+    )
+    named = shown_blocks(view.blocks, {plain["id"]}, kept=kept)
+    assert named == shown_blocks(view.blocks, {plain["id"]})
+    assert any(b is plain for b in named)

@@ -284,3 +284,17 @@ def test_an_editor_whose_parent_turns_editable_is_no_field_of_its_own_any_more()
     assert before.field_count == 1 and after.field_count == 0
     _same_as_without(_tree(root, region, editor, text), _tree(root, inside, editor, text))
     _same_as_without(_tree(root, inside, editor, text), _tree(root, region, editor, text))
+
+
+@pytest.mark.parametrize("name", ["gazette_article", "cinema_book", "home"])
+def test_a_block_built_again_the_same_is_the_object_built_then(name: str) -> None:
+    frames = _frames(name)
+    memo, ids = WalkMemo(), BlockIds()
+    first = build_view(frames, ids, memo=memo)
+    changed = [_told(frames[0], _text(frames[0], 3)), *frames[1:]]
+    again = build_view(changed, ids, memo=memo)
+    same = [a for a, b in zip(again.full_blocks, first.full_blocks, strict=True) if a is b]
+    # The blocks of the containers taken from the memo are the objects built then (a block walked
+    # again is a new one); each equals its build without the memo.
+    assert 0 < len(same) < len(first.full_blocks)
+    assert again.full_blocks == build_view(changed, copy.deepcopy(ids)).full_blocks

@@ -52,6 +52,7 @@ from webmcp.models import ToolResult
 from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import View
+from webmcp.view.shown import Shown
 from webmcp.view.shown import page_blocks as page_blocks_of
 from webmcp.view.summary import summarize_tab
 
@@ -90,6 +91,7 @@ class Tab:
         """Before its first commit, the address the tab was sent to (start pages)."""
         """The address of the document shown, from its commit (the target's info may lag behind it)."""
         self._page_blocks: list[dict[str, Any]] = []
+        self._shown: Shown = {}  # what the window showed of the last view (`page_blocks_of`)
         self._window_opens = 0
         """How many times the page called window.open (or the like); tabs it opens arrive later."""
         self._unsolicited_opens = 0
@@ -570,7 +572,7 @@ class Tab:
         if view is None:
             self._page_blocks = []
         elif not view.modals:
-            self._page_blocks = page_blocks_of(view)
+            self._page_blocks = page_blocks_of(view, self._shown)
         page_blocks = self._page_blocks
         # Like a browser's address bar: the agent always knows where the tab is.
         address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}

@@ -220,14 +220,24 @@ def _alias(key: Any, block: dict[str, Any]) -> Any:
     return None
 
 
-def _number(keyed: list[Keyed], ids: BlockIds, seen: set[str], live: Collection[Any]) -> list[dict[str, Any]]:
+def _number(
+    keyed: list[Keyed], ids: BlockIds, seen: set[str], live: Collection[Any], before: Numbered, now: Numbered
+) -> list[dict[str, Any]]:
+    """The blocks with their ids; a block the last build numbered with the same id is the very
+    object it gave then (blocks are never changed once made), so an unchanged window compares fast."""
     out: list[dict[str, Any]] = []
     for key, block in keyed:
         block_id = ids.id_for(key, _alias(key, block), live)
         if block_id in seen:  # Two blocks claiming one element: the second gets its own key.
             block_id = ids.id_for((*key, "dup", len(seen)))
         seen.add(block_id)
-        out.append({"type": block["type"], "id": block_id, **{k: v for k, v in block.items() if k != "type"}})
+        hit = before.blocks.get(id(block))
+        if hit is not None and hit[0] is block and hit[1] == block_id:
+            numbered = hit[2]
+        else:
+            numbered = {"type": block["type"], "id": block_id, **{k: v for k, v in block.items() if k != "type"}}
+        now.blocks[id(block)] = (block, block_id, numbered)
+        out.append(numbered)
     return out
 
 
@@ -280,11 +290,11 @@ def build_view(
             raw.blocks = [(k, mask_secrets(b, secret_values)) for k, b in raw.blocks]
     seen: set[str] = set()
     live_now = {k for k, _ in keyed} | {k for raw in raw_modals for k, _ in raw.blocks}
-    full = _number(keyed, ids, seen, live_now)
+    full = _number(keyed, ids, seen, live_now, before, now)
     live = [k for k, _ in keyed]
     modals: list[Modal] = []
     for raw in raw_modals:
-        modal_full = _number(raw.blocks, ids, seen, live_now)
+        modal_full = _number(raw.blocks, ids, seen, live_now, before, now)
         modal_sized = _sized(raw.blocks, modal_full, limits, before, now)
         modal_blocks, _ = _fit(modal_full, ids, limits, raw.key, (), modal_sized)
         modals.append(Modal((raw.key[0], raw.key[1]), raw.title, modal_blocks, modal_full, raw.backend_ids))

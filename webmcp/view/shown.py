@@ -18,28 +18,50 @@ from typing import Any
 from webmcp.view.build import View
 from webmcp.view.paging import UNITS
 
-__all__ = ["page_blocks", "shown_blocks"]
+__all__ = ["Shown", "page_blocks", "shown_blocks"]
 
 
-def page_blocks(view: View) -> list[dict[str, Any]]:
-    """A tab's page blocks (`view.blocks`) as its window shows them."""
-    return shown_blocks(view.blocks, {t.block_id for t in view.targets if t.block_id is not None})
+Shown = dict[int, tuple[dict[str, Any], dict[str, Any]]]
+"""id of a view's block → (the block, the block as shown): what the last `page_blocks` showed."""
+
+
+def page_blocks(view: View, kept: Shown | None = None) -> list[dict[str, Any]]:
+    """A tab's page blocks (`view.blocks`) as its window shows them.
+
+    `kept` is what the last call showed, for the same window: a block the view gives again as the
+    very object it gave then (build.py `_number`) is shown as the very object shown then, so an
+    unchanged window compares fast. It is replaced with what this call showed.
+    """
+    return shown_blocks(view.blocks, {t.block_id for t in view.targets if t.block_id is not None}, kept=kept)
 
 
 def shown_blocks(
-    blocks: Sequence[dict[str, Any]], named: Collection[str] = (), title: str | None = None
+    blocks: Sequence[dict[str, Any]],
+    named: Collection[str] = (),
+    title: str | None = None,
+    kept: Shown | None = None,
 ) -> list[dict[str, Any]]:
     """`blocks` as the window document shows them: ids only on tables, lists and the blocks in `named`.
 
     `title`: a dialog's window title; its first block, when that is a heading saying just
-    the title, is left out (the title says it).
+    the title, is left out (the title says it). `kept`: as for `page_blocks`.
     """
     out: list[dict[str, Any]] = []
+    before = dict(kept) if kept is not None else {}
+    if kept is not None:
+        kept.clear()
     for i, block in enumerate(blocks):
         if i == 0 and title is not None and block["type"] == "text" and "heading" in block:
             if " ".join(block["text"].split()) == " ".join(title.split()):
                 continue
+        shown = block
         if "id" in block and block["type"] not in UNITS and block["id"] not in named:
-            block = {k: v for k, v in block.items() if k != "id"}
-        out.append(block)
+            hit = before.get(id(block))
+            if hit is not None and hit[0] is block and "id" not in hit[1]:
+                shown = hit[1]
+            else:
+                shown = {k: v for k, v in block.items() if k != "id"}
+        if kept is not None:
+            kept[id(block)] = (block, shown)
+        out.append(shown)
     return out

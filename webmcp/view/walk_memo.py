@@ -73,6 +73,8 @@ class Numbered:
     """id of a block → (the block, its block id, the length of its numbered JSON)."""
     targets: dict[int, tuple[Any, str | None, Any]] = field(default_factory=dict)
     """id of a target → (the target, its block id, the target with that block id)."""
+    blocks: dict[int, tuple[Any, str, dict[str, Any]]] = field(default_factory=dict)
+    """id of a block → (the block, its block id, the block numbered with it): the view's block."""
 
 
 @dataclass
