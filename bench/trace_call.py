@@ -152,12 +152,16 @@ def _page_clock(take: Any) -> None:
     (queued behind the page's own work), the script itself, and the page's last animation frame before it."""
     offset = time.time_ns() - time.perf_counter_ns()
     stamp = "performance.timeOrigin + performance.now()"
-    for key, expression in list(take.CHANGES_JS.items()):
+    for key, source in list(take.CHANGES_JS.items()):
+        # An expression (Runtime.evaluate) before the take became a function of the bridge's count.
+        declared = source.startswith("function")
         take.CHANGES_JS[key] = (
-            f"(() => {{ const s = {stamp}; const f = performance.timeOrigin + (document.timeline.currentTime ?? 0);"
-            f" const r = {expression}; const e = {stamp};"
-            " if (Array.isArray(r)) { const m = JSON.parse(r[0]); m.clock = [s, e, f]; r[0] = JSON.stringify(m); }"
-            " return r; })()"
+            ("function (known) { " if declared else "(() => { ")
+            + f"const s = {stamp}; const f = performance.timeOrigin + (document.timeline.currentTime ?? 0);"
+            + (f" const r = ({source})(known);" if declared else f" const r = {source};")
+            + f" const e = {stamp};"
+            + " if (Array.isArray(r)) { const m = JSON.parse(r[0]); m.clock = [s, e, f]; r[0] = JSON.stringify(m); }"
+            + (" return r; }" if declared else " return r; })()")
         )
     written: list[int] = []
     batch, parse = take.commands_side_by_side, take.parse_take
@@ -298,12 +302,15 @@ def _profiled(tab: Any, path: str, main: Any, bridge_args: list[str]) -> int:
     profile = cProfile.Profile()
     call = tab.Tab.call
 
+    whole = bool(os.environ.get("TRACE_PROFILE_ALL"))
+
     async def profiled_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        profile.enable()
+        profile.enable()  # with TRACE_PROFILE_ALL, on from the first call to the end (the MCP SDK's part too)
         try:
             return await call(self, *args, **kwargs)
         finally:
-            profile.disable()
+            if not whole:
+                profile.disable()
             profile.dump_stats(path)
 
     tab.Tab.call = profiled_call
@@ -364,6 +371,8 @@ async def drive(opts: argparse.Namespace, out: str, errlog: TextIO) -> None:
             env["TRACE_TIMELINE"] = opts.timeline
         if opts.profile:
             env["TRACE_PROFILE"] = opts.profile
+        if opts.profile_all:
+            env["TRACE_PROFILE_ALL"] = "1"
         params = StdioServerParameters(command=command[0], args=command[1:], cwd=opts.code, env=env)
         async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=60) as client:
             name = ""
@@ -448,6 +457,9 @@ def main() -> None:
         "--page-clock", action="store_true", help="time the take's script on the page's clock (queued, run, last frame)"
     )
     parser.add_argument("--profile", help="write cProfile stats of the bridge during its calls to this file")
+    parser.add_argument(
+        "--profile-all", action="store_true", help="with --profile: from the first call on, between the calls too"
+    )
     opts = parser.parse_args()
     opts.code = str(Path(opts.code).resolve())
     for option in ("frames", "layout_log", "profile"):

@@ -1,5 +1,5 @@
 """What an incremental read makes of the observer's take (`observer_take.parse_take`, `layout_touched`), on
-answers of the shape Chromium gives (`Runtime.evaluate` with deep serialization) and on the
+answers of the shape Chromium gives (`Runtime.callFunctionOn` with deep serialization) and on the
 recorded trees of `tests/cdp/data/ax_patch.json.gz`."""
 
 from __future__ import annotations
@@ -165,10 +165,10 @@ class _TwoFrames:
         params = params or {}
         if method == "Page.createIsolatedWorld":
             return {"executionContextId": {"F1": 1, "F2": 2}[params["frameId"]]}
-        if method != "Runtime.evaluate":
+        if method != "Runtime.callFunctionOn":
             return {}
-        context = params["contextId"]
-        may_be_none = params["expression"] == observer_take.CHANGES_JS[True]
+        context = params["executionContextId"]
+        may_be_none = params["functionDeclaration"] == observer_take.CHANGES_JS[True]
         self.takes.append((context, may_be_none))
         if may_be_none:
             return {"result": {"deepSerializedValue": {"type": "string", "value": "none"}}}

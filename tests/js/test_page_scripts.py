@@ -19,7 +19,7 @@ from tests.support.javascript import (
     script_names,
     syntax_error,
 )
-from webmcp.desktop import forms, live_view, mirror
+from webmcp.desktop import forms, live_view, mirror, observer_take
 from webmcp.js import load
 from webmcp.uicontext import locate
 from webmcp.view.masking import SECRET_SELECTOR
@@ -50,6 +50,8 @@ def test_the_expressions_built_from_the_scripts_are_valid() -> None:
         "is secret": IS_SECRET_JS,
         "pointing": call(locate._COLLECT_JS, IS_SECRET_JS, SECRET_SELECTOR, 8, 10, 10),
         "form fields": forms._FIELDS_JS,
+        "take": f"({observer_take.CHANGES_JS[False]})",
+        "take, none allowed": f"({observer_take.CHANGES_JS[True]})",
     }
     assert {name: syntax_error(source) for name, source in built.items()} == dict.fromkeys(built, "")
 

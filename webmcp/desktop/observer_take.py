@@ -46,7 +46,8 @@ WORLD = "webmcp_bridge"
 _CHANGED_MAX = 40
 """Changed elements up to which a read takes only their subtrees (more: the whole page)."""
 CHANGES_JS = {
-    may_be_none: call(
+    may_be_none: "function (known) { return "
+    + call(
         load("changes.js"),
         _CHANGED_MAX,
         SMALL_DOCUMENT,
@@ -55,12 +56,14 @@ CHANGES_JS = {
         REQUIRED_SELECTOR,
         FLAGGED_SELECTOR,
         may_be_none,
+        Expression("known"),
     )
+    + "; }"
     for may_be_none in (False, True)
 }
-"""The script that takes a frame's changes; where what stands is known, it may answer "none"."""
+"""The function (`Runtime.callFunctionOn`, given how many numbered nodes the bridge holds) that takes
+a frame's changes; where what stands is known, it may answer "none"."""
 _CHANGES_GROUP = "webmcp-bridge-changes"
-_KNOWN_JS = "function (known) { globalThis.__webmcpBridgeKnown = known; }"
 _NUMBERED_WORLDS = 64
 """Worlds (a frame's document) whose numbered nodes the bridge keeps; one let go starts again."""
 _NUMBERED_MAX = 5_000
@@ -201,21 +204,20 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
     taken = contexts.get(f"{frame.key} takes", 0)
     contexts[f"{frame.key} takes"] = taken + 1
     group = f"{_CHANGES_GROUP}-{taken + 1}"
+    numbers = _numbers_of(frame.key, context)
     params = {
-        "expression": CHANGES_JS[may_be_none],
-        "contextId": context,
+        "functionDeclaration": CHANGES_JS[may_be_none],
+        "executionContextId": context,
+        "arguments": [{"value": len(numbers)}],
         "objectGroup": group,
         "silent": True,
         "serializationOptions": {"serialization": "deep", "maxDepth": 1},
     }
-    numbers = _numbers_of(frame.key, context)
-    known = {"functionDeclaration": _KNOWN_JS, "executionContextId": context, "arguments": [{"value": len(numbers)}]}
-    _released, _known, reply = await commands_side_by_side(
+    _released, reply = await commands_side_by_side(
         send,
         [
             ("Runtime.releaseObjectGroup", {"objectGroup": f"{_CHANGES_GROUP}-{taken}"}),
-            ("Runtime.callFunctionOn", known),
-            ("Runtime.evaluate", params),
+            ("Runtime.callFunctionOn", params),
         ],
     )
     if isinstance(reply, CDPError):

@@ -7,7 +7,7 @@
 // changed and the children added to each (`adds`: how many each), and the nodes of their
 // children's text layout where the page tells it (`layouts`: each one's tree or null; `laid`: its
 // elements); each node deep-serialized (its backend id) the first time only (`refs`).
-(limit, most, findSecrets, secretSelector, requiredSelector, flaggedSelector, mayBeNone) => {
+(limit, most, findSecrets, secretSelector, requiredSelector, flaggedSelector, mayBeNone, known) => {
   const take = globalThis.__webmcpBridgeTakeChanged;
   if (typeof take !== 'function') return 'all';
   const taken = take(limit, most);
@@ -35,10 +35,10 @@
     ...required, ...flagged, ...relisted, ...added.flat(), ...laid];
   // Serializing a node costs ~50 µs: each is serialized once a document, numbered in its order,
   // and given by its number after (`refs`: a number, or -1 for the next serialized one). The
-  // bridge says how many numbers it holds (`__webmcpBridgeKnown`, set beside the take): any
-  // other count than this world's (a take whose answer was lost) starts the numbers again.
+  // bridge says how many numbers it holds (`known`): any other count than this world's (a take
+  // whose answer was lost) starts the numbers again.
   const ids = globalThis.__webmcpBridgeIds ??= {map: new WeakMap(), next: 0};
-  const fresh = ids.next !== globalThis.__webmcpBridgeKnown;
+  const fresh = ids.next !== known;
   if (fresh) { ids.map = new WeakMap(); ids.next = 0; }
   const first = ids.next, refs = [], sent = [];
   for (const node of all) {
