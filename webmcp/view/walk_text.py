@@ -127,7 +127,7 @@ def frame_nodes(nodes: Sequence[Node], before: FrameRead | None = None, spliced:
             maybe.discard(node_id)
         for node_id in spliced.changed:
             _note(node_id, listed[node_id], facts, errors, maybe)
-        by_id, editors = _editors(listed, facts, maybe)
+        by_id, editors = editors_as_textboxes(listed, facts, maybe)
         replaced = frozenset(spliced.changed | editors | (before.editors & listed.keys()))
         came_from = (before.by_id, replaced, frozenset(spliced.gone))
         return FrameRead(nodes, listed, facts, errors, maybe, by_id, editors, came_from)
@@ -137,7 +137,7 @@ def frame_nodes(nodes: Sequence[Node], before: FrameRead | None = None, spliced:
     facts, errors, maybe = {}, {}, set()
     for node_id, node in listed.items():
         _note(node_id, node, facts, errors, maybe)
-    by_id, editors = _editors(listed, facts, maybe)
+    by_id, editors = editors_as_textboxes(listed, facts, maybe)
     return FrameRead(nodes, listed, facts, errors, maybe, by_id, editors)
 
 
@@ -153,10 +153,20 @@ def _note(node_id: str, node: Node, facts: dict[str, NodeFacts], errors: dict[st
         maybe.discard(node_id)
 
 
-def _editors(
+def editors_as_textboxes(
     listed: dict[str, Node], facts: dict[str, NodeFacts], maybe: set[str]
 ) -> tuple[dict[str, Node], frozenset[str]]:
-    """`editors_as_textboxes` of `listed`, and the ids it read as a `textbox`."""
+    """`listed` (the nodes by id) with the root of each rich-text editor that has no role read as a
+    `textbox`, and the ids of those.
+
+    Chromium gives a plain `<div contenteditable>` the role `generic`; only its `editable`
+    property (set on the root and everything inside it) and `focusable` (the root alone) tell
+    what it is. A person sees a box to type in, so the window shows it as a field, as it does
+    one with `role=textbox`. The root is the focusable editable node whose parent is not
+    editable; a textarea's inner editable nodes are not focusable and stay as they are.
+    `facts` is what is read of each node, by id, and `maybe` the ids of the nodes that may be one
+    (`frame_nodes`).
+    """
     changed: dict[str, Node] = {}
     for node_id in maybe:
         node = listed[node_id]
@@ -165,31 +175,6 @@ def _editors(
             continue
         changed[node_id] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
     return ({**listed, **changed} if changed else listed), frozenset(changed)
-
-
-def editors_as_textboxes(
-    by_id: dict[str, Node], roots: list[NodeFacts] | None = None, facts: dict[int, NodeFacts] | None = None
-) -> dict[str, Node]:
-    """`by_id` with the root of each rich-text editor that has no role read as a `textbox`.
-
-    Chromium gives a plain `<div contenteditable>` the role `generic`; only its `editable`
-    property (set on the root and everything inside it) and `focusable` (the root alone) tell
-    what it is. A person sees a box to type in, so the window shows it as a field, as it does
-    one with `role=textbox`. The root is the focusable editable node whose parent is not
-    editable; a textarea's inner editable nodes are not focusable and stay as they are.
-    `roots` are the nodes that may be one and `facts` what is read of each node (`frame_nodes`),
-    when the caller has them.
-    """
-    if roots is None or facts is None:
-        facts = {id(node): _facts(node) for node in by_id.values()}
-        roots = [found for found in facts.values() if found[2]]
-    changed: dict[str, Node] = {}
-    for node, _editable, _root, _errors in roots:
-        parent = by_id.get(str(node.get("parentId", "")))
-        if parent is not None and facts[id(parent)][1]:
-            continue
-        changed[node["nodeId"]] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
-    return {**by_id, **changed} if changed else by_id
 
 
 class TextReader:
