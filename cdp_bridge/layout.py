@@ -220,7 +220,7 @@ def _frame_running(
     crossed: set[str] = set()
 
     def count_text(node: dict[str, Any], step: int) -> None:
-        if node.get("role", {}).get("value") != "StaticText":
+        if _role(node) != "StaticText":
             return
         parent = str(node.get("parentId"))
         count = text_parents.get(parent, 0) + step
@@ -305,7 +305,7 @@ def _walk_running(nodes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]])
     """`FrameRunning` of `nodes` (by id, `by_id`), every node looked at."""
     text_parents: dict[str, int] = {}
     for node in by_id.values():
-        if node.get("role", {}).get("value") == "StaticText":
+        if _role(node) == "StaticText":
             parent = str(node.get("parentId"))
             text_parents[parent] = text_parents.get(parent, 0) + 1
     with_text = text_parents.keys()
@@ -323,7 +323,7 @@ def _flags(
 ) -> tuple[int, bool, bool, bool] | None:
     """Of a node that may be in running text (a generic, none or link node of an element): its
     backend id, and whether it goes into `below`, `beside` and `links` (`_in_running_text`)."""
-    role = node.get("role", {}).get("value")
+    role = _role(node)
     if role not in _LAYOUT_ROLES or "backendDOMNodeId" not in node:
         return None
     parent = node.get("parentId")

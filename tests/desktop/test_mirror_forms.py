@@ -4,33 +4,24 @@ observer sees, so the tab reads the page whole then (`Tab.mark_dirty`)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
 
 from cdp_bridge.connection import CDPSession
+from tests.support.sessions import EventSession
 from webmcp.desktop.mirror import PageTool, ToolMirror
 
 pytestmark = pytest.mark.anyio
 
 
-class _Session:
+class _Session(EventSession):
     """Answers `invokeTool` with a numbered id; plays events to what `on` registered."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.session_id = "S1"
-        self.handlers: dict[str, list[Callable[[dict[str, Any]], None]]] = defaultdict(list)
         self.invoked = 0
-
-    def on(self, method: str, handler: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        self.handlers[method].append(handler)
-        return lambda: None
-
-    def emit(self, method: str, params: dict[str, Any]) -> None:
-        for handler in self.handlers[method]:
-            handler(params)
 
     async def send(self, method: str, params: dict[str, Any], **_: Any) -> dict[str, Any]:
         assert method == "WebMCP.invokeTool"

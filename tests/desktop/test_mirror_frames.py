@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
 from cdp_bridge.connection import CDPSession
+from tests.support.sessions import EventSession
 from webmcp.desktop.mirror import GONE_FRAMES_KEEP, ToolMirror
 
 
-class _Session:
-    """What ToolMirror.watch uses of a session: `on`, and a way to play events."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[str, list[Callable[[dict[str, Any]], None]]] = defaultdict(list)
-
-    def on(self, method: str, handler: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        self.handlers[method].append(handler)
-        return lambda: None
-
-    def emit(self, method: str, params: dict[str, Any]) -> None:
-        for handler in self.handlers[method]:
-            handler(params)
-
-
 def test_removed_iframes_are_forgotten_past_a_bound_and_live_ones_are_kept() -> None:
-    session = _Session()
+    session = EventSession()
     mirror = ToolMirror(set(), lambda: None)
     mirror.watch(cast(CDPSession, session))
     mirror.frames_show({"MAIN": "http://127.0.0.1:1"})
@@ -43,7 +27,7 @@ def test_removed_iframes_are_forgotten_past_a_bound_and_live_ones_are_kept() -> 
 
 
 def test_a_frame_that_moves_to_another_process_keeps_its_origin() -> None:
-    session = _Session()
+    session = EventSession()
     mirror = ToolMirror(set(), lambda: None)
     mirror.watch(cast(CDPSession, session))
     mirror.frames_show({"OOPIF": "https://maps.example"})

@@ -18,7 +18,7 @@
   // (a field set by script is a changed control, a restyled one a changed attribute).
   if (!roots.length && !named.length && !relisted.length && mayBeNone) return 'none';
   const secret = findSecrets();
-  // Both selectors name form controls only (tests/desktop/test_observer_take.py): matching the
+  // Both selectors name form controls only (tests/desktop/test_incremental_take.py): matching the
   // controls against them finds what a document-wide query of theirs finds, in the same order, for a
   // fraction of its cost (the secret selector's 17 attribute tests ran on every element).
   const controls = [...document.querySelectorAll('input, textarea, select')];

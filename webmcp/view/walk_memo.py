@@ -104,7 +104,9 @@ class WalkMemo:
         ):
             return None
         by_id, old_by_id = now.by_id, before.by_id
-        if now.came_from is not None and now.came_from[0] is old_by_id:
+        if by_id is old_by_id:  # the very nodes of the last walk (the frame did not change)
+            replaced, gone = set(), set()
+        elif now.came_from is not None and now.came_from[0] is old_by_id:
             replaced, gone = set(now.came_from[1]), set(now.came_from[2])
         else:
             replaced = {node_id for node_id, node in by_id.items() if old_by_id.get(node_id) is not node}

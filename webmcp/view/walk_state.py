@@ -86,14 +86,9 @@ class WalkState(BlockReader):
         now: dict[str, FrameRead] = {}
         self.frames = []
         error_targets: set[int] = set()
-        self.came_from: dict[str, tuple[dict[str, Node], frozenset[str], frozenset[str]]] = {}
         for f in frames:
             read = now[f.key] = frame_nodes(f.nodes, before.get(f.key), f.spliced)
             by_id = read.by_id
-            if read.came_from is not None:
-                self.came_from[f.key] = read.came_from
-            elif read is before.get(f.key):
-                self.came_from[f.key] = (by_id, frozenset(), frozenset())
             error_targets.update(read.error_ids)
             root = next((n for n in f.nodes if not n.get("parentId")), None)
             self.frames.append(
@@ -109,6 +104,7 @@ class WalkState(BlockReader):
                     f.unreachable_url,
                 )
             )
+        self.reads = now
         if memo is not None:
             memo.reads = now
         super().__init__(self.frames[0] if self.frames else WalkFrame("", {}, None), error_targets, secret_ids, gaps)
@@ -217,7 +213,7 @@ class WalkState(BlockReader):
             frame.display,
             frame.gaps,
             frozenset(self.error_targets),
-            came_from=self.came_from.get(frame.key),
+            came_from=read.came_from if (read := self.reads.get(frame.key)) is not None else None,
         )
         return made
 
