@@ -24,6 +24,8 @@ collection of Python's garbage collector is a span (`gc gen N`). `--subscribe` s
 to `app://windows` first, as bench/peers' client is (the notifier then writes `resources/updated`
 after each change); `--pause S` leaves the page idle S seconds before each call, as an agent's
 model turn would (the calls then meet the page's frame clock at any phase, not locked to it).
+`--quiet` makes the page's read-only tool's calls instead (issue 22 item 2); `--profile-all` keeps
+the profile on from the first call to the end (what runs between the calls, the MCP SDK's part).
 """
 
 from __future__ import annotations
