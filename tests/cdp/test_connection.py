@@ -15,9 +15,12 @@ from typing import Any
 import anyio
 import pytest
 import websockets
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from websockets.asyncio.server import ServerConnection, serve
 
 from cdp_bridge import CommandTimeout, Connection, ConnectionClosed, ProtocolError, SessionClosed, Timeouts
+from cdp_bridge.connection import parse_message
 
 pytestmark = pytest.mark.anyio
 
@@ -222,3 +225,60 @@ async def test_commands_sent_together_time_out_together_and_nothing_stays_pendin
         assert conn._pending == {}
     assert answers[0] == {} and isinstance(answers[1], CommandTimeout)
     assert "Runtime.enable" in str(answers[1])
+
+
+# What Chromium's JSON can hold: any string (lone surrogates come as `\\udXXX` escapes), numbers
+# of any size, nesting.
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**100), max_value=2**100)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(st.characters(codec=None, categories=None)),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.booleans())
+def test_a_message_parses_to_what_json_loads_gives(value: Any, ascii_only: bool) -> None:
+    text = json.dumps({"id": 1, "result": value}, ensure_ascii=ascii_only)
+    assert repr(parse_message(text)) == repr(json.loads(text))  # repr: -0.0, nan and key order too
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?", fullmatch=True))
+def test_a_number_parses_to_what_json_loads_gives(literal: str) -> None:
+    assert repr(parse_message(literal)) == repr(json.loads(literal))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "x\\ud800y"}',  # a lone surrogate, which pydantic-core refuses
+        '{"b": "\\udfff"}',
+        '{"c": "\\ud83d\\ude00 \\u0000"}',  # a pair and a NUL
+        "[" * 600 + "]" * 600,  # deeper than pydantic-core goes
+        '{"n": NaN, "i": -Infinity, "big": 123456789012345678901234567890}',
+        '{"a": 1, "a": 2}',
+    ],
+)
+def test_what_the_fast_parser_refuses_json_loads_reads(text: str) -> None:
+    assert repr(parse_message(text)) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize("text", ['{"a": 1', '{"a": 1} x', "", "{'a': 1}"])
+def test_a_broken_message_raises_what_json_loads_raises(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError):
+        parse_message(text)
+
+
+async def test_a_page_string_with_a_lone_surrogate_reaches_the_caller_as_sent() -> None:
+    async def handler(ws: ServerConnection, message: dict[str, Any]) -> None:
+        await reply(ws, message, result={"result": {"type": "string", "value": "a\ud800b \U0001f600"}})
+
+    async with endpoint(handler) as url, Connection.connect(url) as conn:
+        with anyio.fail_after(5):
+            answer = await conn.browser.send("Runtime.evaluate", {"expression": "page()"})
+    assert answer == {"result": {"type": "string", "value": "a\ud800b \U0001f600"}}
