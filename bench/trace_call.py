@@ -232,6 +232,7 @@ def serve(out: str, bridge_args: list[str]) -> int:
     from cdp_bridge import connection, layout
     from webmcp.cli import main
     from webmcp.desktop import calls, live_view, refresher, tab
+    from webmcp.server import app
 
     try:  # where a take is read (its own module since the split; live_view's before)
         take: Any = importlib.import_module("webmcp.desktop.observer_take")
@@ -271,6 +272,8 @@ def serve(out: str, bridge_args: list[str]) -> int:
         (layout, "_in_running_text", None),
         (layout, "_gaps", None),
         (tab.Tab, "show", "Tab.show"),
+        # On every change, in a task of its own: what tells the notifier whether the tools moved.
+        (app, "tool_set_key" if hasattr(app, "tool_set_key") else "_tools_fingerprint", "notifier: tools key"),
     ]:
         _timed_sync(owner, attr, name)
     call = tab.Tab.call

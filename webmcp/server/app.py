@@ -25,7 +25,7 @@ from webmcp import package_version
 from webmcp.desktop.registry import Desktop
 from webmcp.errors import ToolError, internal_error
 from webmcp.server.transport import Broadcaster
-from webmcp.tools.catalog import ToolSpec, tool_specs
+from webmcp.tools.catalog import ToolSpec, tool_set_key, tool_specs
 from webmcp.tools.dispatch import call_tool
 from webmcp.untrusted.page_limits import compact_json
 from webmcp.view.masking import mask_secrets
@@ -252,12 +252,12 @@ async def run_notifier(desktop: Desktop, broadcaster: Broadcaster, *, min_interv
         changed.set()
 
     desktop.on_change(mark)
-    last_tools = ""
+    last_tools: tuple[Any, ...] = ()
     while True:
         await changed.wait()
         changed = anyio.Event()
         try:
-            tools_now = _tools_fingerprint(desktop)
+            tools_now = tool_set_key(desktop)
             await broadcaster.resource_updated(WINDOWS_URI)
             if tools_now != last_tools:
                 last_tools = tools_now
@@ -265,10 +265,3 @@ async def run_notifier(desktop: Desktop, broadcaster: Broadcaster, *, min_interv
         except Exception:  # boundary: a notification failure must not end the notifier
             logger.exception("notifying clients failed")
         await anyio.sleep(min_interval)
-
-
-def _tools_fingerprint(desktop: Desktop) -> str:
-    return json.dumps(
-        [(s.name, s.title, s.description, s.input_schema, s.annotations) for s in tool_specs(desktop)],
-        sort_keys=True,
-    )

@@ -14,7 +14,7 @@ from webmcp.desktop.windows import WindowState, operable_ids
 from webmcp.tools.records import ToolRecord, WindowKind, records_for
 from webmcp.tools.specs import EXPECTED_VERSION, RESULT_SCHEMA, ToolSpec, action_schema, page_tool_spec
 
-__all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "tool_specs"]
+__all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "tool_set_key", "tool_specs"]
 
 
 class ListedWindow(Protocol):
@@ -61,3 +61,41 @@ def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
         for r in records_for("app")
     )
     return specs
+
+
+def tool_set_key(desktop: ListedDesktop) -> tuple[Any, ...]:
+    """What `tool_specs(desktop)` is made of, without making it: equal keys, equal specs.
+
+    The notifier compares it on every change of any window to know whether to send
+    `tools/list_changed`: building every window's specs and writing them as JSON took
+    0.7 ms a change on the bench shop, on the event loop that also answers the calls. A
+    record's spec is fixed by its window and its action; a page tool's by its own fields and
+    its window's origin, which the key holds as they are (the same objects when nothing
+    changed, so comparing two keys is mostly identity checks). A key may differ where the
+    specs do not only if a page tool's words differ beyond the bridge's cap on them.
+    """
+    key: list[Any] = []
+    for window_id in operable_ids(desktop.window_states()):
+        window: ListedWindow | None = desktop.window(window_id)
+        if window is None:
+            continue
+        kind: WindowKind = window.window_kind  # type: ignore[assignment]
+        actions = tuple(r.action for r in records_for(kind) if r.offered_on(window))
+        tools = window.page_tools()
+        origin = str(getattr(window, "origin", "")) if tools else ""
+        key.append((window_id, kind, actions, origin, tuple(_page_tool_key(t) for t in tools)))
+    return tuple(key)
+
+
+def _page_tool_key(tool: PageTool) -> tuple[Any, ...]:
+    # Every field `page_tool_spec` reads (the schema, annotations and notices as they are).
+    return (
+        tool.handle,
+        tool.display_name,
+        tool.description,
+        tool.input_schema,
+        tool.annotations,
+        tool.notices,
+        tool.origin,
+        tool.declarative,
+    )
