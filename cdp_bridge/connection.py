@@ -39,12 +39,13 @@ def parse_message(text: str) -> Any:
     pydantic-core's parser takes 60–80% of `json.loads`'s time on Chromium's answers (an
     accessibility subtree, 50 KB: 330 against 430 µs; a whole tree, 300 KB: 2.2 against 3.0 ms),
     and every message of every call goes through here. What it refuses, `json.loads` reads: a
-    lone surrogate (a page can put one in any string it hands the browser), nesting past its
-    limit; so the value is the same, and what neither reads raises `json.loads`'s error.
+    lone surrogate, escaped (a page can put one in any string it hands the browser) or raw in
+    `text` (no transport decodes one, but a caller may hand one in), nesting past its limit; so
+    the value is the same, and what neither reads raises `json.loads`'s error.
     """
     try:
         return pydantic_core.from_json(text, cache_strings="keys")
-    except ValueError:
+    except (ValueError, TypeError):
         return json.loads(text)
 
 

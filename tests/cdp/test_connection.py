@@ -257,6 +257,7 @@ def test_a_number_parses_to_what_json_loads_gives(literal: str) -> None:
     "text",
     [
         '{"a": "x\\ud800y"}',  # a lone surrogate, which pydantic-core refuses
+        '{"a": "x\ud800y"}',  # one raw in the text, which it refuses too (a TypeError)
         '{"b": "\\udfff"}',
         '{"c": "\\ud83d\\ude00 \\u0000"}',  # a pair and a NUL
         "[" * 600 + "]" * 600,  # deeper than pydantic-core goes
