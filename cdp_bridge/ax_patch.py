@@ -17,6 +17,7 @@ read level by level with runs left unread (`ax.UNREAD`), a result that is not on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from .batch import commands_side_by_side, succeeded
 __all__ = [
     "RELEASED",
     "Command",
+    "Known",
     "Spliced",
     "Subtree",
     "full_form",
@@ -34,9 +36,9 @@ __all__ = [
     "splice",
     "splice_index",
     "splice_tree",
+    "chain_plan",
+    "read_changed",
     "subtree_ids",
-    "subtree_reads",
-    "subtrees_from",
 ]
 
 Node = dict[str, Any]
@@ -78,39 +80,183 @@ def full_form(node: Node) -> Node:
 
 
 async def read_subtrees(
-    send: Send, elements: list[dict[str, Any]], own: list[dict[str, Any]] | None = None
+    send: Send, elements: list[dict[str, Any]], own: list[dict[str, Any]] | None = None, known: Known | None = None
 ) -> list[Subtree]:
     """The nodes, ancestors and subtrees of `elements` (each `{"backendNodeId": …}` or
     `{"objectId": …}`), then the nodes and ancestors only of `own` (`Subtree.whole` False), all
-    commands side by side.
+    commands side by side; with `known` (the frame's last read), ancestors that several elements
+    share are read once (`read_changed`).
 
     Raises:
         CDPError: an element is gone.
     """
-    return subtrees_from(succeeded(await commands_side_by_side(send, subtree_reads(elements, own))), len(elements))
+    whole, owned, _ = await read_changed(send, elements, own or [], [], known)
+    return whole + owned
 
 
-def subtree_reads(elements: list[dict[str, Any]], own: list[dict[str, Any]] | None = None) -> list[Command]:
-    """The commands `read_subtrees` sends (for a caller that sends more beside them)."""
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A frame's nodes as the last read gave them, by id and by backend id: where the elements a
+    change names hung then (`read_changed` reads each ancestor they share once)."""
+
+    by_id: Mapping[str, Node]
+    by_backend: Mapping[int, Node]
+
+
+_CHAIN_EXTRA_MAX = 2
+"""Ancestors of an element read one by one (besides its own node) before it reads its whole chain."""
+
+
+async def read_changed(
+    send: Send,
+    elements: list[dict[str, Any]],
+    own: list[dict[str, Any]],
+    relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+    known: Known | None = None,
+) -> tuple[list[Subtree], list[Subtree], list[tuple[list[Node], list[list[Node]]]]]:
+    """What a change names, read again in one batch of commands: for each of `elements` its
+    subtree and ancestors, for each of `own` its node and ancestors, for each relisted (element,
+    the children it gained) its node and ancestors and those children's subtrees.
+
+    An element's ancestors are its node, its parent's, and so on up to the root, as
+    `getAXNodeAndAncestors` gives them. Without `known`, each element reads its own so; with it,
+    the elements whose chains (as the last read had them) hold the others' read theirs, and each
+    other element reads its node alone (`getPartialAXTree`, no relatives) with the few ancestors
+    it does not share (`_CHAIN_EXTRA_MAX`): its chain is then made of nodes read in this batch,
+    by their parents. One whose parents do not lead through nodes read now (the tree moved) reads
+    its chain after, itself. `getAXNodeAndAncestors` also makes Chromium send every later change of
+    the nodes it gave (`Accessibility.nodesUpdated`), a node built again at each change.
+
+    Each `queryAXTree` comes before a command that brings the AX tree up to date (`RELEASED`):
+    else Chromium answers it at the page's next lifecycle update.
+
+    Raises:
+        CDPError: an element is gone.
+    """
+    items: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(e, [e]) for e in elements]
+    items += [(e, []) for e in own]
+    items += [(e, list(added)) for e, added in relisted]
+    readers, extras = chain_plan([element for element, _ in items], known)
     reads: list[Command] = []
+    for (element, queried), reader in zip(items, readers, strict=True):
+        reads += [("Accessibility.queryAXTree", q) for q in queried]
+        reads.append((RELEASED, element) if reader else (_NODE_ALONE, {**element, "fetchRelatives": False}))
+    reads += [(_NODE_ALONE, {"backendNodeId": b, "fetchRelatives": False}) for b in extras]
+    answers = await commands_side_by_side(send, reads)
+    pool: dict[str, Node] = {}
+    for reply in answers[len(reads) - len(extras) :]:  # an ancestor gone since: its chains are read after
+        if isinstance(reply, dict) and reply.get("nodes"):
+            pool.setdefault(str(reply["nodes"][0].get("nodeId")), reply["nodes"][0])
+    found = succeeded(answers[: len(reads) - len(extras)])
+    below: list[list[list[Node]]] = []
+    chains: list[list[Node] | None] = []
+    at = 0
+    for (_element, queried), reader in zip(items, readers, strict=True):
+        below.append([[full_form(n) for n in reply.get("nodes", ())] for reply in found[at : at + len(queried)]])
+        nodes = list(found[at + len(queried)].get("nodes", ()))
+        at += len(queried) + 1
+        chains.append(nodes if reader else nodes[:1])
+        for node in nodes if reader else nodes[:1]:
+            pool.setdefault(str(node.get("nodeId")), node)
+    again: list[int] = []
+    for index, reader in enumerate(readers):
+        if not reader:
+            alone = chains[index]
+            chains[index] = _chain(alone[0], pool) if alone else None
+            if chains[index] is None:
+                again.append(index)
+    if again:
+        later = succeeded(await commands_side_by_side(send, [(RELEASED, items[i][0]) for i in again]))
+        for index, reply in zip(again, later, strict=True):
+            chains[index] = list(reply.get("nodes", ()))
+    whole_out = [Subtree(chains[i] or [], below[i][0]) for i in range(len(elements))]
+    own_out = [Subtree(chains[i] or [], [], whole=False) for i in range(len(elements), len(elements) + len(own))]
+    relisted_out = [(chains[i] or [], below[i]) for i in range(len(elements) + len(own), len(items))]
+    return whole_out, own_out, relisted_out
+
+
+_NODE_ALONE = "Accessibility.getPartialAXTree"
+"""With `fetchRelatives` false: the node alone, built as `getAXNodeAndAncestors` builds it; it
+brings the AX tree up to date too, and makes Chromium send no later changes of it."""
+
+
+def chain_plan(elements: list[dict[str, Any]], known: Known | None) -> tuple[list[bool], list[int]]:
+    """Which of `elements` read their whole chain of ancestors, and the backend ids of the
+    ancestors read alone besides (`read_changed`), from where `known` had them.
+
+    The deepest elements first: one reads its chain; one whose ancestors (as they were) meet a
+    node some chain read already, at most `_CHAIN_EXTRA_MAX` levels up, reads those levels
+    alone; any other reads its chain, as does an element `known` did not have.
+    """
+    if known is None or len(elements) < 2:
+        return [True] * len(elements), []
+    chains: list[list[tuple[str, int]] | None] = []
+    owns: list[str | None] = []
     for element in elements:
-        reads.append(("Accessibility.queryAXTree", element))
-        reads.append((RELEASED, element))  # after its query, which it answers at once (`RELEASED`)
-    reads += [(RELEASED, element) for element in own or ()]
-    return reads
+        backend = element.get("backendNodeId")
+        node = known.by_backend.get(backend) if isinstance(backend, int) else None
+        owns.append(str(node["nodeId"]) if node is not None else None)
+        chains.append(_old_chain(node, known.by_id) if node is not None else None)
+    order = sorted(range(len(elements)), key=lambda i: (chains[i] is not None, -len(chains[i] or ())))
+    readers = [False] * len(elements)
+    extras: list[int] = []
+    covered: set[str] = set()
+    for index in order:
+        chain = chains[index]
+        missing: list[tuple[str, int]] | None = None
+        if chain is not None and covered:
+            missing = []
+            for node_id, backend in chain:
+                if node_id in covered:
+                    break
+                missing.append((node_id, backend))
+            else:
+                missing = None  # it meets no chain read: a chain of its own
+        if missing is None or len(missing) > _CHAIN_EXTRA_MAX:
+            readers[index] = True
+            covered.update(node_id for node_id, _ in chain or ())
+        else:
+            extras += [backend for _, backend in missing]
+            covered.update(node_id for node_id, _ in missing)
+        if owns[index] is not None:
+            covered.add(str(owns[index]))
+    return readers, extras
 
 
-def subtrees_from(answers: list[dict[str, Any]], elements: int) -> list[Subtree]:
-    """The subtrees of the answers to `subtree_reads` of `elements` elements (and the own ones)."""
-    found: list[Subtree] = []
-    for index in range(elements):
-        below, ancestors = answers[2 * index], answers[2 * index + 1]
-        found.append(Subtree(list(ancestors.get("nodes", ())), [full_form(n) for n in below.get("nodes", ())]))
-    found += [Subtree(list(reply.get("nodes", ())), [], whole=False) for reply in answers[2 * elements :]]
-    return found
+def _old_chain(node: Node, by_id: Mapping[str, Node]) -> list[tuple[str, int]] | None:
+    """The ids and backend ids of `node`'s ancestors in `by_id`, parent first; None where one has
+    no backend id or they do not lead to a root."""
+    chain: list[tuple[str, int]] = []
+    for _ in range(len(by_id)):
+        parent = node.get("parentId")
+        if not parent:
+            return chain
+        upper = by_id.get(str(parent))
+        if upper is None or not isinstance(upper.get("backendDOMNodeId"), int):
+            return None
+        chain.append((str(parent), int(upper["backendDOMNodeId"])))
+        node = upper
+    return None
 
 
-def subtree_ids(node: Node, by_id: dict[str, Node]) -> set[str]:
+def _chain(node: Node, pool: Mapping[str, Node]) -> list[Node] | None:
+    """`node` and its ancestors, by their parents, each a node of `pool` that lists the one below
+    it; None where a parent is not there or does not list it (an element hidden now: its own
+    `getAXNodeAndAncestors` tells)."""
+    chain = [node]
+    for _ in range(len(pool) + 1):
+        parent = node.get("parentId")
+        if not parent:
+            return chain
+        upper = pool.get(str(parent))
+        if upper is None or node.get("nodeId") not in upper.get("childIds", ()):
+            return None
+        chain.append(upper)
+        node = upper
+    return None
+
+
+def subtree_ids(node: Node, by_id: Mapping[str, Node]) -> set[str]:
     """The ids of `node` and of every node below it in `by_id`."""
     seen: set[str] = {node["nodeId"]}
     stack = [node]

@@ -18,12 +18,12 @@ node may change with its siblings'): the caller reads the element whole.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .ax import Send
-from .ax_patch import RELEASED, Subtree, full_form, subtree_ids, subtree_reads, subtrees_from
-from .batch import commands_side_by_side, succeeded
+from .ax_patch import Known, Subtree, read_changed, subtree_ids
 
 __all__ = ["Relisted", "read_relisted", "relist"]
 
@@ -91,32 +91,21 @@ async def read_relisted(
     relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]],
     elements: list[dict[str, Any]] | None = None,
     own: list[dict[str, Any]] | None = None,
+    known: Known | None = None,
 ) -> tuple[list[Subtree], list[Relisted]]:
     """For each (element, the children it gained) of `relisted`, its node and ancestors and those
     children's subtrees; with the subtrees of `elements` and `own` (`ax_patch.read_subtrees`), all
-    commands side by side in one write, each `queryAXTree` before a `getAXNodeAndAncestors`
-    (`ax_patch.RELEASED`: else it waits for the page's next lifecycle update).
+    commands side by side in one write (`ax_patch.read_changed`: with `known`, ancestors the
+    elements share are read once).
 
     Raises:
         CDPError: an element is gone.
     """
-    reads = subtree_reads(elements or [], own)
-    first = len(reads)
-    for element, added in relisted:
-        reads += [("Accessibility.queryAXTree", child) for child in added]
-        reads.append((RELEASED, element))
-    answers = succeeded(await commands_side_by_side(send, reads))
-    found: list[Relisted] = []
-    at = first
-    for _element, added in relisted:
-        below = [[full_form(n) for n in reply.get("nodes", ())] for reply in answers[at : at + len(added)]]
-        ancestors = list(answers[at + len(added)].get("nodes", ()))
-        found.append(Relisted(ancestors, below))
-        at += 1 + len(added)
-    return subtrees_from(answers[:first], len(elements or [])), found
+    whole, owned, read = await read_changed(send, elements or [], own or [], relisted, known)
+    return whole + owned, [Relisted(ancestors, below) for ancestors, below in read]
 
 
-def relist(by_id: dict[str, Node], read: Relisted) -> Subtree | None:
+def relist(by_id: Mapping[str, Node], read: Relisted) -> Subtree | None:
     """The element of `read` as a whole read of its subtree would give it, from the last read's
     nodes `by_id` (the children it kept, as they were) and what `read` read; None if unsure."""
     if not read.ancestors:

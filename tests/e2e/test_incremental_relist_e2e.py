@@ -39,8 +39,15 @@ _BOARD = (
     done="".join(_CARD.format(id=f"D-{i}") for i in range(1, 3)),
 )
 _MOVE = "document.querySelector('#done').appendChild(document.querySelector('#T-1'));"
-_RELISTED = {"Accessibility.getAXNodeAndAncestors": 2, "Accessibility.queryAXTree": 1}
-_WHOLE = {"Accessibility.getAXNodeAndAncestors": 2, "Accessibility.queryAXTree": 2}
+# The columns' shared ancestors are read once: one column reads its chain, the other its node
+# and its section's alone (`ax_patch.read_changed`); the moved card its subtree, or, read whole,
+# both columns theirs.
+_RELISTED = {
+    "Accessibility.getAXNodeAndAncestors": 1,
+    "Accessibility.getPartialAXTree": 2,
+    "Accessibility.queryAXTree": 1,
+}
+_WHOLE = {"Accessibility.getAXNodeAndAncestors": 1, "Accessibility.getPartialAXTree": 2, "Accessibility.queryAXTree": 2}
 
 
 def _nodes(read: live_view.PageRead) -> dict[str, dict[str, Any]]:

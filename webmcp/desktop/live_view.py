@@ -27,7 +27,7 @@ from cdp_bridge.ax import (
     has_form_controls,
     read_run_range,
 )
-from cdp_bridge.ax_patch import Spliced, splice_index
+from cdp_bridge.ax_patch import Known, Spliced, splice_index
 from cdp_bridge.batch import SetUp, set_up, side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
@@ -258,6 +258,12 @@ async def changed_since(read: PageRead) -> bool:
     return False
 
 
+def _known(old: PageNodes, frame: FrameNodes) -> Known | None:
+    """`frame`'s last read by id and by backend id, where the kept running text has them for it."""
+    kept = old.running.frames.get(frame.frame_id) if old.running and old.running.frames else None
+    return Known(kept.by_id, kept.backends()) if kept is not None and kept.nodes is frame.nodes else None
+
+
 async def _patch_session(
     session: CDPSession, old: PageNodes, contexts: dict[str, int], facts: dict[str, FrameFacts]
 ) -> PageNodes | None:
@@ -276,7 +282,9 @@ async def _patch_session(
         return None
     # The session's only frame: the last read's secret fields and form state are its own.
     alone = len(frames) == 1
-    taken = await side_by_side([partial(frame_changes, send, f, contexts, alone or f.key in facts) for f in frames])
+    taken = await side_by_side(
+        [partial(frame_changes, send, f, contexts, alone or f.key in facts, _known(old, f)) for f in frames]
+    )
     if all(found is UNCHANGED for found in taken):
         return old
     changes: dict[str, Changes] = {}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cdp_bridge.ax import FLAGGED_SELECTOR, REQUIRED_SELECTOR, SMALL_DOCUMENT, FrameNodes, Send
-from cdp_bridge.ax_patch import Subtree, read_subtrees, subtree_ids
+from cdp_bridge.ax_patch import Known, Subtree, read_subtrees, subtree_ids
 from cdp_bridge.ax_relist import read_relisted, relist
 from cdp_bridge.batch import commands_side_by_side
 from cdp_bridge.errors import CDPError
@@ -181,7 +181,9 @@ def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
     return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
-async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool) -> Changes | None:
+async def frame_changes(
+    send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool, known: Known | None = None
+) -> Changes | None:
     """What the observer in `frame` saw change since last asked, read again; None: "everything".
 
     When nothing changed there and `may_be_none` (its secret fields and form state as the last
@@ -190,7 +192,8 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
     Two steps, each one batch of commands: the observer's changes with the secret fields and
     form state (one script whose answer carries each element's backend id, by deep
     serialization; the last such batch's object released beside it), then the AX subtree and
-    ancestors of each changed element side by side.
+    ancestors of each changed element side by side (with `known`, the frame's last read by id and
+    backend id, the ancestors they share read once: `ax_patch.read_changed`).
 
     Raises:
         CDPError: the frame, its world or a changed element is gone.
@@ -244,9 +247,9 @@ async def frame_changes(send: Send, frame: FrameNodes, contexts: dict[str, int],
         logger.debug("an incremental read fell back: the observer's relisted elements did not add up")
         return None
     if not relisted:
-        subtrees = await read_subtrees(send, roots, named)
+        subtrees = await read_subtrees(send, roots, named, known)
     else:
-        subtrees = await _read_with_relisted(send, frame, roots, named, relisted)
+        subtrees = await _read_with_relisted(send, frame, roots, named, relisted, known)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     laid = _laid(groups["relisted"], groups["laid"], meta.get("layouts"), groups["added"], meta.get("adds"))
     return Changes(
@@ -323,6 +326,7 @@ async def _read_with_relisted(
     roots: list[dict[str, Any]],
     named: list[dict[str, Any]],
     relisted: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+    known: Known | None = None,
 ) -> list[Subtree]:
     """The subtrees of `roots` and `named` (as read_subtrees reads them), and of each relisted
     element as a whole read would give it (`ax_relist.relist`), read together; one whose tree says
@@ -331,8 +335,8 @@ async def _read_with_relisted(
     Raises:
         CDPError: an element is gone.
     """
-    subtrees, relists = await read_relisted(send, relisted, roots, named)
-    by_id = {n["nodeId"]: n for n in frame.nodes}
+    subtrees, relists = await read_relisted(send, relisted, roots, named, known)
+    by_id = known.by_id if known is not None else {n["nodeId"]: n for n in frame.nodes}
     whole: list[dict[str, Any]] = []
     for (element, _added), read in zip(relisted, relists, strict=True):
         sub = relist(by_id, read)
@@ -342,7 +346,7 @@ async def _read_with_relisted(
             subtrees.append(sub)
     if whole:
         logger.debug("%d relisted elements are read whole: their trees say otherwise", len(whole))
-        subtrees += await read_subtrees(send, whole)
+        subtrees += await read_subtrees(send, whole, None, known)
     return subtrees
 
 
