@@ -7,6 +7,7 @@ through its `list_page_tools` and `call_page_tool`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from webmcp.desktop.mirror import PageTool
@@ -45,14 +46,18 @@ def _record_spec(window_id: str, record: ToolRecord[Any, Any]) -> ToolSpec:
     )
 
 
+def _operable(desktop: ListedDesktop) -> Iterator[tuple[str, ListedWindow, WindowKind]]:
+    """Each operable window with its id and kind, in the order the desktop keeps them."""
+    for window_id in operable_ids(desktop.window_states()):
+        window: ListedWindow | None = desktop.window(window_id)
+        if window is not None:
+            yield window_id, window, window.window_kind  # type: ignore[misc]
+
+
 def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
     """The tools callable this moment: those of operable windows, plus app-level actions."""
     specs: list[ToolSpec] = []
-    for window_id in operable_ids(desktop.window_states()):
-        window: ListedWindow | None = desktop.window(window_id)
-        if window is None:
-            continue
-        kind: WindowKind = window.window_kind  # type: ignore[assignment]
+    for window_id, window, kind in _operable(desktop):
         origin = str(getattr(window, "origin", ""))
         specs.extend(_record_spec(window_id, r) for r in records_for(kind) if r.offered_on(window))
         specs.extend(page_tool_spec(window_id, origin, t) for t in window.page_tools())
@@ -75,11 +80,7 @@ def tool_set_key(desktop: ListedDesktop) -> tuple[Any, ...]:
     specs do not only if a page tool's words differ beyond the bridge's cap on them.
     """
     key: list[Any] = []
-    for window_id in operable_ids(desktop.window_states()):
-        window: ListedWindow | None = desktop.window(window_id)
-        if window is None:
-            continue
-        kind: WindowKind = window.window_kind  # type: ignore[assignment]
+    for window_id, window, kind in _operable(desktop):
         actions = tuple(r.action for r in records_for(kind) if r.offered_on(window))
         tools = window.page_tools()
         origin = str(getattr(window, "origin", "")) if tools else ""
