@@ -33,6 +33,7 @@ import anyio
 from bench.site import serve_in_thread as serve_bench_site
 from sample_site import serve_in_thread as serve_site
 
+from . import measures
 from .measures import BENCH_PAGES, SessionResult, run_bench_session, run_session
 from .raw import RawCdp
 from .report import markdown_notes, markdown_table, markdown_targets, write_chart
@@ -135,7 +136,15 @@ def publish(raw: dict[str, Any]) -> str:
     header = (
         f"Run {started:%Y-%m-%d %H:%M} UTC, {raw['rounds']} round(s), order rotated each round; "
         f"{raw.get('cpus', '?')} CPUs; load average (1/5/15 min) at each round boundary: "
-        f"{' → '.join(raw['loads'])}.\n\nVersions: " + "; ".join(f"{k} {v}" for k, v in raw["versions"].items()) + "\n"
+        f"{' → '.join(raw['loads'])}."
+        + (
+            f" Each timed call after an untimed pause of 0–{raw['phase_jitter_ms']:g} ms (`--phase-jitter`)."
+            if raw.get("phase_jitter_ms")
+            else ""
+        )
+        + "\n\nVersions: "
+        + "; ".join(f"{k} {v}" for k, v in raw["versions"].items())
+        + "\n"
     )
     RESULTS.mkdir(parents=True, exist_ok=True)
     chart = RESULTS / f"peers-{stamp}.png"
@@ -160,6 +169,14 @@ def main() -> None:
         default=",".join(PAGE_KEYS),
         help="comma-separated subset of " + ",".join(PAGE_KEYS) + " (sample = the sample site's session)",
     )
+    parser.add_argument(
+        "--phase-jitter",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="idle up to MS ms (uniform, seeded, not timed) before each timed call, so calls meet the "
+        "page's frame clock at any phase (0: back to back, as before)",
+    )
     parser.add_argument("--report", metavar="JSON", help="only redraw the table and chart of an earlier run")
     args = parser.parse_args()
     if args.report:
@@ -179,8 +196,11 @@ def main() -> None:
     logging.getLogger("client").setLevel(logging.ERROR)
     started = datetime.datetime.now(datetime.UTC)
     info = versions()
+    measures.PHASE_JITTER = args.phase_jitter / 1000
     run = anyio.run(bench, args.rounds, kinds, pages)
     raw = {"started": started.isoformat(), "rounds": args.rounds, "cpus": os.cpu_count(), "versions": info, **run}
+    if args.phase_jitter:
+        raw["phase_jitter_ms"] = args.phase_jitter
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = started.strftime("%Y%m%d-%H%M")
     (RESULTS / f"peers-{stamp}.json").write_text(json.dumps(raw, indent=1, default=str))

@@ -17,6 +17,7 @@ Every step is bounded; a failing step is recorded as "failed: reason" and the se
 from __future__ import annotations
 
 import functools
+import random
 import re
 import statistics
 import time
@@ -35,6 +36,11 @@ READ_ONLY_CALLS = 20
 CHANGING_CALLS = 20
 CHANGING_STATE_CALLS = 10
 LATE_MS = 1500
+PHASE_JITTER = 0.0
+"""Seconds, at most, of idle before each timed call (not timed; `--phase-jitter`): calls made back to
+back meet the page's 60 Hz frame clock at about the same phase all round long, and a page-changing
+call costs a frame (~5–8 ms) or not by that phase alone. Drawn from one seeded sequence per tool, so
+every subject waits the same pauses."""
 LATE_WAIT = 10.0
 # Unique enough that finding it anywhere means the typed value itself leaked.
 PASSWORD = "Tq7-hunter2-Zx91"
@@ -327,7 +333,10 @@ async def _measure_all(subject: Any, site: str, result: SessionResult) -> None:
 async def _calls(subject: Any, call: Call, n: int, then_state: bool = False) -> float:
     """Median seconds of `n` calls of `call` (each followed by a state read when `then_state`)."""
     times = []
+    pauses = random.Random(call.tool)
     for i in range(n):
+        if PHASE_JITTER:
+            await anyio.sleep(pauses.uniform(0.0, PHASE_JITTER))
         started = time.perf_counter()
         answer = await subject.page_tool(call.tool, call.args(i))
         if then_state:
