@@ -139,6 +139,7 @@ def _record_frames(live_view: Any, folder: str) -> None:
     """Write what each `build_view` is given (the frames, in their recorded form) into `folder`."""
     build = live_view.build_view
     count = iter(range(1_000_000))
+    Path(folder).mkdir(parents=True, exist_ok=True)
 
     def recording_build(frames: Any, *args: Any, **kwargs: Any) -> Any:
         values = sorted(kwargs.get("secret_values", ()))
