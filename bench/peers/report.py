@@ -178,6 +178,18 @@ def _ratio(bridge: float | None, against: float | None) -> float | None:
     return bridge / against if bridge is not None and against else None
 
 
+def _round_ratios(results: dict[str, list[dict[str, Any]]], key: str) -> str:
+    """The bridge ÷ chrome-devtools-mcp ratios of each round (rounds are paired by their order), as a
+    range: a round's calls meet the page's frame clock at about one phase, and its ratio with it."""
+    pairs = zip(results.get("bridge", []), results.get("devtools", []), strict=False)
+    ratios = [
+        b[key] / d[key]
+        for b, d in pairs
+        if isinstance(b.get(key), int | float) and isinstance(d.get(key), int | float) and d[key]
+    ]
+    return f"rounds {min(ratios):.2f}–{max(ratios):.2f}×" if len(ratios) > 1 else ""
+
+
 def _lost(results: dict[str, list[dict[str, Any]]], key: str) -> list[str]:
     checks = [r.get(f"kept_{key}") for r in results.get("bridge", [])]
     return sorted({_readable(m) for c in checks if c for m in c})
@@ -245,6 +257,7 @@ def targets(results: dict[str, list[dict[str, Any]]]) -> list[Target]:
                 ratio,
                 "≤ 2×",
                 None if ratio is None else ratio <= 2,
+                _round_ratios(results, key),
             )
         )
     for page in [p.key for p in PAGES] + bench:
