@@ -36,12 +36,12 @@ READ_ONLY_CALLS = 20
 CHANGING_CALLS = 20
 CHANGING_STATE_CALLS = 10
 LATE_MS = 1500
+LATE_WAIT = 10.0
 PHASE_JITTER = 0.0
 """Seconds, at most, of idle before each timed call (not timed; `--phase-jitter`): calls made back to
 back meet the page's 60 Hz frame clock at about the same phase all round long, and a page-changing
 call costs a frame (~5–8 ms) or not by that phase alone. Drawn from one seeded sequence per tool, so
 every subject waits the same pauses."""
-LATE_WAIT = 10.0
 # Unique enough that finding it anywhere means the typed value itself leaked.
 PASSWORD = "Tq7-hunter2-Zx91"
 CARD = "4929773100526618"  # into the form's autocomplete="cc-number" field

@@ -182,11 +182,8 @@ def _round_ratios(results: dict[str, list[dict[str, Any]]], key: str) -> str:
     """The bridge ÷ chrome-devtools-mcp ratios of each round (rounds are paired by their order), as a
     range: a round's calls meet the page's frame clock at about one phase, and its ratio with it."""
     pairs = zip(results.get("bridge", []), results.get("devtools", []), strict=False)
-    ratios = [
-        b[key] / d[key]
-        for b, d in pairs
-        if isinstance(b.get(key), int | float) and isinstance(d.get(key), int | float) and d[key]
-    ]
+    both = [_numbers([b.get(key), d.get(key)]) for b, d in pairs]
+    ratios = [bridge / peer for bridge, peer in (n for n in both if len(n) == 2) if peer]
     return f"rounds {min(ratios):.2f}–{max(ratios):.2f}×" if len(ratios) > 1 else ""
 
 
