@@ -143,7 +143,7 @@ def test_show_code_without_extension_says_how_to_use_it(
 def test_the_background_imports_leave_the_collector_on_and_their_objects_out_of_its_scans() -> None:
     code = """
 import gc, anyio
-from webmcp.cli import _BackgroundImports
+from webmcp.runner import _BackgroundImports
 imports = _BackgroundImports()
 anyio.run(imports.run)
 print(imports.desktop.is_set(), imports.server.is_set(), gc.isenabled(), gc.get_freeze_count() > 50_000)
@@ -155,3 +155,74 @@ print(imports.desktop.is_set(), imports.server.is_set(), gc.isenabled(), gc.get_
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "True", "True"]
+
+
+_HEAVY = (
+    "asyncio",
+    "pydantic",
+    "pydantic_core",
+    "cdp_bridge.connection",
+    "mcp.types",
+    "mcp.server.lowlevel",
+    "webmcp.runner",
+)
+
+
+def test_the_command_line_is_read_and_the_browser_started_before_the_event_loop_is_imported() -> None:
+    # webmcp.cli spawns Chromium first (cdp_bridge.spawn), so its ~300 ms start-up runs beside the
+    # bridge's imports: nothing the launch does not need may be imported before it.
+    code = """
+import sys
+from webmcp.cli import build_parser, launch_options
+from cdp_bridge.spawn import build_args
+args = build_parser().parse_args(["--headless", "--browser-arg=--lang=de", "http://127.0.0.1:1/"])
+build_args(launch_options(args), "/usr/bin/chromium", "/p")
+print(" ".join(m for m in HEAVY if m in sys.modules) or "none")
+""".replace("HEAVY", repr(_HEAVY))
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "none"
+
+
+def test_a_browser_started_for_a_bridge_that_cannot_go_on_is_stopped_and_its_files_removed(tmp_path: Path) -> None:
+    # The browser is started before the rest of the bridge is imported: when that fails, the
+    # command must not leave the browser running, nor its temporary profile behind.
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\nsleep 600\n")  # the shell stays: its command line names it
+    fake.chmod(0o755)
+    code = f"""
+import sys, tempfile
+tempfile.tempdir = {str(tmp_path / "tmp")!r}
+sys.modules["webmcp.runner"] = None  # the import after the launch fails
+from webmcp.cli import main
+try:
+    main(["--headless", "--browser", {str(fake)!r}, "http://127.0.0.1:1/"])
+except ImportError:
+    print("import failed")
+"""
+    (tmp_path / "tmp").mkdir()
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
+    )  # fmt: skip
+    assert result.stdout.strip() == "import failed", result.stderr
+    assert not _running(str(fake)), "the browser was left running"
+    assert list((tmp_path / "tmp").iterdir()) == [], "its temporary profile was left behind"
+
+
+def _running(command: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line holds `command`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if command.encode() in (entry / "cmdline").read_bytes():
+                if (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+                    found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found

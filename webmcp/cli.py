@@ -14,32 +14,22 @@ starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
 from __future__ import annotations
 
 import argparse
-import gc
-import importlib
-import json
 import logging
 import os
-import signal
 import sys
 import urllib.parse
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
-import anyio
-
-from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError
-from cdp_bridge.launcher import LaunchOptions, can_tell_webmcp, check_browser_arg, check_webmcp, launch_browser
 from cdp_bridge.permissions import PERMISSIONS
-from cdp_bridge.reconnect import ReconnectingTransport
 from cdp_bridge.relay import DEFAULT_PORT as DEFAULT_RELAY_PORT
-from cdp_bridge.relay import ExtensionRelay, load_pairing_code, pairing_code_path
+from cdp_bridge.relay import load_pairing_code, pairing_code_path
+from cdp_bridge.spawn import LaunchOptions, Spawned, check_browser_arg, spawn
 from cdp_bridge.timeouts import Timeouts
-from webmcp import package_version, tracemem
+from webmcp import package_version
 from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "launch_options", "main"]
 
 logger = logging.getLogger("webmcp_bridge")
 
@@ -331,152 +321,6 @@ def _cdp_headers(values: list[str]) -> dict[str, str]:
     return headers
 
 
-def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = None) -> str:
-    if cdp_url.startswith(("ws://", "wss://")):
-        return cdp_url  # a farm's endpoint: used as given, query string (token, launch options) included
-    import urllib.request  # only for --cdp-url http://…
-
-    parts = urllib.parse.urlsplit(cdp_url)
-    version_url = parts._replace(path=parts.path.rstrip("/") + "/json/version").geturl()
-    request = urllib.request.Request(version_url, headers=headers or {})
-    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310
-        return str(json.load(reply)["webSocketDebuggerUrl"])
-
-
-async def run(args: argparse.Namespace) -> None:
-    """Run the bridge until the client leaves, the browser goes away, or a signal arrives."""
-    # Signals are caught from the first moment, so a Ctrl-C during launch still stops the
-    # browser cleanly (the exit stack below closes it, shielded).
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_stop_on_signal, tg.cancel_scope)
-        if trace := tracemem.requested():  # hidden debugging hook, off by default
-            tg.start_soon(tracemem.dump_on_signal, trace)
-        await _serve(args)
-        tg.cancel_scope.cancel()
-
-
-async def _serve(args: argparse.Namespace) -> None:
-    timeouts = Timeouts(tool_call=args.tool_timeout, snapshot=args.snapshot_timeout)
-    imports = _BackgroundImports()
-    # The connection's own task group is entered (by the stack) inside this one, and left first.
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(imports.run)
-        async with AsyncExitStack() as stack:
-            if args.extension:
-                # Clients connect as soon as the pairing code is printed: have the server loaded by then.
-                await imports.server.wait()
-            channel, checked = await _open_browser(args, timeouts, stack)
-            connection = await stack.enter_async_context(channel)
-            await imports.desktop.wait()
-            from webmcp.serve import serve
-
-            await serve(connection, args, timeouts, server_loaded=imports.server, webmcp_checked=checked)
-
-
-class _BackgroundImports:
-    """Imports the agent side in a worker thread while the browser starts and loads the start pages.
-
-    Half a second of Python at start-up is imports: the desktop (pydantic models, jsonschema)
-    is needed once the browser answers, the MCP server (the mcp SDK, its types) only once the
-    start pages have loaded. Each group's event is set when it is in `sys.modules`.
-    """
-
-    _DESKTOP = "webmcp.serve"
-    _SERVER = ("webmcp.server.app", "webmcp.server.transport", "webmcp.uicontext.provider")
-
-    def __init__(self) -> None:
-        self.desktop = anyio.Event()
-        self.server = anyio.Event()
-
-    async def run(self) -> None:
-        # The event loop's thread must not wait out the default 5 ms switch interval for the
-        # GIL each time the browser answers while the importing thread runs.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(interval, 0.0005))
-        # The imports make ~120,000 objects that live as long as the process: the collections
-        # they would trigger on the way (~8% of their CPU) free nearly nothing, and once they are
-        # in, they are left out of every later collection (their few cycles of garbage are kept).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            await anyio.to_thread.run_sync(importlib.import_module, self._DESKTOP)
-            logger.info("desktop imported")
-            self.desktop.set()
-            for name in self._SERVER:
-                await anyio.to_thread.run_sync(importlib.import_module, name)
-            gc.freeze()
-            logger.info("MCP server imported")
-            self.server.set()
-        finally:
-            sys.setswitchinterval(interval)
-            if collecting:
-                gc.enable()
-
-
-async def _open_browser(
-    args: argparse.Namespace, timeouts: Timeouts, stack: AsyncExitStack
-) -> tuple[AbstractAsyncContextManager[Connection], bool]:
-    """The browser the command line names and its connection, not yet open; and whether
-    WebMCP is checked already (False: `serve` checks it on the first start page)."""
-    if args.extension:
-        return _extension_channel(args.extension_port, timeouts), True
-    if args.cdp_url:
-        headers = _cdp_headers(args.cdp_header)
-        ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
-        await check_webmcp(ws_url, timeouts, headers=headers)
-        if args.cdp_reconnect:
-            return _reconnecting_channel(ws_url, headers, timeouts), True
-        return Connection.connect(ws_url, timeouts, headers=headers), True
-    options = LaunchOptions(
-        browser=args.browser,
-        headless=True if args.headless else None,
-        user_data_dir=args.user_data_dir,
-        extra_args=list(args.browser_arg),
-    )
-    # Over --remote-debugging-pipe: no other local process can reach this browser.
-    browser = await launch_browser(options, timeouts)
-    stack.push_async_callback(browser.close)
-    logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
-    if args.urls and can_tell_webmcp(args.urls[0]):
-        # The first start page is a secure context: it shows whether WebMCP is on, so the
-        # browser does not load a probe page (a renderer of its own) before it (serve.py).
-        return browser.connect(timeouts), False
-    await check_webmcp(browser, timeouts)
-    logger.info("WebMCP is on in the browser")
-    return browser.connect(timeouts), True
-
-
-@asynccontextmanager
-async def _reconnecting_channel(ws_url: str, headers: dict[str, str], timeouts: Timeouts) -> AsyncIterator[Connection]:
-    """A connection that survives the far side dropping it (see cdp_bridge.reconnect)."""
-    transport = await ReconnectingTransport.open(ws_url, headers, timeouts)
-    async with Connection.open(transport, timeouts) as connection:
-        yield connection
-
-
-@asynccontextmanager
-async def _extension_channel(port: int, timeouts: Timeouts) -> AsyncIterator[Connection]:
-    """A connection through the extension's relay; windows appear once the extension pairs."""
-    code = await anyio.to_thread.run_sync(load_pairing_code)
-    async with ExtensionRelay.serve(code, "127.0.0.1", port) as relay:
-        print(
-            f"webmcp-bridge: waiting for the extension on ws://127.0.0.1:{relay.port}/  "
-            f"pairing code: {code}  (enter it once in the extension's popup)",
-            file=sys.stderr,
-            flush=True,
-        )
-        async with Connection.open(relay, timeouts, close_transport=False) as connection:
-            yield connection
-
-
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
-        async for signum in signals:
-            logger.warning("received %s, shutting down", signal.Signals(signum).name)
-            scope.cancel()
-            return
-
-
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -514,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"webmcp-bridge: --upload-dir {args.upload_dir!r} is not a directory", file=sys.stderr)
         return 2
     try:
-        _cdp_headers(args.cdp_header)
+        args.cdp_headers = _cdp_headers(args.cdp_header)
     except ValueError as exc:
         print(f"webmcp-bridge: {exc}", file=sys.stderr)
         return 2
@@ -527,8 +371,18 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     logger.info("command line read")
+    launch: tuple[LaunchOptions, Spawned] | None = None
     try:
-        anyio.run(run, args)
+        if not (args.cdp_url or args.extension):
+            # Started now, before the rest of the bridge is imported: Chromium's start-up (~300 ms)
+            # runs beside those imports (~100 ms) instead of after them.
+            options = launch_options(args)
+            launch = (options, spawn(options))
+        import anyio  # noqa: PLC0415 - after the browser is on its way
+
+        from webmcp.runner import run  # noqa: PLC0415 - the event loop, the connection, the agent side
+
+        anyio.run(run, args, launch)
     except KeyboardInterrupt:
         return 130
     except (BridgeError, OSError, BaseExceptionGroup) as exc:
@@ -539,7 +393,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"webmcp-bridge: {cause}", file=sys.stderr)
         return 1
+    finally:
+        if launch is not None:
+            launch[1].discard()  # a browser the launcher never took over (it stops its own)
     return 0
+
+
+def launch_options(args: argparse.Namespace) -> LaunchOptions:
+    """How the command line `args` asks the browser to be launched."""
+    return LaunchOptions(
+        browser=args.browser,
+        headless=True if args.headless else None,
+        user_data_dir=args.user_data_dir,
+        extra_args=list(args.browser_arg),
+    )
 
 
 def _first_known(exc: BaseException) -> BaseException | None:

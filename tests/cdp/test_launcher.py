@@ -18,7 +18,7 @@ import anyio
 import pytest
 from websockets.asyncio.client import connect
 
-from cdp_bridge import launcher
+from cdp_bridge import launcher, spawn
 from cdp_bridge.errors import BrowserLaunchError, BrowserNotFound, ConnectionClosed, WebMCPUnavailable
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, check_webmcp, find_browser, launch_browser
 from cdp_bridge.timeouts import Timeouts
@@ -103,7 +103,7 @@ def test_find_browser_prefers_explicit_then_env(tmp_path: Path, monkeypatch: pyt
 
 def test_find_browser_path_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(launcher.ENV_BROWSER, raising=False)
-    monkeypatch.setattr(launcher, "_DEFAULT_PATHS", ())
+    monkeypatch.setattr(spawn, "_DEFAULT_PATHS", ())
     for name in ("google-chrome", "chromium-browser"):
         exe = tmp_path / name
         exe.write_text("#!/bin/sh\n")
@@ -117,7 +117,7 @@ def test_find_browser_default_path_before_path(tmp_path: Path, monkeypatch: pyte
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o755)
     monkeypatch.delenv(launcher.ENV_BROWSER, raising=False)
-    monkeypatch.setattr(launcher, "_DEFAULT_PATHS", (str(exe),))
+    monkeypatch.setattr(spawn, "_DEFAULT_PATHS", (str(exe),))
     monkeypatch.setenv("PATH", "/nonexistent")
     assert find_browser() == str(exe)
 
@@ -138,7 +138,7 @@ def test_find_browser_bad_explicit(tmp_path: Path) -> None:
 
 def test_find_browser_nothing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(launcher.ENV_BROWSER, raising=False)
-    monkeypatch.setattr(launcher, "_DEFAULT_PATHS", ("/nonexistent/chromium",))
+    monkeypatch.setattr(spawn, "_DEFAULT_PATHS", ("/nonexistent/chromium",))
     monkeypatch.setenv("PATH", "")
     with pytest.raises(BrowserNotFound) as info:
         find_browser()
@@ -154,30 +154,28 @@ def test_build_args_merges_features_and_extension(tmp_path: Path) -> None:
         load_extension=str(tmp_path),
         start_urls=["http://127.0.0.1:1/"],
     )
-    args = launcher._build_args(options, "/bin/chromium", "/p")
+    args = spawn.build_args(options, "/bin/chromium", "/p")
     assert "--enable-features=WebMCP,Foo" in args
     assert not [a for a in args if a == "--enable-features=Foo"]
     assert f"--load-extension={tmp_path}" in args and f"--disable-extensions-except={tmp_path}" in args
     assert "--remote-debugging-pipe" in args and "--headless=new" in args
     assert not [a for a in args if a.startswith("--remote-debugging-port")]
-    port_args = launcher._build_args(LaunchOptions(debugging="port"), "/bin/chromium", "/p")
+    port_args = spawn.build_args(LaunchOptions(debugging="port"), "/bin/chromium", "/p")
     assert "--remote-debugging-port=0" in port_args and "--remote-debugging-pipe" not in port_args
     assert args[-1] == "http://127.0.0.1:1/"
     assert args.count("http://127.0.0.1:1/") == 1
-    assert launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")[-1] == "about:blank"
+    assert spawn.build_args(LaunchOptions(), "/bin/chromium", "/p")[-1] == "about:blank"
 
 
 def test_headless_auto_follows_display(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    assert "--headless=new" in launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")
+    assert "--headless=new" in spawn.build_args(LaunchOptions(), "/bin/chromium", "/p")
     monkeypatch.setenv("DISPLAY", ":0")
-    args = launcher._build_args(LaunchOptions(), "/bin/chromium", "/p")
+    args = spawn.build_args(LaunchOptions(), "/bin/chromium", "/p")
     assert "--headless=new" not in args
     assert ("--no-sandbox" in args) == (os.geteuid() == 0)
-    assert "--enable-features=WebMCP" not in launcher._build_args(
-        LaunchOptions(enable_webmcp=False), "/bin/chromium", "/p"
-    )
+    assert "--enable-features=WebMCP" not in spawn.build_args(LaunchOptions(enable_webmcp=False), "/bin/chromium", "/p")
 
 
 # --- launching ----------------------------------------------------------------------------------
@@ -253,6 +251,43 @@ async def test_close_is_safe_in_a_cancelled_scope() -> None:
         await proc.close()
     assert not _live_in_group(proc.pid)
     assert not _exists(proc.user_data_dir)
+
+
+@needs_browser
+@pytest.mark.anyio
+async def test_a_browser_spawned_before_the_event_loop_is_taken_over_and_stopped_with_its_files() -> None:
+    options = LaunchOptions(headless=True)
+    spawned = spawn.spawn(options)  # as webmcp.cli does, before it imports the rest of the bridge
+    assert not spawned.taken and _live_in_group(spawned.process.pid)
+    proc = await launch_browser(options, Timeouts(), spawned)
+    assert spawned.taken and proc.pid == spawned.process.pid
+    async with proc.connect() as connection:
+        assert "Chrome" in (await connection.browser.send("Browser.getVersion"))["product"]
+    await proc.close()
+    spawned.discard()  # the launcher owns it now: nothing left to do, nothing raised
+    assert not _live_in_group(proc.pid)
+    assert not _exists(spawned.workdir)
+
+
+@needs_browser
+def test_a_spawned_browser_nobody_took_over_is_stopped_and_its_files_removed() -> None:
+    spawned = spawn.spawn(LaunchOptions(headless=True))
+    assert _poll_until(lambda: len(_live_in_group(spawned.process.pid)) > 1, 10), "its helpers never started"
+    spawned.discard()
+    spawned.discard()  # idempotent
+    assert spawned.process.poll() is not None
+    assert _poll_until(lambda: not _live_in_group(spawned.process.pid), 10), _live_in_group(spawned.process.pid)
+    assert not _exists(spawned.workdir)
+
+
+def test_a_refused_switch_spawns_nothing_and_leaves_no_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    exe = tmp_path / "chromium"
+    exe.write_text('#!/bin/sh\ntouch "$0.ran"\n')
+    exe.chmod(0o755)
+    with pytest.raises(ValueError, match="bridge's own"):
+        spawn.spawn(LaunchOptions(browser=str(exe), extra_args=["--remote-debugging-port=9222"]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chromium"]
 
 
 @needs_browser
@@ -395,13 +430,13 @@ def test_a_browser_arg_may_not_replace_what_the_bridge_depends_on(arg: str, word
     with pytest.raises(ValueError, match=words):
         launcher.check_browser_arg(arg)
     with pytest.raises(ValueError):
-        launcher._build_args(LaunchOptions(extra_args=[arg]), "/bin/chromium", "/p")
+        spawn.build_args(LaunchOptions(extra_args=[arg]), "/bin/chromium", "/p")
 
 
 def test_browser_args_come_before_the_start_page_and_features_are_merged() -> None:
     extra = ["--lang=de-DE", "--enable-features=Foo", "--disable-features=Bar", "--window-size=800,600"]
     options = LaunchOptions(headless=True, extra_args=extra, start_urls=["http://127.0.0.1:1/"])
-    args = launcher._build_args(options, "/c", "/p")
+    args = spawn.build_args(options, "/c", "/p")
     assert "--enable-features=WebMCP,Foo" in args and "--user-data-dir=/p" in args
     assert args.index("--lang=de-DE") < args.index("http://127.0.0.1:1/") == len(args) - 1
     assert "--window-size=800,600" in args
@@ -412,9 +447,9 @@ def test_browser_args_come_before_the_start_page_and_features_are_merged() -> No
 
 def test_a_headless_browser_goes_without_the_address_bars_popups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DISPLAY", ":0")
-    shown = launcher._build_args(LaunchOptions(headless=False), "/bin/chromium", "/p")
+    shown = spawn.build_args(LaunchOptions(headless=False), "/bin/chromium", "/p")
     assert not [a for a in shown if a.startswith("--disable-features=")]  # a person may use the address bar
-    headless = launcher._build_args(LaunchOptions(headless=True), "/bin/chromium", "/p")
+    headless = spawn.build_args(LaunchOptions(headless=True), "/bin/chromium", "/p")
     assert "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup" in headless
 
 

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
 import logging
 import threading
@@ -30,6 +29,8 @@ from cdp_bridge.errors import BridgeError
 # The command line reads this module (options, bind check, log guards) before the bridge has
 # imported the mcp SDK or uvicorn: the HTTP-only parts import them when first used.
 if TYPE_CHECKING:
+    import asyncio
+
     from mcp.server.transport_security import TransportSecuritySettings
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
