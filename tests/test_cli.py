@@ -140,6 +140,15 @@ def test_show_code_without_extension_says_how_to_use_it(
     assert not pairing_code_path().exists(), "a refused command creates no code"
 
 
+def _python(code: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter in the checkout (nothing imported before it)."""
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
+    )  # fmt: skip
+
+
 def test_the_background_imports_leave_the_collector_on_and_their_objects_out_of_its_scans() -> None:
     code = """
 import gc, anyio
@@ -148,11 +157,7 @@ imports = _BackgroundImports()
 anyio.run(imports.run)
 print(imports.desktop.is_set(), imports.server.is_set(), gc.isenabled(), gc.get_freeze_count() > 50_000)
 """
-    root = Path(__file__).resolve().parents[1]
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
-    )  # fmt: skip
+    result = _python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "True", "True"]
 
@@ -179,11 +184,7 @@ args = build_parser().parse_args(["--headless", "--browser-arg=--lang=de", "http
 build_args(launch_options(args), "/usr/bin/chromium", "/p")
 print(" ".join(m for m in HEAVY if m in sys.modules) or "none")
 """.replace("HEAVY", repr(_HEAVY))
-    root = Path(__file__).resolve().parents[1]
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
-    )  # fmt: skip
+    result = _python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "none"
 
@@ -205,11 +206,7 @@ except ImportError:
     print("import failed")
 """
     (tmp_path / "tmp").mkdir()
-    root = Path(__file__).resolve().parents[1]
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, check=False,
-    )  # fmt: skip
+    result = _python(code, timeout=60)
     assert result.stdout.strip() == "import failed", result.stderr
     assert not _running(str(fake)), "the browser was left running"
     assert list((tmp_path / "tmp").iterdir()) == [], "its temporary profile was left behind"
