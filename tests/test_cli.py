@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -223,3 +225,42 @@ def _running(command: str) -> list[int]:
         except (OSError, ValueError, IndexError):
             continue
     return found
+
+
+def test_a_sigterm_while_the_bridge_imports_stops_the_browser_it_started(tmp_path: Path) -> None:
+    # Between the spawn and the bridge's own signal handling (webmcp.runner) lie its imports.
+    fake = tmp_path / "chromium"
+    fake.write_text(f'#!/bin/sh\ntouch "{tmp_path}/started"\nsleep 600\n')
+    fake.chmod(0o755)
+    code = f"""
+import importlib.abc, sys, tempfile, time
+tempfile.tempdir = {str(tmp_path / "tmp")!r}
+class SlowRunner(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "webmcp.runner":
+            time.sleep(30)  # the imports after the spawn, drawn out
+        return None
+sys.meta_path.insert(0, SlowRunner())
+from webmcp.cli import main
+main(["--headless", "--browser", {str(fake)!r}, "http://127.0.0.1:1/"])
+"""
+    (tmp_path / "tmp").mkdir()
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.05)
+        assert (tmp_path / "started").exists(), "the browser never started"
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(20) == 128 + signal.SIGTERM
+    finally:
+        child.kill()
+        child.wait(10)
+        assert child.stderr is not None
+        child.stderr.close()
+    assert not _running(str(fake)), "the browser was left running"
+    assert list((tmp_path / "tmp").iterdir()) == [], "its temporary profile was left behind"

@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 import urllib.parse
+from types import FrameType
 from typing import Any
 
 from cdp_bridge.errors import BridgeError
@@ -375,7 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (args.cdp_url or args.extension):
             # Started now, before the rest of the bridge is imported: Chromium's start-up (~300 ms)
-            # runs beside those imports (~100 ms) instead of after them.
+            # runs beside those imports (~100 ms) instead of after them. Until the bridge's own
+            # signal handling starts (webmcp.runner), SIGTERM and SIGHUP end it through `finally`.
+            for number in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(number, _exit_on_signal)
             options = launch_options(args)
             launch = (options, spawn(options))
         import anyio  # noqa: PLC0415 - after the browser is on its way
@@ -397,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
         if launch is not None:
             launch[1].discard()  # a browser the launcher never took over (it stops its own)
     return 0
+
+
+def _exit_on_signal(number: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + number)
 
 
 def launch_options(args: argparse.Namespace) -> LaunchOptions:
