@@ -2,7 +2,8 @@
 
 Layers, each importing only those below it (checked by `scripts/check`):
 
-    webmcp.cli         the command line: parses, starts the browser, hands over to webmcp.serve
+    webmcp.cli         the command line: parses, starts the browser, hands over to webmcp.runner
+    webmcp.runner      opens (or attaches to) the browser, imports the rest meanwhile, runs webmcp.serve
     webmcp.serve       one browser's desktop served over MCP until the client or browser goes
     webmcp.server      the `mcp` SDK glue and transports
     webmcp.uicontext   `ui://current` and `ui://locate/{id}`
@@ -13,7 +14,7 @@ Layers, each importing only those below it (checked by `scripts/check`):
     cdp_bridge         the browser side (CDP only)
 
 The names below load on first use: `webmcp-bridge` starts the browser before it pays for
-the `mcp` SDK and the pydantic models (see webmcp.cli).
+the event loop, the `mcp` SDK and the pydantic models (see webmcp.cli).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """One browser's desktop served over MCP, until the client leaves or the browser goes.
 
-`webmcp.cli` opens the DevTools connection (launching the browser, or attaching to one) and
+`webmcp.runner` opens the DevTools connection (the launched browser, or one attached to) and
 hands it to `serve`: the desktop follows its tabs, the command line's pages are loaded, and
 only then is MCP served, so a client's first `tools/list` already holds those pages' tools.
 The desktop's imports (pydantic models, jsonschema) are this module's; the MCP server's (the
 `mcp` SDK) are made only once the start pages have loaded. The command line imports both in a
-worker thread, while the browser starts and the pages load (see webmcp.cli).
+worker thread, while the browser starts and the pages load (see webmcp.runner).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ async def serve(
 ) -> None:
     """Serve `connection`'s browser over MCP as the command line `args` ask.
 
-    `server_loaded` is set once the MCP side's modules are imported (webmcp.cli imports them
+    `server_loaded` is set once the MCP side's modules are imported (webmcp.runner imports them
     in a worker thread while the start pages load); without it they are imported here.
     Unless `webmcp_checked`, whether the browser has WebMCP is checked once the start pages
     have loaded, before MCP is served (`check_start_page`).
