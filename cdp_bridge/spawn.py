@@ -171,18 +171,18 @@ def build_args(options: LaunchOptions, executable: str, profile: str) -> list[st
     return [*args, *extra, (options.start_urls or ["about:blank"])[0]]
 
 
-def child_preexec(pipe_ends: tuple[int, int] | None) -> Callable[[], None] | None:
-    """A preexec_fn: put the debugging pipe's ends on fds 3 and 4, and (on Linux) ask for
-    SIGKILL when the forking thread dies. None when there is nothing to do."""
+def child_preexec(pipe_ends: tuple[int, int] | None) -> Callable[[], None]:
+    """A preexec_fn: no signal blocked (the bridge blocks its stop signals while it starts, and a
+    mask outlives exec), the debugging pipe's ends on fds 3 and 4, and (on Linux) SIGKILL asked
+    for when the forking thread dies."""
     linux = sys.platform.startswith("linux")
-    if not linux and pipe_ends is None:
-        return None
     import fcntl  # POSIX only, like the debugging pipe itself; imported before the fork
 
     prctl = ctypes.CDLL(None, use_errno=True).prctl if linux else None  # looked up before fork
     parent = os.getpid()
 
     def preexec() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, ())
         if pipe_ends is not None:
             # Through fds >= 10 first: an end may itself sit on 3 or 4 and be overwritten.
             high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in pipe_ends]

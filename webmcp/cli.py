@@ -19,7 +19,6 @@ import os
 import signal
 import sys
 import urllib.parse
-from types import FrameType
 from typing import Any
 
 from cdp_bridge.errors import BridgeError
@@ -378,9 +377,9 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.cdp_url or args.extension):
             # Started now, before the rest of the bridge is imported: Chromium's start-up (~300 ms)
             # runs beside those imports (~100 ms) instead of after them. Until the bridge's own
-            # signal handling starts (webmcp.runner), SIGTERM and SIGHUP end it through `finally`.
-            for number in (signal.SIGTERM, signal.SIGHUP):
-                signal.signal(number, _exit_on_signal)
+            # signal handling is on (webmcp.runner unblocks them), a stop signal waits: raised
+            # mid-import it would break an import half done, and end the bridge unclean.
+            signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT, signal.SIGHUP))
             options = launch_options(args)
             launch = (options, spawn(options))
         import anyio  # noqa: PLC0415 - after the browser is on its way
@@ -402,10 +401,6 @@ def main(argv: list[str] | None = None) -> int:
         if launch is not None:
             launch[1].discard()  # a browser the launcher never took over (it stops its own)
     return 0
-
-
-def _exit_on_signal(number: int, _frame: FrameType | None) -> None:
-    raise SystemExit(128 + number)
 
 
 def launch_options(args: argparse.Namespace) -> LaunchOptions:

@@ -173,7 +173,11 @@ async def _extension_channel(port: int, timeouts: Timeouts) -> AsyncIterator[Con
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    with anyio.open_signal_receiver(*stops) as signals:
+        # webmcp.cli blocks them while it starts the browser and imports the bridge: one sent
+        # meanwhile is handled now, as any later one.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
         async for signum in signals:
             logger.warning("received %s, shutting down", signal.Signals(signum).name)
             scope.cancel()
