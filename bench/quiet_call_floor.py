@@ -10,9 +10,11 @@ stdio, its code by PYTHONPATH, the browser on its debugging pipe) and driven by 
 `mcp.Client` (`mode="legacy"`) as chrome-devtools-mcp beside them. Each round, each subject
 answers one `ping` (the floor of one MCP round trip) and one call of the tool; the order of
 the subjects rotates every round. `--raw` adds the floor of `bench/peers` (raw.py: the tool by
-`WebMCP.invokeTool` on a Chromium of its own, no MCP), which has no ping. Prints medians with
-p10–p90 in ms, the medians of each bridge's per-round differences from chrome-devtools-mcp,
-raw and the first bridge, and the load average.
+`WebMCP.invokeTool` on a Chromium of its own, no MCP), which has no ping; `--bare` the least MCP
+server in front of that same floor (peers/bare_server.py: hand-written JSON-RPC over stdio, no
+SDK, no state read), so that `bare − raw` is what one MCP round trip of this client costs. Prints
+medians with p10–p90 in ms, the medians of each server's per-round differences from
+chrome-devtools-mcp, raw and the first bridge, and the load average.
 """
 
 from __future__ import annotations
@@ -63,6 +65,14 @@ async def run(opts: argparse.Namespace) -> None:
         await devtools.navigate(url)
         await devtools._wait_page_tool(opts.tool, SETUP_TIMEOUT)
         subjects.append(("chrome-devtools-mcp", devtools, lambda: devtools.page_tool(opts.tool, args)))
+        if opts.bare:
+            command = [sys.executable, "-m", "bench.peers.bare_server", url]
+            bare = McpSubject(command, Path(tempfile.mkdtemp()), {"PYTHONPATH": str(ROOT)})
+            await bare.open()
+            closing.append(bare.close)
+            bare_tool = f"tab__{opts.tool}"
+            await bare.wait_tools(lambda n: bare_tool in n, SETUP_TIMEOUT)
+            subjects.append(("bare", bare, lambda: bare.call(bare_tool, args)))
         if opts.raw:
             raw = RawCdp()
             await raw.open()
@@ -122,6 +132,9 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=100, help="timed rounds (default 100)")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--raw", action="store_true", help="add raw invokeTool (bench/peers/raw.py) as a subject")
+    parser.add_argument(
+        "--bare", action="store_true", help="add the least MCP server in front of raw CDP (bench/peers/bare_server.py)"
+    )
     anyio.run(run, parser.parse_args())
 
 
