@@ -17,6 +17,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -38,7 +39,7 @@ def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = N
         return cdp_url  # a farm's endpoint: used as given, query string (token, launch options) included
     import urllib.request  # only for --cdp-url http://…
 
-    parts = urllib.parse.urlsplit(cdp_url)
+    parts = urlsplit(cdp_url)
     version_url = parts._replace(path=parts.path.rstrip("/") + "/json/version").geturl()
     request = urllib.request.Request(version_url, headers=headers or {})
     with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310
