@@ -71,13 +71,13 @@ def test_a_chooser_is_published_at_once_and_goes_with_its_frame(tmp_path: Path) 
     (tmp_path / "a.txt").write_text("a")
     choosers, desktop, _ = _open(_Owner(), UploadFolder.at(str(tmp_path)))
     (chooser,) = desktop.published
-    assert choosers.ids() == ["dlg-1"] and chooser.window.title == "Choose files for \u2018a file field\u2019"
+    assert choosers.modal_ids() == ["dlg-1"] and chooser.window.title == "Choose files for \u2018a file field\u2019"
     assert chooser.asks.multiple and chooser.backend_node_id == 7 and desktop.spawned, "its label is read next"
     assert {"type": "list", "id": "files", "items": ["a.txt"]} in chooser.window.blocks
     choosers.frame_gone("other-frame")
-    assert choosers.ids() == ["dlg-1"]
+    assert choosers.modal_ids() == ["dlg-1"]
     choosers.frame_gone("F")
-    assert choosers.ids() == [] and desktop.forgotten == ["dlg-1"] and not chooser.is_open()
+    assert choosers.modal_ids() == [] and desktop.forgotten == ["dlg-1"] and not chooser.is_open()
 
 
 def test_without_an_upload_folder_the_window_says_so() -> None:
@@ -88,4 +88,4 @@ def test_without_an_upload_folder_the_window_says_so() -> None:
 
 def test_a_page_the_origin_policy_hides_gets_no_chooser_window(tmp_path: Path) -> None:
     choosers, desktop, _ = _open(_Owner(blocked="not allowed"), UploadFolder.at(str(tmp_path)))
-    assert desktop.published == [] and choosers.ids() == []
+    assert desktop.published == [] and choosers.modal_ids() == []

@@ -34,7 +34,12 @@ _PARTS = {
 }
 _PUBLIC_BY_DESIGN = {"op_lock"}
 # Objects that are not windows but share a field name with one (a ToolResult's `message`, a frame's `key`).
-_NOT_WINDOWS = {("desktop/calls.py", "answer"), ("desktop/dialogs.py", "answer"), ("desktop/live_view.py", "frame")}
+_NOT_WINDOWS = {
+    ("desktop/calls.py", "answer"),
+    ("desktop/dialogs.py", "answer"),
+    ("desktop/effects.py", "answer"),
+    ("desktop/live_view.py", "frame"),
+}
 
 
 def _modules() -> Iterator[tuple[str, ast.Module]]:

@@ -1,4 +1,4 @@
-"""How a page tool's answer becomes the agent's ToolResult or tool error (calls._page_result)."""
+"""How a page tool's answer becomes the agent's ToolResult or tool error (PageCalls._page_result)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,10 @@ class _Host:
 async def _result(outcome: Outcome, host: _Host | None = None) -> Any:
     invocation = Invocation(_TOOL)
     invocation.settle(outcome)
-    return await calls._page_result(cast(calls.CallHost, host or _Host()), _TOOL, invocation)
+    page_calls = calls.PageCalls(
+        cast(calls.CallHost, host or _Host()), cast(Any, None), cast(Any, None), cast(Any, None)
+    )
+    return await page_calls._page_result(_TOOL, invocation)
 
 
 async def test_an_mcp_shaped_error_is_a_page_error_with_the_page_text() -> None:

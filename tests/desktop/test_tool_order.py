@@ -9,7 +9,6 @@ import pytest
 
 from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.targets import PageTarget
-from webmcp.desktop.notices import tool_notices
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
@@ -41,7 +40,7 @@ async def test_the_main_frames_tools_come_first_in_registration_order_and_the_re
         every = [t.name for t in tab.every_page_tool()]
         assert every == [*(f"bulk_{i}" for i in range(300)), "cart.add", "close", "checkout", "search_kb", "reviews"]
         assert [t.name for t in tab.page_tools()] == every[:MAX_TOOLS_PER_WINDOW]
-        [notice] = [n for n in tool_notices(tab) if n["id"] == "tools-capped"]
+        [notice] = [n for n in tab.window.blocks if n["id"] == "tools-capped"]
         assert "305 tools; 177 of them are not listed" in notice["text"]
         assert "tab-1__list_page_tools" in notice["text"] and "tab-1__call_page_tool" in notice["text"]
         tg.cancel_scope.cancel()

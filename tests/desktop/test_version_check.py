@@ -14,6 +14,7 @@ from cdp_bridge.targets import PageTarget
 from webmcp.desktop.live_view import PageRead
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.registry import Desktop
+from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.windows import VersionCheck
 from webmcp.models import ToolResult
@@ -43,7 +44,7 @@ async def test_a_check_refused_for_one_call_guards_no_later_call_in_the_same_tas
     handed: list[VersionCheck | None] = []
 
     async def call_page_tool(
-        _host: Any, tool: PageTool, _args: dict[str, Any], _deadline: float | None = None, check: Any = None
+        _calls: Any, tool: PageTool, _args: dict[str, Any], _deadline: float | None = None, check: Any = None
     ) -> ToolResult:
         handed.append(check)
         return ToolResult(message=f"{tool.name} completed.")
@@ -52,14 +53,14 @@ async def test_a_check_refused_for_one_call_guards_no_later_call_in_the_same_tas
         return 7
 
     monkeypatch.setattr(live_view_module, "read_page", _read_page)
-    monkeypatch.setattr(calls_module, "call_page_tool", call_page_tool)
+    monkeypatch.setattr(calls_module.PageCalls, "call", call_page_tool)
     async with anyio.create_task_group() as tg:
         tab = Tab(
             "tab-1",
             PageTarget(target_id="T", session=cast(CDPSession, object())),
             Desktop(cast(Connection, object()), tg),
         )
-        monkeypatch.setattr(tab.guard, "count", inputs_so_far)
+        monkeypatch.setattr(WriteGuard, "count", lambda _guard, timeout: inputs_so_far(timeout))
         with anyio.fail_after(5):
             check = await tab.check_version()  # the dispatcher then refuses the write: stale_state
             assert check == VersionCheck(tab.version, inputs=7)

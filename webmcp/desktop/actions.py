@@ -4,10 +4,11 @@
 its blocks show: the view's `ActionTarget`s name the element (its backend node id, read
 with the view; no URL or selector is ever guessed), `view.targets.resolve`/`coerce` decide
 what to set, and `window_actions.js` sets it in the bridge's isolated world (focus, the
-pointer and input events, change). Each action returns once its effect happened, as a
-page-tool call does: a navigation until the page is usable, a dialog or new tab in
-`openedWindowIds`, a same-page change readable in `app://windows`. With a version check,
-the write guard holds the person's keystrokes while the action runs, as for page tools.
+pointer and input events, change). Each action is a write through the tab's one effects
+path (effects.py), as a page-tool call is: the write guard with a version check, and the
+answer once its effect happened (a navigation until the page is usable; a dialog, new tab,
+`<dialog>`, file chooser or sign-in prompt in `openedWindowIds`; a download in the
+message; a same-page change readable in `app://windows`).
 Values are never put in answers, errors or logs: a secret field's is masked on the way out
 too (server/app.py `_leaving`).
 """
@@ -16,20 +17,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Protocol
-
-import anyio
 
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.targets import PageTarget
-from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.input_guard import WriteGuard
+from webmcp.desktop.effects import Act, Effects, TabFacts
 from webmcp.desktop.live_view import WORLD, PageRead
-from webmcp.desktop.modal_stack import ModalStack
-from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
 from webmcp.js import load
@@ -41,11 +35,6 @@ __all__ = ["ActionHost", "FieldValue", "WindowActions"]
 logger = logging.getLogger(__name__)
 
 _ACTIONS_JS = load("window_actions.js")
-_NAV_START_WAIT = 1.0
-"""After an action asked for a navigation, how long the browser may take to start it (s)."""
-_OPENED_WAIT = 2.0
-_AFTER_DIALOG_WAIT = 0.5
-"""After the dialog an action opened is answered, how long the page may take to ask for a navigation (s)."""
 _PRESSABLE = frozenset({"button", "link"})
 _FILLABLE = frozenset({"field"})
 _REFUSED = {
@@ -66,52 +55,28 @@ class FieldValue:
     block_id: str | None = None
 
 
-class ActionHost(Protocol):
-    """What window actions need of their tab."""
+class ActionHost(TabFacts, Protocol):
+    """What window actions need of their tab: facts, and whether the agent may submit forms."""
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def page(self) -> PageTarget: ...
-    @property
-    def timeouts(self) -> Timeouts: ...
-    @property
-    def last_read(self) -> PageRead | None: ...
-    @property
-    def modals(self) -> ModalStack: ...
-    @property
-    def guard(self) -> WriteGuard: ...
-    @property
-    def version(self) -> int: ...
-    @property
-    def doc_seq(self) -> int: ...
-    @property
-    def address(self) -> str: ...
-    @property
-    def loading(self) -> bool: ...
-    @property
-    def window_opens(self) -> int: ...
     @property
     def agent_may_submit(self) -> bool: ...
-
-    def woken_by_its_end(self, event: anyio.Event) -> AbstractContextManager[None]: ...
-    def mark_dirty(self) -> None: ...
-    async def catch_up(self, budget: float, since: float | None = None) -> None: ...
-    async def navigation_settled(self, budget: float) -> None: ...
-    def opened_mark(self) -> int: ...
-    async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]: ...
 
 
 class WindowActions:
     """Fill, press and submit on one tab (the caller holds the tab's op_lock)."""
 
-    def __init__(self, host: ActionHost) -> None:
+    def __init__(
+        self, host: ActionHost, effects: Effects, page: PageTarget, last_read: Callable[[], PageRead | None]
+    ) -> None:
         self._host = host
+        self._effects = effects
+        self._page = page
+        self._last_read = last_read
         self._last_filled: tuple[int, str, int] | None = None
         """(document, frame key, backend id) of the field the last fill set: the form submit means."""
 
     def targets(self) -> list[ActionTarget]:
-        read = self._host.last_read
+        read = self._last_read()
         return list(read.view.targets) if read is not None else []
 
     def offers(self, action: str) -> bool:
@@ -127,7 +92,7 @@ class WindowActions:
 
     async def _current(self) -> list[ActionTarget]:
         """The targets of the page as it is now (read after the last write)."""
-        await self._host.catch_up(self._host.timeouts.snapshot)
+        await self._effects.catch_up(self._host.timeouts.snapshot)
         return self.targets()
 
     # --- the operations ------------------------------------------------------------
@@ -175,9 +140,9 @@ class WindowActions:
                 self._last_filled = (self._host.doc_seq, target.frame_key, target.backend_id)
             return done
 
-        done, answer = await self._acting(work, check)
+        done, act = await self._acting(work, check)
         message = f"Filled {len(done)} field{'s' if len(done) != 1 else ''} of {self._host.id}: {', '.join(done)}."
-        return _with(answer, message)
+        return act.answer(ToolResult(message=message))
 
     async def press(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
         """Activate the button or link shown as `label` (in block `block_id`).
@@ -212,8 +177,8 @@ class WindowActions:
                 raise ToolError("validation_failed", f"\u201c{target.label}\u201d cannot be pressed: {why}.")
             return reply
 
-        _, answer = await self._acting(work, check)
-        return _with(answer, f"Pressed the {what} \u201c{target.label}\u201d in {self._host.id}.")
+        _, act = await self._acting(work, check)
+        return act.answer(ToolResult(message=f"Pressed the {what} \u201c{target.label}\u201d in {self._host.id}."))
 
     async def submit(self, form: str | None, check: VersionCheck | None) -> ToolResult:
         """Submit a form (its submit button, else `requestSubmit()`), the one named `form` or the one last filled.
@@ -242,112 +207,39 @@ class WindowActions:
                 )
             return reply
 
-        reply, answer = await self._acting(work, check)
+        reply, act = await self._acting(work, check)
         name = str(reply.get("form") or "")
         by = str(reply.get("submitter") or "")
         what = f"the form \u201c{name}\u201d" if name else "the form"
         how = f" with its \u201c{by}\u201d button" if by else ""
-        return _with(answer, f"Submitted {what}{how} in {self._host.id}.")
+        return act.answer(ToolResult(message=f"Submitted {what}{how} in {self._host.id}."))
 
     # --- acting and settling ---------------------------------------------------------
 
-    async def _acting(self, work: Callable[[], Awaitable[Any]], check: VersionCheck | None) -> tuple[Any, ToolResult]:
-        """Run `work` in the page (guarded), then wait for what it set going; (its value, the answer)."""
-        host = self._host
-        timeouts = host.timeouts
-        began = anyio.current_time()
-        mark, opens = host.opened_mark(), host.window_opens
-        modals_before = [m.window.id for m in host.modals.modals()]
-        doc_before = host.doc_seq
-        watch = _NavWatch(host.page)
-        holding = False
-        try:
-            if check is not None and check.inputs is not None:
-                held = await host.guard.hold(check.inputs)
-                if held is False:
-                    await host.catch_up(timeouts.snapshot)
-                    raise ToolError(
-                        "stale_state",
-                        "The person typed in the page after the version was checked; nothing was done. "
-                        "Re-read app://windows before deciding.",
-                        current_version=host.version,
-                    )
-                holding = held is True
+    async def _acting(self, work: Callable[[], Awaitable[Any]], check: VersionCheck | None) -> tuple[Any, Act]:
+        """Run `work` in the page through the effects path: (its value, the settled write)."""
+        timeouts = self._host.timeouts
+        async with self._effects.write(check) as act:
             try:
-                finished, value = await host.modals.unless_dialog(work, timeouts.tool_call)
+                finished, value = await self._effects.unless_dialog(work, timeouts.tool_call)
             except CDPError as exc:
-                if not watch.requested:
+                if not act.requested():
                     raise
                 # The page navigated under the call (its context went with the old document): the effect happened.
                 logger.debug("the action's script ended with its document: %s", exc)
                 finished, value = True, {}
-        finally:
-            if holding:
-                await host.guard.release()
-            watch.close_later = True
-        try:
-            if not finished and host.modals.dialog is None:
+            if not finished and self._effects.dialog is None:
                 raise ToolError(
                     "action_timeout",
                     f"The page did not take the action within {timeouts.tool_call:g} s (its main thread is busy); "
                     "whether it happened is unknown: read the window.",
                     outcome="unknown",
                 )
-            if host.modals.dialog is None and watch.requested and not watch.started:
-                await watch.until_started(_NAV_START_WAIT)
-            if host.modals.dialog is None:
-                await host.navigation_settled(timeouts.navigation)
-        finally:
-            watch.close()
-        opened: list[str] = []
-        if (dialog := host.modals.dialog) is not None:
-            opened.append(dialog.window.id)
-            # What the page does once the dialog is answered (a confirm() before paying lets the form
-            # go on) is the action's effect: the dialog's answer waits for it.
-            dialog.answer_waits_for(partial(self._after_dialog, _NavWatch(host.page), doc_before))
-        else:
-            host.mark_dirty()
-            await host.catch_up(timeouts.snapshot, since=began)
-            if host.window_opens > opens:
-                opened.extend(await host.opened_since(mark, host.window_opens - opens, _OPENED_WAIT))
-        opened.extend(m.window.id for m in host.modals.modals() if m.window.id not in modals_before)
-        notes: list[str] = []
-        if dialog is not None:
-            notes.append(
-                f"The page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; answer it with its "
-                "accept or dismiss tool."
-            )
-        elif host.doc_seq != doc_before:
-            notes.append(f"The tab now shows {host.address} (version {host.version}).")
-            if host.loading:
-                notes.append(STILL_LOADING)
-        else:
-            notes.append(f"The window is at version {host.version}.")
-        return value, ToolResult(message=" ".join(notes), opened_window_ids=opened or None)
-
-    async def _after_dialog(self, watch: _NavWatch, doc_before: int) -> str:
-        """Once the dialog an action opened is answered: the navigation it lets go on, then read after write."""
-        host = self._host
-        began = anyio.current_time()
-        try:
-            # The page goes on only once the dialog closed: give it a moment to ask for a navigation.
-            await watch.until_requested(_AFTER_DIALOG_WAIT)
-            if watch.requested:
-                await watch.until_started(_NAV_START_WAIT)
-            await host.navigation_settled(host.timeouts.navigation)
-        finally:
-            watch.close()
-        if host.modals.dialog is not None:
-            return ""
-        host.mark_dirty()
-        await host.catch_up(host.timeouts.snapshot, since=began)
-        if host.doc_seq != doc_before:
-            return f"The tab now shows {host.address} (version {host.version})."
-        return f"The window is at version {host.version}."
+        return value, act
 
     async def _on(self, target: ActionTarget, op: str, *args: Any) -> dict[str, Any]:
         """Run `op` of window_actions.js on `target`'s element, in the bridge's world of its frame."""
-        read = self._host.last_read
+        read = self._last_read()
         reader = read.readers.get(target.frame_key) if read is not None else None
         if reader is None:
             raise ToolError("validation_failed", f"\u201c{target.label}\u201d is no longer shown; re-read the window.")
@@ -368,12 +260,12 @@ class WindowActions:
 
     async def _on_document(self, hint: tuple[int, str, int] | None, form: str | None) -> dict[str, Any]:
         """Run the submit op on the document of the frame last filled (else the main frame's)."""
-        read = self._host.last_read
+        read = self._last_read()
         frame_key = hint[1] if hint is not None else None
         readers = read.readers if read is not None else {}
         reader = readers.get(frame_key) if frame_key else None
         if reader is None:
-            page = self._host.page
+            page = self._page
             reader = (page.session.send, page.target_id)
             hint = None
         # Each reader is its session's own `send` (read_page), which takes a timeout.
@@ -419,47 +311,6 @@ async def _call(
     return value if isinstance(value, dict) else {"error": "no answer"}
 
 
-class _NavWatch:
-    """Whether the page asked for a main-frame navigation (and the browser started it) since it was made."""
-
-    def __init__(self, page: PageTarget) -> None:
-        self._main = page.target_id
-        self.requested = False
-        self.started = False
-        self.close_later = False
-        self._started = anyio.Event()
-        self._asked = anyio.Event()
-        session = page.session
-        self._off = [
-            session.on("Page.frameRequestedNavigation", self._requested),
-            session.on("Page.frameStartedNavigating", self._began),
-        ]
-
-    def _requested(self, params: dict[str, Any]) -> None:
-        if params.get("frameId") == self._main and params.get("disposition", "currentTab") == "currentTab":
-            self.requested = True
-            self._asked.set()
-
-    def _began(self, params: dict[str, Any]) -> None:
-        if params.get("frameId") == self._main:
-            kind = str(params.get("navigationType", ""))
-            if not kind.startswith(("sameDocument", "historySameDocument")):
-                self.started = True
-                self._started.set()
-
-    async def until_requested(self, timeout: float) -> None:
-        with anyio.move_on_after(timeout):
-            await self._asked.wait()
-
-    async def until_started(self, timeout: float) -> None:
-        with anyio.move_on_after(timeout):
-            await self._started.wait()
-
-    def close(self) -> None:
-        for off in self._off:
-            off()
-
-
 def _problem(where: str, refusal: Refusal) -> dict[str, Any]:
     problem: dict[str, Any] = {"field": where, "error": refusal.message}
     if refusal.candidates:
@@ -472,7 +323,3 @@ def _problem(where: str, refusal: Refusal) -> dict[str, Any]:
 def _shown_label(target: ActionTarget) -> str:
     label = f"\u201c{target.label}\u201d"
     return f"{label} (sensitive: its value is not shown)" if target.sensitive else label
-
-
-def _with(answer: ToolResult, message: str) -> ToolResult:
-    return ToolResult(message=f"{message} {answer.message}".strip(), opened_window_ids=answer.opened_window_ids)

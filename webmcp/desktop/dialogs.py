@@ -8,7 +8,6 @@ declarative tools whose form lies inside it are its tools while it is open.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +46,6 @@ class JsDialog:
     """The page opened dialogs in quick succession: `stop_dialogs` is offered."""
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _call: Invocation | None = None
-    _after_answer: Callable[[], Awaitable[str]] | None = None
     _call_done: anyio.Event = field(default_factory=anyio.Event)
     _call_outcome: dict[str, Any] | None = None
     _open: bool = True
@@ -103,15 +101,15 @@ class JsDialog:
         params: dict[str, Any] = {"accept": accept}
         if accept and self.kind == "prompt" and text is not None:
             params["promptText"] = text
-        try:
-            await self.session.send("Page.handleJavaScriptDialog", params)
-        except CDPError as exc:
-            closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
-            raise from_cdp_error(exc, f"answering {self.window.id}", gone=closed) from exc
-        answer = ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog.")
-        if self._after_answer is not None:
-            follow, self._after_answer = self._after_answer, None
-            answer.message = f"{answer.message} {await follow()}".strip()
+        # A write like any other: what the page does once the dialog is answered (a confirm() before
+        # paying lets the form go on, an alert before a reload) is settled before the answer.
+        async with self.owner.write(answered_dialog=True) as act:
+            try:
+                await self.session.send("Page.handleJavaScriptDialog", params)
+            except CDPError as exc:
+                closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
+                raise from_cdp_error(exc, f"answering {self.window.id}", gone=closed) from exc
+        answer = act.answer(ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog."))
         if self._call is not None:
             with anyio.move_on_after(self.owner.timeouts.dialog_grace):
                 await self._call_done.wait()
@@ -123,11 +121,6 @@ class JsDialog:
                 answer.result = {"originalCall": {"tool": name, "pending": True}}
                 answer.message = f"{answer.message} The call to {name} that opened it is still running."
         return answer
-
-    def answer_waits_for(self, follow: Callable[[], Awaitable[str]]) -> None:
-        """A window action opened this dialog: its answer waits for `follow` (the navigation the answer lets
-        go on, read after write), whose sentence says where the tab is then."""
-        self._after_answer = follow
 
     async def stop_dialogs(self) -> ToolResult:
         """Answer this dialog, and let the bridge answer the page's further dialogs until it navigates."""

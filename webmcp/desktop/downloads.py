@@ -29,6 +29,7 @@ import anyio
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.download_names import sanitise_name, unique_name
+from webmcp.desktop.parts import Part
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
@@ -300,6 +301,41 @@ def download_blocks(downloads: list[Download]) -> list[dict[str, Any]]:
         if d.notice
     )
     return blocks
+
+
+class TabDownloads(Part):
+    """One tab's downloads, as its window lists them (a part of the tab: parts.py).
+
+    The store is the desktop's (None when the bridge does not follow downloads: then the tab has none).
+    """
+
+    def __init__(self, store: DownloadStore | None, tab_id: str) -> None:
+        self._store = store
+        self._tab_id = tab_id
+
+    def mark(self) -> int:
+        """A mark to pass to `since`."""
+        return self._store.mark() if self._store is not None else 0
+
+    def since(self, mark: int) -> list[Download]:
+        """The downloads the tab's page began after `mark`."""
+        return self._store.since(mark, self._tab_id) if self._store is not None else []
+
+    async def began_since(self, mark: int, timeout: float) -> list[Download]:
+        """`since(mark)`, waiting (at most `timeout`) for one to begin if none has."""
+        return await self._store.began_since(mark, self._tab_id, timeout) if self._store is not None else []
+
+    def any(self) -> bool:
+        """The tab's page began at least one download."""
+        return self._store is not None and bool(self._store.of_tab(self._tab_id))
+
+    async def read(self, name: str, max_bytes: int) -> ToolResult:
+        """The text of the finished download `name` of this tab, or its type and size."""
+        found = self._store.named(self._tab_id, name) if self._store is not None else None
+        return await read_download(self._tab_id, found, name, max_bytes)
+
+    def notices(self) -> list[dict[str, Any]]:
+        return download_blocks(self._store.of_tab(self._tab_id)) if self._store is not None else []
 
 
 def started_note(tab_id: str, downloads: list[Download]) -> str:

@@ -23,6 +23,7 @@ from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import VersionCheck, WindowState
@@ -185,22 +186,35 @@ class FileChooser:
         return ToolResult(message=f"Cancelled the file chooser for \u2018{self.asks.label}\u2019; nothing was chosen.")
 
 
-class FileChoosers:
-    """A tab's open file choosers: intercepted on every session, each published as a window."""
+class FileChoosers(Part):
+    """A tab's open file choosers: intercepted on every session, each published as a window (a part: parts.py)."""
 
     def __init__(self, owner: ModalOwner, desktop: DesktopLink) -> None:
         self._owner = owner
         self._desktop = desktop
         self._open: list[FileChooser] = []
 
-    def watch(self, session: CDPSession) -> list[SetUp]:
+    def watch(self, session: CDPSession, main: bool = False) -> list[SetUp]:
         """Intercept `session`'s file choosers (its page's or an OOPIF's): the set-up to send."""
         session.on("Page.fileChooserOpened", lambda p: self._opened(session, p))
+        session.on("Page.frameDetached", lambda p: self.frame_gone(str(p.get("frameId", ""))))
         return [SetUp("Page.setInterceptFileChooserDialog", {"enabled": True})]
 
-    def ids(self) -> list[str]:
+    def modal_ids(self) -> list[str]:
         """The window ids of the choosers open now, oldest first."""
         return [c.window.id for c in self._open]
+
+    def committed(self, doc: Commit) -> None:
+        self.frame_gone(None)  # a chooser ends with its document
+
+    def frame_left(self, frame_id: str) -> None:
+        self.frame_gone(frame_id)
+
+    def crashed(self) -> None:
+        self.frame_gone(None)
+
+    def closing(self) -> None:
+        self.frame_gone(None)
 
     def _opened(self, session: CDPSession, params: dict[str, Any]) -> None:
         if self._owner.blocked() is not None:

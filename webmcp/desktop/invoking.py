@@ -20,10 +20,28 @@ import anyio
 
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.mirror import Invocation, PageTool, Starting, ToolMirror
+from webmcp.desktop.mirror import Invocation, PageTool, Starting
 from webmcp.errors import ToolError, from_cdp_error
 
-__all__ = ["StartHost", "start_invocation"]
+__all__ = ["Invocations", "StartHost", "start_invocation"]
+
+
+class Invocations(Protocol):
+    """The page's side of a call: start it, cancel it, finish it (`ToolMirror`)."""
+
+    def begin(
+        self, tool: PageTool, arguments: dict[str, Any], preceded_by: list[tuple[str, dict[str, Any]]]
+    ) -> Starting | None: ...
+    async def start(
+        self,
+        tool: PageTool,
+        arguments: dict[str, Any],
+        timeout: float,
+        preceded_by: list[tuple[str, dict[str, Any]]],
+    ) -> Invocation: ...
+    async def taken(self, starting: Starting, timeout: float) -> Invocation: ...
+    async def cancel(self, invocation: Invocation, timeout: float, reason: str) -> bool: ...
+    def finish(self, invocation: Invocation) -> None: ...
 
 
 class StartHost(Protocol):
@@ -31,8 +49,6 @@ class StartHost(Protocol):
 
     @property
     def timeouts(self) -> Timeouts: ...
-    @property
-    def mirror(self) -> ToolMirror: ...
 
     def ended(self) -> str | None:
         """ "crashed" or "closed" once the tab can no longer answer, else None."""
@@ -48,7 +64,9 @@ def _left(deadline: float) -> float:
     return max(0.0, deadline - anyio.current_time())
 
 
-async def start_invocation(host: StartHost, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
+async def start_invocation(
+    host: StartHost, mirror: Invocations, tool: PageTool, arguments: dict[str, Any], deadline: float
+) -> Invocation:
     """Send `invokeTool` and wait for the page to take it, at most until `deadline`.
 
     Written from the caller's task when the channel takes it at once (`ToolMirror.begin`),
@@ -59,14 +77,14 @@ async def start_invocation(host: StartHost, tool: PageTool, arguments: dict[str,
     Raises:
         ToolError: the page did not take the call by the deadline, or the browser refused it.
     """
-    mirror, timeouts = host.mirror, host.timeouts
+    timeouts = host.timeouts
     wake = anyio.Event()
     try:
         starting = mirror.begin(tool, arguments, preceded_by=_acting_for_the_user(tool))
     except CDPError as exc:
         raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
     if starting is None:
-        return await _start_in_a_task(host, tool, arguments, deadline)
+        return await _start_in_a_task(host, mirror, tool, arguments, deadline)
     starting.reply.wakes(wake)
     try:
         # A crashed or closed tab never answers invokeTool: its end sets the same event. One event
@@ -75,7 +93,7 @@ async def start_invocation(host: StartHost, tool: PageTool, arguments: dict[str,
             await wake.wait()
     finally:
         if not starting.reply.answered:
-            host.spawn_follower(_cancel_if_taken_late, host, starting)
+            host.spawn_follower(_cancel_if_taken_late, host, mirror, starting)
     if not starting.reply.answered:
         raise _not_taken(host, tool)
     try:
@@ -84,22 +102,24 @@ async def start_invocation(host: StartHost, tool: PageTool, arguments: dict[str,
         raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
 
 
-async def _cancel_if_taken_late(host: StartHost, starting: Starting) -> None:
+async def _cancel_if_taken_late(host: StartHost, mirror: Invocations, starting: Starting) -> None:
     """Wait (bounded) for the page to take a call its caller gave up on, and cancel it at once."""
     try:
-        late = await host.mirror.taken(starting, host.timeouts.command)
+        late = await mirror.taken(starting, host.timeouts.command)
     except CDPError:
         return  # refused, or never taken: it does not run
-    await host.mirror.cancel(late, host.timeouts.command, "the page took it only after its deadline")
-    host.mirror.finish(late)
+    await mirror.cancel(late, host.timeouts.command, "the page took it only after its deadline")
+    mirror.finish(late)
 
 
-async def _start_in_a_task(host: StartHost, tool: PageTool, arguments: dict[str, Any], deadline: float) -> Invocation:
+async def _start_in_a_task(
+    host: StartHost, mirror: Invocations, tool: PageTool, arguments: dict[str, Any], deadline: float
+) -> Invocation:
     """`start_invocation` when the command cannot be written at once: a task of its own sends it."""
     taken = anyio.Event()
     wake = anyio.Event()
     box: dict[str, Any] = {}
-    mirror, timeouts = host.mirror, host.timeouts
+    timeouts = host.timeouts
 
     async def start() -> None:
         try:

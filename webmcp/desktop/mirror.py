@@ -19,10 +19,13 @@ from typing import Any, cast
 
 import anyio
 
+from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession, Reply
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.protocol import WebMCPToolResponded
+from webmcp.desktop.parts import Commit, Part
 from webmcp.js import call, load
+from webmcp.untrusted.page_limits import cap_window_tools
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
 __all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror"]
@@ -146,8 +149,8 @@ def _error_message(params: WebMCPToolResponded) -> str:
     return first_line or str(params.get("errorText") or "") or "The page tool failed without a message"
 
 
-class ToolMirror:
-    """The page tools of one tab, kept in step with WebMCP events."""
+class ToolMirror(Part):
+    """The page tools of one tab, kept in step with WebMCP events (a part of the tab: parts.py)."""
 
     def __init__(
         self, reserved: set[str], on_change: Callable[[], None], on_form_call: Callable[[], None] = lambda: None
@@ -159,60 +162,132 @@ class ToolMirror:
         call runs, Chromium matches the form with `:tool-form-active` and its submit button with
         `:tool-submit-active`, set and cleared with no mutation an observer sees (a page that
         styles them changes the button's name)."""
-        self.tools: dict[tuple[str | None, str, str], PageTool] = {}
-        self.revision = 0
-        """Moves whenever `tools` changes (what is derived from the tools is kept until it does)."""
+        self._tools: dict[tuple[str | None, str, str], PageTool] = {}
+        self._revision = 0
+        """Moves whenever `_tools` changes (what is derived from the tools is kept until it does)."""
+        self._listed: tuple[int, list[PageTool], list[PageTool], str | None] = (-1, [], [], None)
+        """(revision, every tool in the page's order, those listed within the caps, the notice)."""
         self._handles: dict[tuple[str | None, str, str], str] = {}
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
-        self.in_flight: set[Invocation] = set()
-        self.unusable: dict[tuple[str | None, str, str], Unusable] = {}
+        self._in_flight: set[Invocation] = set()
+        self._unusable: dict[tuple[str | None, str, str], Unusable] = {}
         """Tools a page registered that cannot be published, with the reason."""
-        self.frame_origins: dict[str, str] = {}
+        self._frame_origins: dict[str, str] = {}
         """Frame id → the origin of the document it shows (fed by the tab's navigation events)."""
         self._gone_frames: dict[str, None] = {}
         """Frames removed from the page, oldest first: forgotten past GONE_FRAMES_KEEP."""
         self._incoming: set[tuple[str | None, str, str]] | None = None
         """Tools announced since the main frame began a cross-document navigation."""
+        self._crashed = False
 
-    def watch(self, session: CDPSession) -> None:
-        """Follow the WebMCP events of `session` (the page's or an OOPIF's)."""
+    # --- what others read ---------------------------------------------------------------
+
+    @property
+    def revision(self) -> int:
+        """Moves whenever the set of tools changes."""
+        return self._revision
+
+    @property
+    def in_flight(self) -> frozenset[Invocation]:
+        """The calls under way."""
+        return frozenset(self._in_flight)
+
+    @property
+    def unusable(self) -> dict[tuple[str | None, str, str], Unusable]:
+        """Tools a page registered that cannot be published, with the reason (a copy)."""
+        return dict(self._unusable)
+
+    @property
+    def frame_origins(self) -> dict[str, str]:
+        """Frame id → the origin of the document it shows (a copy)."""
+        return dict(self._frame_origins)
+
+    def listed(self, main: CDPSession, main_frame: str) -> tuple[list[PageTool], list[PageTool], str | None]:
+        """(every tool in the page's order, those listed within the per-window caps, the notice when
+        some were left out). The page's order: as registered (WebMCP announces each registration live,
+        in order; on attaching to a loaded page Chromium replays them by name), the main frame's first."""
+        # Every call and every tools/list asks; the caps are worked out once per tool set.
+        if self._listed[0] != self._revision:
+            ordered = sorted(self._tools.values(), key=lambda t: not (t.session is main and t.frame_id == main_frame))
+            self._listed = (self._revision, ordered, *cap_window_tools(ordered))
+        return list(self._listed[1]), list(self._listed[2]), self._listed[3]
+
+    # --- the tab's lifecycle (parts.py) ------------------------------------------------
+
+    def watch(self, session: CDPSession, main: bool = False) -> list[SetUp]:
+        """Follow the WebMCP events of `session` (the page's or an OOPIF's); nothing to send."""
         session.on("WebMCP.toolsAdded", lambda p: self._added(session, p))
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
         session.on("Page.frameDetached", self._frame_detached)
+        session.on("Page.frameDetached", lambda p: self.drop_frames(lambda t: t.frame_id != p["frameId"]))
+        session.on("Page.frameNavigated", self._frame_navigated)
+        if main:
+            session.on("Page.frameStartedNavigating", lambda p: self._starting(session, p))
+        return []
+
+    def _frame_navigated(self, params: dict[str, Any]) -> None:
+        frame = params.get("frame", {})
+        self.frames_show({frame.get("id", ""): str(frame.get("securityOrigin", ""))})
+
+    def _starting(self, session: CDPSession, params: dict[str, Any]) -> None:
+        same_document = str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument"))
+        if params.get("frameId") == session.target_id and not same_document:
+            self.document_starting()
+
+    def committed(self, doc: Commit) -> None:
+        self._crashed = False
+        self.navigated(doc.url)
+        self.document_committed(doc.session, doc.restored)
+
+    def frame_left(self, frame_id: str) -> None:
+        self.interrupt_all(
+            "The frame that holds the tool navigated while it was running.",
+            only=lambda inv: inv.tool.frame_id == frame_id,
+        )
+        self.drop_frames(lambda t: t.frame_id != frame_id)
+
+    def crashed(self) -> None:
+        self._crashed = True
+        self.interrupt_all("The tab crashed while the tool was running; whether the call took effect is unknown.")
+        self.drop_frames(lambda _t: False)
+
+    def closing(self) -> None:
+        what = "crashed" if self._crashed else "closed"
+        self.interrupt_all(f"The tab {what} while the tool was running; whether the call took effect is unknown.")
 
     def _frame_detached(self, params: dict[str, Any]) -> None:
         # Every iframe of every page the tab showed stayed here. A removed frame never comes back,
         # but a late event may still name it (a download its document began): the last
         # GONE_FRAMES_KEEP removed are kept. A "swap" (the frame moved to another process) is no removal.
         frame_id = str(params.get("frameId", ""))
-        if params.get("reason") != "remove" or frame_id not in self.frame_origins:
+        if params.get("reason") != "remove" or frame_id not in self._frame_origins:
             return
         self._gone_frames[frame_id] = None
         if len(self._gone_frames) > GONE_FRAMES_KEEP:
             oldest = next(iter(self._gone_frames))
             del self._gone_frames[oldest]
-            self.frame_origins.pop(oldest, None)
+            self._frame_origins.pop(oldest, None)
 
     def frames_show(self, origins: dict[str, str]) -> None:
         """Frame id → the origin of the document it now shows (from the tab's navigation events)."""
-        self.frame_origins.update(origins)
+        self._frame_origins.update(origins)
 
     def origin_of(self, frame_id: str) -> str:
         """The origin of the document `frame_id` shows, as far as the tab has seen."""
-        return self.frame_origins.get(frame_id, "")
+        return self._frame_origins.get(frame_id, "")
 
     def by_handle(self, handle: str) -> PageTool | None:
         """The live tool published as `handle`, if any."""
-        return next((t for t in self.tools.values() if t.handle == handle), None)
+        return next((t for t in self._tools.values() if t.handle == handle), None)
 
     def _handle_for(self, key: tuple[str | None, str, str], handle: str) -> str:
         """`handle` (name-safe, from normalise_tool) unless another tool of this tab holds it."""
         known = self._handles.get(key)
         if known is not None:
             return known
-        taken = {t.handle for k, t in self.tools.items() if k != key} | self._reserved
+        taken = {t.handle for k, t in self._tools.items() if k != key} | self._reserved
         if handle in taken:
             handle = handle_for(key[2], salt=f"{key[0]}/{key[1]}")  # stable per frame, hashed
         self._handles[key] = handle
@@ -229,12 +304,12 @@ class ToolMirror:
                 self._incoming.add(key)
             if isinstance(normal, Unusable):
                 # Listed as a notice in the window, never as a tool (docs/security.md).
-                self.unusable[key] = normal
-                self.tools.pop(key, None)
+                self._unusable[key] = normal
+                self._tools.pop(key, None)
                 continue
-            self.unusable.pop(key, None)
+            self._unusable.pop(key, None)
             backend = raw.get("backendNodeId")
-            self.tools[key] = PageTool(
+            self._tools[key] = PageTool(
                 handle=self._handle_for(key, normal.handle),
                 name=normal.name,
                 frame_id=key[1],
@@ -250,7 +325,7 @@ class ToolMirror:
                 origin=self.origin_of(key[1]),
             )
         logger.debug("tools added: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
-        self.revision += 1
+        self._revision += 1
         self._on_change()
 
     async def recover_child_frames(self, session: CDPSession) -> None:
@@ -283,7 +358,7 @@ class ToolMirror:
                 logger.debug("could not read the tools of frame %s: %s", frame_id[:8], exc)
                 continue
             found = reply.get("result", {}).get("value") or []
-            known = {(key[0], key[1], key[2]) for key in self.tools}
+            known = {(key[0], key[1], key[2]) for key in self._tools}
             fresh = [
                 {**tool, "frameId": frame_id}
                 for tool in found
@@ -295,10 +370,10 @@ class ToolMirror:
     def _removed(self, session: CDPSession, params: dict[str, Any]) -> None:
         for raw in params.get("tools", ()):
             key = (session.session_id, str(raw.get("frameId", "")), str(raw.get("name", "")))
-            self.tools.pop(key, None)
-            self.unusable.pop(key, None)
+            self._tools.pop(key, None)
+            self._unusable.pop(key, None)
         logger.debug("tools removed: %s", [(t.get("name"), str(t.get("frameId"))[:8]) for t in params.get("tools", ())])
-        self.revision += 1
+        self._revision += 1
         self._on_change()
 
     def document_starting(self) -> None:
@@ -313,7 +388,9 @@ class ToolMirror:
         no load): those are kept; a new document's tools all come after the commit.
         """
         incoming, self._incoming = self._incoming, None
-        self.unusable = {k: u for k, u in self.unusable.items() if k[0] != session.session_id or k in (incoming or ())}
+        self._unusable = {
+            k: u for k, u in self._unusable.items() if k[0] != session.session_id or k in (incoming or ())
+        }
         if restored and incoming is not None:
             self.drop_frames(lambda t: t.session is not session or t.key in incoming)
         else:
@@ -321,15 +398,15 @@ class ToolMirror:
 
     def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:
         """Forget tools for which `keep` is false (their frame navigated or detached)."""
-        gone = [k for k, t in self.tools.items() if not keep(t)]
+        gone = [k for k, t in self._tools.items() if not keep(t)]
         for key in gone:
-            del self.tools[key]
+            del self._tools[key]
         frames = {k[:2] for k in gone}
-        for key in [k for k in self.unusable if k[:2] in frames]:
-            del self.unusable[key]
+        for key in [k for k in self._unusable if k[:2] in frames]:
+            del self._unusable[key]
         logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
         if gone:
-            self.revision += 1
+            self._revision += 1
             self._on_change()
 
     def _responded(self, params: WebMCPToolResponded) -> None:
@@ -367,13 +444,13 @@ class ToolMirror:
         """
         invocation = Invocation(tool)
         # Tracked before the command is sent: the page may navigate before its answer arrives.
-        self.in_flight.add(invocation)
+        self._in_flight.add(invocation)
         try:
             reply = await tool.session.send(
                 "WebMCP.invokeTool", _invoke_params(tool, arguments), timeout=timeout, preceded_by=preceded_by
             )
         except BaseException:
-            self.in_flight.discard(invocation)
+            self._in_flight.discard(invocation)
             raise
         return self._taken(invocation, reply)
 
@@ -387,14 +464,14 @@ class ToolMirror:
             CDPError: the session or connection is gone.
         """
         invocation = Invocation(tool)
-        self.in_flight.add(invocation)
+        self._in_flight.add(invocation)
         try:
             reply = tool.session.send_now("WebMCP.invokeTool", _invoke_params(tool, arguments), preceded_by=preceded_by)
         except BaseException:
-            self.in_flight.discard(invocation)
+            self._in_flight.discard(invocation)
             raise
         if reply is None:
-            self.in_flight.discard(invocation)
+            self._in_flight.discard(invocation)
             return None
         return Starting(invocation, reply)
 
@@ -409,7 +486,7 @@ class ToolMirror:
         try:
             reply = starting.reply.result() if starting.reply.answered else await starting.reply.wait(timeout)
         except BaseException:
-            self.in_flight.discard(starting.invocation)
+            self._in_flight.discard(starting.invocation)
             raise
         return self._taken(starting.invocation, reply)
 
@@ -425,18 +502,18 @@ class ToolMirror:
 
     def finish(self, invocation: Invocation) -> None:
         """Stop tracking `invocation` (it settled, or the caller gave up)."""
-        self.in_flight.discard(invocation)
+        self._in_flight.discard(invocation)
         if invocation.invocation_id is not None:
             self._pending.pop(invocation.invocation_id, None)
 
     def navigated(self, url: str) -> None:
         """The tab committed another document: calls in flight go on (a form's answer comes later)."""
-        for invocation in self.in_flight:
+        for invocation in self._in_flight:
             invocation.navigated_to = url
 
     def interrupt_all(self, reason: str, only: Callable[[Invocation], bool] = lambda _i: True) -> None:
         """Settle in-flight calls as Interrupted (tab closed, crashed or navigated)."""
-        for invocation in list(self.in_flight):
+        for invocation in list(self._in_flight):
             if only(invocation):
                 invocation.settle(Outcome("Interrupted", error_text=reason))
 

@@ -17,12 +17,14 @@ from typing import Any, Protocol, TypeVar
 
 import anyio
 
+from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import Invocation, PageTool
+from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import WindowState
@@ -48,8 +50,8 @@ class PagePrompt(Protocol):
 P = TypeVar("P", bound=PagePrompt)
 
 
-class ModalStack:
-    """The modal windows of one tab, and the waits that a dialog opening ends."""
+class ModalStack(Part):
+    """The modal windows of one tab, and the waits that a dialog opening ends (a part: parts.py)."""
 
     def __init__(self, owner: ModalOwner, desktop: DesktopLink) -> None:
         self._owner = owner
@@ -62,6 +64,7 @@ class ModalStack:
         self._prompts: list[PagePrompt] = []
         self._prompt_waiters: set[anyio.Event] = set()
         """Waits that a prompt ends too (not a page-tool call's: its page may go on while a frame asks)."""
+        self._doc_seq = 0
         self._form_answer: dict[str, Any] | None = None
         """The notice with the page's answer to a form the person submitted (nobody's call was waiting for it)."""
 
@@ -110,14 +113,35 @@ class ModalStack:
             dialog.closed()
             self._desktop.forget(dialog.window.id)
 
-    def stop_dialogs(self, doc_seq: int) -> None:
-        """Answer the further dialogs of document `doc_seq` without asking anyone."""
-        self._guard.stop(doc_seq)
+    # --- the tab's lifecycle (parts.py) ------------------------------------------------
 
-    def notices(self, doc_seq: int) -> list[dict[str, Any]]:
+    def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
+        """The JavaScript dialogs of every frame of `session`."""
+        session.on("Page.javascriptDialogOpening", lambda p: self.dialog_opened(session, p, self._doc_seq))
+        session.on("Page.javascriptDialogClosed", lambda _p: self.dialog_closed(session))
+        return []
+
+    def committed(self, doc: Commit) -> None:
+        self._doc_seq = doc.seq
+
+    def crashed(self) -> None:
+        self.renderer_crashed()
+
+    def closing(self) -> None:
+        self.tab_closed()
+
+    def notices(self) -> list[dict[str, Any]]:
         """The tab's notices: its dialogs are stopped; the answer to a form the person submitted."""
         answer = [self._form_answer] if self._form_answer is not None else []
-        return [*self._guard.notices(doc_seq), *answer]
+        return [*self._guard.notices(self._doc_seq), *answer]
+
+    def modal_ids(self) -> list[str]:
+        """The in-page `<dialog>`s and the browser's prompts open over the tab, oldest first within each."""
+        return [*(m.window.id for m in self._modals.values()), *(p.window.id for p in self.prompts())]
+
+    def stop_dialogs(self) -> None:
+        """Answer the further dialogs of the document shown without asking anyone."""
+        self._guard.stop(self._doc_seq)
 
     def dialog_answer(self, what: str) -> ToolResult | None:
         """The answer for an operation that a JavaScript dialog or a prompt stopped, if one is open."""

@@ -22,11 +22,14 @@ from typing import Any
 
 import anyio
 
+from cdp_bridge.batch import SetUp
+from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.page_requests import DataRequests
+from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.races import first_of
 from webmcp.desktop.refresher import LiveView
 from webmcp.errors import ToolError
@@ -68,8 +71,8 @@ def check_url(policy: OriginPolicy, url: str) -> None:
         )
 
 
-class Navigator:
-    """The navigations of one tab's main frame, and the operations that start them."""
+class Navigator(Part):
+    """The navigations of one tab's main frame, and the operations that start them (a part: parts.py)."""
 
     def __init__(
         self,
@@ -117,19 +120,35 @@ class Navigator:
         progress, self._progress = self._progress, anyio.Event()
         progress.set()
 
+    # --- the tab's lifecycle (parts.py) ------------------------------------------------
+
+    def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
+        """The main frame's navigations: started, parsed, stopped (its commits come as `committed`)."""
+        session.on("Page.loadEventFired", lambda _p: self.loaded())
+        if main:
+            session.on("Page.frameStartedNavigating", lambda p: self._starting(session, p))
+            session.on("Page.domContentEventFired", lambda _p: self.parsed())
+            session.on("Page.frameStoppedLoading", lambda p: self.stopped(str(p.get("frameId", ""))))
+        return []
+
+    def _starting(self, session: CDPSession, params: dict[str, Any]) -> None:
+        same_document = str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument"))
+        if params.get("frameId") == self.main_frame_id and not same_document:
+            self.started()
+
     def started(self) -> None:
         """The main frame began a cross-document navigation."""
         self._navigating, self._committed = True, False
         self._step()
 
-    def committed(self, frame_id: str, restored: bool) -> None:
+    def committed(self, doc: Commit) -> None:
         """The main frame committed a new document (`restored` from the back-forward cache)."""
-        self._main_frame = frame_id
+        self._main_frame = doc.frame_id
         self._committed = True
         # A restored page fires no load event: it is shown as it was.
-        self._loading = not restored
-        self._parsed = restored
-        if restored:
+        self._loading = not doc.restored
+        self._parsed = doc.restored
+        if doc.restored:
             self._navigating = False
         self._step()
 

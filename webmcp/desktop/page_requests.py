@@ -16,6 +16,10 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from cdp_bridge.batch import SetUp
+from cdp_bridge.connection import CDPSession
+from webmcp.desktop.parts import Commit, Part
+
 __all__ = ["DataRequests", "same_site"]
 
 _DATA_TYPES = frozenset({"XHR", "Fetch"})
@@ -53,8 +57,8 @@ def same_site(url: str, document_url: str) -> bool:
     return _site(target.hostname) == _site(document.hostname)
 
 
-class DataRequests:
-    """The page's own fetch/XHR requests of the document shown, sent and not yet answered."""
+class DataRequests(Part):
+    """The page's own fetch/XHR requests of the document shown, sent and not yet answered (a part: parts.py)."""
 
     def __init__(self) -> None:
         self._open: set[str] = set()
@@ -65,6 +69,20 @@ class DataRequests:
     @property
     def open(self) -> int:
         return len(self._open)
+
+    def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
+        """Follow the main page's fetch and XHR requests, so a navigation waits for its data."""
+        if not main:
+            return []
+        session.on("Network.requestWillBeSent", self.sent)
+        session.on("Network.loadingFinished", self.ended)
+        session.on("Network.loadingFailed", self.ended)
+        # No response body is kept for the bridge: it never reads one.
+        params = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+        return [SetUp("Network.enable", params, optional="a navigation will not wait for the page's data requests")]
+
+    def committed(self, doc: Commit) -> None:
+        self.document(doc.url)
 
     def document(self, url: str) -> None:
         """The main frame committed the document at `url`: the last one's requests are its own."""

@@ -12,12 +12,14 @@ not wrap) is refused all the same: the setting is the browser's, the notice is w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.permissions import PERMISSIONS
+from webmcp.desktop.parts import Commit, Part
 from webmcp.js import call, load
 
 __all__ = ["PERMISSION_BINDING", "PermissionPolicy", "PermissionRequests"]
@@ -47,20 +49,21 @@ class PermissionPolicy:
 
 
 @dataclass
-class PermissionRequests:
-    """One tab's record of the permissions its document asked for, in the order first asked."""
+class PermissionRequests(Part):
+    """One tab's record of the permissions its document asked for, in the order first asked (a part: parts.py)."""
 
     policy: PermissionPolicy
+    on_asked: Callable[[], None] = lambda: None
+    """Called after each new request (the window changes)."""
     _asked: dict[str, int] = field(default_factory=dict)
     _doc_seq: int = -1
 
-    def watch(self, session: CDPSession, on_asked: Any) -> list[SetUp]:
-        """The set-up that installs the probe on `session` (page or OOPIF); `on_asked()` is called after
-        each new request."""
+    def watch(self, session: CDPSession, main: bool = False) -> list[SetUp]:
+        """The set-up that installs the probe on `session` (page or OOPIF)."""
 
         def reported(params: dict[str, Any]) -> None:
             if params.get("name") == PERMISSION_BINDING and self.asked(str(params.get("payload", ""))):
-                on_asked()
+                self.on_asked()
 
         session.on("Runtime.bindingCalled", reported)
         source = call(load("permission_probe.js"), PERMISSION_BINDING)
@@ -69,10 +72,10 @@ class PermissionRequests:
             SetUp("Page.addScriptToEvaluateOnNewDocument", {"source": source, "runImmediately": True}),
         ]
 
-    def document_changed(self, doc_seq: int) -> None:
+    def committed(self, doc: Commit) -> None:
         """A new document commits in the main frame: its requests start afresh."""
-        if doc_seq != self._doc_seq:
-            self._doc_seq = doc_seq
+        if doc.seq != self._doc_seq:
+            self._doc_seq = doc.seq
             self._asked = {}
 
     def asked(self, name: str) -> bool:

@@ -13,6 +13,7 @@ state has one answer: the window's own class.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from cdp_bridge.connection import CDPSession
@@ -25,6 +26,7 @@ from webmcp.desktop.windows import VersionCheck, WindowState
 
 if TYPE_CHECKING:
     from webmcp.desktop.downloads import DownloadStore
+    from webmcp.desktop.effects import Act
     from webmcp.desktop.mirror import Invocation, PageTool
     from webmcp.models import ToolResult
 
@@ -133,3 +135,8 @@ class ModalOwner(Protocol):
 
     async def close_unasked(self, what: str) -> ToolResult:
         """Close the tab without running the page's beforeunload handler."""
+
+    def write(
+        self, check: VersionCheck | None = None, *, answered_dialog: bool = False
+    ) -> AbstractAsyncContextManager[Act]:
+        """The tab's one effects path, for a write the modal window makes (`Effects.write`)."""

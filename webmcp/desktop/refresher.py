@@ -23,12 +23,15 @@ from typing import Any, Protocol
 import anyio
 
 from cdp_bridge.ax_patch import proven_tree
+from cdp_bridge.batch import SetUp
+from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import live_view
-from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.live_view import BINDING, OBSERVER_SET_UP, PageRead
 from webmcp.desktop.memory import KeptReads
+from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.races import first_of
 from webmcp.view.build import BlockIds, View, WalkMemo
 from webmcp.view.masking import mask_secrets
@@ -79,8 +82,8 @@ class ViewHost(Protocol):
         """Returns when the page's renderer has crashed (a read of it is never answered then)."""
 
 
-class LiveView:
-    """The view of one tab's page, rebuilt when the page changed."""
+class LiveView(Part):
+    """The view of one tab's page, rebuilt when the page changed (a part of the tab: parts.py)."""
 
     def __init__(
         self,
@@ -141,6 +144,25 @@ class LiveView:
     def last_read(self) -> PageRead | None:
         """The read `view` came from (to read the rest of a long table or list from)."""
         return self._last_read
+
+    # --- the tab's lifecycle (parts.py) ------------------------------------------------
+
+    def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
+        """The change observer in every frame of `session`; the main document's parse and load."""
+        session.on("Runtime.bindingCalled", lambda p: self.reported_change() if p.get("name") == BINDING else None)
+        session.on("Page.loadEventFired", lambda _p: self.parsed())
+        if main:
+            session.on("Page.domContentEventFired", lambda _p: self.parsed())
+        return list(OBSERVER_SET_UP)
+
+    def committed(self, doc: Commit) -> None:
+        self.new_document(parsing=not doc.restored)
+
+    def crashed(self) -> None:
+        self.forget()
+
+    def closing(self) -> None:
+        self.close()
 
     # --- what the page did -----------------------------------------------------------
 

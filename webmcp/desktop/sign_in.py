@@ -29,6 +29,7 @@ from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.parts import Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, from_cdp_error
@@ -186,8 +187,11 @@ class SignInPrompt:
         return outcome
 
 
-class SignInWatch:
-    """A tab's sign-in prompts: Fetch on each of its sessions, and what became of each prompt."""
+class SignInWatch(Part):
+    """A tab's sign-in prompts: Fetch on each of its sessions, and what became of each prompt (a part: parts.py).
+
+    Its prompts are published through the modal stack (`publish`), which lists them among the tab's modal windows.
+    """
 
     def __init__(self, owner: SignInOwner, desktop: DesktopLink, publish: Any) -> None:
         self._owner = owner
@@ -204,7 +208,7 @@ class SignInWatch:
         self._changed = anyio.Event()
         self._shown_url = ""
 
-    def watch(self, session: CDPSession) -> list[SetUp]:
+    def watch(self, session: CDPSession, main: bool = False) -> list[SetUp]:
         """Pause `session`'s navigations only for their sign-in challenges: the set-up to send."""
         on = session.on
         on("Fetch.requestPaused", lambda p: self._desktop.spawn(_continue, session, str(p.get("requestId", ""))))
@@ -289,11 +293,14 @@ class SignInWatch:
             self._sent[key] = self._sent.get(key, 0) + 1
         self._drop(prompt)
 
-    def tab_closed(self) -> None:
-        """The tab closed or crashed: its prompts went with their requests (the modal stack closed the windows)."""
+    def crashed(self) -> None:
+        """The tab crashed: its prompts went with their requests (the modal stack closed the windows)."""
         for prompt in list(self._prompts):
             self._drop(prompt)
         self._note("gone", "")
+
+    def closing(self) -> None:
+        self.crashed()
 
     # --- what became of an answer ----------------------------------------------------------
 

@@ -1,24 +1,29 @@
 """A tab as a window: one page target, the parts that follow it, and its operations.
 
-A `Tab` owns its window state and is made of parts that each own theirs:
+A `Tab` owns its window state and is made of parts that each own theirs (parts.py):
 
-    LiveView    the page read into a view, rebuilt when it changed (refresher.py)
-    Navigator   the main frame's navigations, and navigate/back/forward/reload (navigation.py)
-    ModalStack  its JavaScript dialog, in-page <dialog>s and waiting forms (modal_stack.py)
-    WriteGuard  the person's typing, held while a checked write starts (input_guard.py)
-    ToolMirror  the tools its frames registered through WebMCP (mirror.py)
+    LiveView       the page read into a view, rebuilt when it changed (refresher.py)
+    Navigator      the main frame's navigations, and navigate/back/forward/reload (navigation.py)
+    ToolMirror     the tools its frames registered through WebMCP (mirror.py)
+    ModalStack     its JavaScript dialog, in-page <dialog>s, waiting forms and prompts (modal_stack.py)
+    FileChoosers   the file choosers its page opened (file_chooser.py)
+    SignInWatch    the sign-in prompts its navigations met (sign_in.py)
+    PermissionRequests, DataRequests, TabDownloads, BridgeNotices
 
-The tab routes its sessions' CDP events to them and composes its window from the view
-(`show`). Nothing outside this class writes the tab's window: the parts call back, and
-the desktop reaches the tab only through its methods. Operations run with `op_lock` held
-by the caller (the dispatcher).
+The tab keeps them in one list, routes its sessions to them (`watch`), tells them of each
+new document, a crash and its end in one loop each, and composes its window from the view
+and what they add (`notices`). Every write goes through the one effects path (effects.py),
+which `PageCalls` (calls.py) and `WindowActions` (actions.py) are handed with read-only
+facts about the tab (`TabFacts`): neither reaches into another part. Nothing outside this
+class writes the tab's window: the parts call back, and the desktop reaches the tab only
+through its methods. Operations run with `op_lock` held by the caller (the dispatcher).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Any
 
 import anyio
@@ -29,18 +34,21 @@ from cdp_bridge.errors import CDPError
 from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop import calls
 from webmcp.desktop.actions import FieldValue, WindowActions
+from webmcp.desktop.calls import PageCalls, end_navigated_calls
 from webmcp.desktop.dialogs import JsDialog
-from webmcp.desktop.downloads import Download, download_blocks, read_download, started_note
+from webmcp.desktop.downloads import TabDownloads
+from webmcp.desktop.effects import DOWNLOAD_WAIT, Act, Effects
 from webmcp.desktop.file_chooser import FileChoosers
 from webmcp.desktop.input_guard import WriteGuard
-from webmcp.desktop.live_view import BINDING, OBSERVER_SET_UP, PageRead, frame_origins
+from webmcp.desktop.life import TabLife
+from webmcp.desktop.live_view import PageRead, frame_origins
 from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.navigation import Navigator
-from webmcp.desktop.notices import tool_notices
+from webmcp.desktop.notices import BridgeNotices
 from webmcp.desktop.page_requests import DataRequests
+from webmcp.desktop.parts import Commit, TabPart
 from webmcp.desktop.permissions import PermissionRequests
 from webmcp.desktop.ports import DesktopLink
 from webmcp.desktop.refresher import LiveView
@@ -49,7 +57,7 @@ from webmcp.desktop.sign_in import SignInWatch
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
-from webmcp.untrusted.page_limits import MAX_TITLE_BYTES, cap_window_tools
+from webmcp.untrusted.page_limits import MAX_TITLE_BYTES
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import View
 from webmcp.view.shown import Shown
@@ -63,8 +71,6 @@ logger = logging.getLogger(__name__)
 TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
-_DOWNLOAD_WAIT = 1.0
-"""After a navigation Chromium aborted, how long to wait for the download it may have become."""
 CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 
 
@@ -80,54 +86,58 @@ class Tab:
         self._window = WindowState(id=window_id, title=page.title or page.url or "New tab")
         self.op_lock = anyio.Lock()
         """Held by whoever operates the window: one operation at a time."""
-        self._closed = False
-        self._gone = anyio.Event()
-        self._renderer_gone = anyio.Event()
-        """Set when the renderer crashed; replaced by a fresh one when a new document commits."""
-        self._end_wakers: set[anyio.Event] = set()
-        self._doc_seq = 0
-        self._doc_url = ""
+        self._life = TabLife(page)
         self._expected_url = ""
         """Before its first commit, the address the tab was sent to (start pages)."""
-        """The address of the document shown, from its commit (the target's info may lag behind it)."""
         self._page_blocks: list[dict[str, Any]] = []
         self._shown: Shown = {}  # what the window showed of the last view (`page_blocks_of`)
-        self._window_opens = 0
-        """How many times the page called window.open (or the like); tabs it opens arrive later."""
-        self._unsolicited_opens = 0
-        """Of those, opened without a user gesture and outside an agent's call, not yet closed."""
-        self._popups_closed = 0
-        self._faults = 0
-        self._fault_name = ""
-        self._listed: tuple[int, list[PageTool], list[PageTool], str | None] = (-1, [], [], None)
         self._blocked_for: tuple[tuple[str, object] | None, str | None] = (None, None)
         """The address and policy `blocked` last decided, and its answer."""
-        """(mirror revision, every page tool in the page's order, those listed within the caps, the notice)."""
+        # The parts, each owning its state; `_parts` is the order they are told things in.
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty)
         self._view = LiveView(
             page,
             self._timeouts,
             self,
             calling=lambda: [i.done for i in self._mirror.in_flight],
-            kept=self._desktop.kept_reads,
+            kept=desktop.kept_reads,
         )
         self._modals = ModalStack(self, desktop)
         self._choosers = FileChoosers(self, desktop)
-        self._requests = DataRequests()
+        requests = DataRequests()
         self._navigator = Navigator(
-            window_id,
-            page,
-            self._timeouts,
-            desktop.policy,
-            self._modals,
-            self._view,
-            lambda: self._window.version,
-            self._requests,
+            window_id, page, self._timeouts, desktop.policy, self._modals, self._view, lambda: self.version, requests
         )
-        self._guard = WriteGuard(page, self._timeouts, self.until_ended)
-        self._actions = WindowActions(self)
         self._sign_in = SignInWatch(self, desktop, self._modals.open_prompt)
-        self._permissions = PermissionRequests(desktop.permissions)
+        self._downloads = TabDownloads(desktop.downloads, window_id)
+        self._bridge = BridgeNotices(window_id, self._mirror, lambda: self.capped_tools()[1], self._notices_changed)
+        self._parts: list[TabPart] = [
+            self._sign_in,
+            self._view,
+            requests,
+            self._choosers,
+            self._navigator,
+            self._mirror,
+            self._modals,
+            PermissionRequests(desktop.permissions, self.mark_dirty),
+            self._bridge,
+            self._downloads,
+        ]
+        guard = WriteGuard(page, self._timeouts, self._life.until_ended)
+        self._effects = Effects(
+            self,
+            page,
+            guard=guard,
+            modals=self._modals,
+            view=self._view,
+            navigator=self._navigator,
+            downloads=self._downloads,
+            modal_ids=lambda: [m for part in self._parts for m in part.modal_ids()],
+            desktop=desktop,
+        )
+        self._calls = PageCalls(self, self._effects, self._mirror, self._modals)
+        self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read)
+        self._guard = guard
         self._compose(None)  # a window is never without a summary, even before its first read
 
     # --- what others read ------------------------------------------------------------
@@ -163,15 +173,8 @@ class Tab:
 
     @property
     def mirror(self) -> ToolMirror:
+        """The tab's tool mirror (read it; tests feed it sessions)."""
         return self._mirror
-
-    @property
-    def modals(self) -> ModalStack:
-        return self._modals
-
-    @property
-    def guard(self) -> WriteGuard:
-        return self._guard
 
     @property
     def dialog(self) -> JsDialog | None:
@@ -193,23 +196,16 @@ class Tab:
     @property
     def doc_seq(self) -> int:
         """Counts the main frame's documents: it moves on every cross-document navigation."""
-        return self._doc_seq
+        return self._life.doc_seq
 
     @property
-    def faults(self) -> int:
-        return self._faults
-
-    @property
-    def fault_name(self) -> str:
-        return self._fault_name
-
-    @property
-    def popups_closed(self) -> int:
-        return self._popups_closed
+    def address(self) -> str:
+        """The address of the document the tab shows now."""
+        return self._life.address
 
     @property
     def window_opens(self) -> int:
-        return self._window_opens
+        return self._bridge.window_opens
 
     @property
     def origin(self) -> str:
@@ -217,7 +213,7 @@ class Tab:
         return self._mirror.origin_of(self._navigator.main_frame_id)
 
     def is_open(self) -> bool:
-        return not self._closed
+        return self._life.ended() != "closed"
 
     @property
     def agent_may_submit(self) -> bool:
@@ -233,146 +229,95 @@ class Tab:
     def sessions(self) -> list[CDPSession]:
         return self._page.sessions()
 
+    def ended(self) -> str | None:
+        """ "crashed" or "closed" once the tab can no longer answer, else None."""
+        return self._life.ended()
+
+    def woken_by_its_end(self, event: anyio.Event) -> AbstractContextManager[None]:
+        """Within the block, `event` is set too when the tab closes or its renderer crashes."""
+        return self._life.woken_by_its_end(event)
+
+    async def until_crashed(self) -> None:
+        await self._life.until_crashed()
+
+    def write(
+        self, check: VersionCheck | None = None, *, answered_dialog: bool = False
+    ) -> AbstractAsyncContextManager[Act]:
+        """The tab's one effects path, for a write its modal windows make (see `Effects.write`)."""
+        return self._effects.write(check, answered_dialog=answered_dialog)
+
     # --- following the page ------------------------------------------------------------
 
     async def attach(self, session: CDPSession) -> None:
-        """Follow `session` (the page's own, or an OOPIF's): tools, changes, dialogs, navigation.
+        """Follow `session` (the page's own, or an OOPIF's): every part watches it, then its set-up is sent.
 
         Raises:
             CDPError: the session could not be set up (the target went away).
         """
-        self._mirror.watch(session)
+        main = session is self._page.session
+        # Every handler is on before the first command goes: the dozen commands are written at
+        # once, in the parts' order, and answered together (one after another they took ~70 ms
+        # while the browser was starting, most of it waiting).
+        steps = [step for part in self._parts for step in part.watch(session, main)]
         on = session.on
-        on("Runtime.bindingCalled", lambda p: self._view.reported_change() if p.get("name") == BINDING else None)
-        on("Page.frameStartedNavigating", lambda p: self._navigation_started(session, p))
         on("Page.frameNavigated", lambda p: self._navigated(session, p))
         on("Page.navigatedWithinDocument", lambda p: self._moved_within(session, p))
-        on("Page.frameStoppedLoading", lambda p: self._stopped_loading(session, p))
-        on("Page.frameDetached", lambda p: self._mirror.drop_frames(lambda t: t.frame_id != p["frameId"]))
         on("Page.loadEventFired", lambda _p: self._loaded())
-        on("Page.domContentEventFired", lambda _p: self._parsed(session))
-        on("Page.windowOpen", self._window_opened)
-        on("Page.javascriptDialogOpening", lambda p: self._modals.dialog_opened(session, p, self._doc_seq))
-        on("Page.javascriptDialogClosed", lambda _p: self._modals.dialog_closed(session))
-        on("Page.frameDetached", lambda p: self._choosers.frame_gone(str(p.get("frameId", ""))))
-        # Every handler is on before the first command goes: the dozen commands are written at
-        # once, in this order, and answered together (one after another they took ~70 ms while
-        # the browser was starting, most of it waiting).
-        steps = [
-            *self._sign_in.watch(session),
-            *self._permissions.watch(session, self.mark_dirty),
-            *OBSERVER_SET_UP,
-            *(self._watch_data_requests(session) if session is self._page.session else ()),
-            *self._choosers.watch(session),
-            SetUp("Page.getFrameTree"),
-        ]
-        *_, tree = await set_up(session, steps)
+        on("Page.domContentEventFired", lambda _p: self.mark_dirty())
+        *_, tree = await set_up(session, [*steps, SetUp("Page.getFrameTree")])
         self._mirror.frames_show(frame_origins(tree))
-        if session is self._page.session and self._page.url in ("", "about:blank"):
+        if main and self._page.url in ("", "about:blank"):
             self._navigator.attached(True)  # a blank tab is not loading anything
-        elif session is self._page.session:
+        elif main:
             # A page that was already loaded when the bridge attached (--cdp-url).
             await self._mirror.recover_child_frames(session)
             # Its load event is past: ask once (after Page.enable, so a load still to come is heard).
             self._navigator.attached(await document_loaded(session, self._timeouts.command))
 
-    def _watch_data_requests(self, session: CDPSession) -> list[SetUp]:
-        """Follow the page's fetch and XHR requests, so a navigation waits for its data (page_requests.py)."""
-        session.on("Network.requestWillBeSent", self._requests.sent)
-        session.on("Network.loadingFinished", self._requests.ended)
-        session.on("Network.loadingFailed", self._requests.ended)
-        # No response body is kept for the bridge: it never reads one.
-        params = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
-        return [SetUp("Network.enable", params, optional="a navigation will not wait for the page's data requests")]
-
-    def _window_opened(self, params: dict[str, Any]) -> None:
-        self._window_opens += 1
-        # As a popup blocker would: no click and no agent call asked for it (docs/security.md).
-        if not params.get("userGesture") and not self._mirror.in_flight:
-            self._unsolicited_opens += 1
-
     def take_unsolicited_popup(self) -> bool:
         """A tab this page opened has come: True (and counted as closed) when nobody asked for it."""
-        if self._unsolicited_opens <= 0:
-            return False
-        self._unsolicited_opens -= 1
-        self._popups_closed += 1
-        self.mark_dirty()
-        return True
+        return self._bridge.take_unsolicited_popup()
 
     def _tools_changed(self) -> None:
         self.mark_dirty()
+        self._compose(self._view.view)  # the tool notices
         self._desktop.changed()
 
     def _loaded(self) -> None:
-        self._navigator.loaded()
-        self._view.parsed()
         self.mark_dirty()
         self._give_navigated_calls_a_grace()
 
-    def _parsed(self, session: CDPSession) -> None:
-        if session is self._page.session:
-            self._navigator.parsed()
-            self._view.parsed()
-        self.mark_dirty()
-
     def _moved_within(self, session: CDPSession, params: dict[str, Any]) -> None:
         if session is self._page.session and params.get("frameId") == self._navigator.main_frame_id:
-            self._doc_url = str(params.get("url", "")) or self._doc_url
+            self._life.moved_within(str(params.get("url", "")))
         self.mark_dirty()
-
-    def _stopped_loading(self, session: CDPSession, params: dict[str, Any]) -> None:
-        if session is self._page.session:
-            self._navigator.stopped(str(params.get("frameId", "")))
-
-    def _navigation_started(self, session: CDPSession, params: dict[str, Any]) -> None:
-        same_document = str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument"))
-        main = session is self._page.session and params.get("frameId") == self._navigator.main_frame_id
-        if main and not same_document:
-            self._mirror.document_starting()
-            self._navigator.started()
 
     def _navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
-        frame_id = frame.get("id", "")
-        self._mirror.frames_show({frame_id: str(frame.get("securityOrigin", ""))})
+        frame_id = str(frame.get("id", ""))
         if session is self._page.session and not frame.get("parentId"):
-            self._doc_seq += 1
-            self._permissions.document_changed(self._doc_seq)
-            self._page.crashed = False  # a reload after a crash commits a new document
-            if self._renderer_gone.is_set():
-                self._renderer_gone = anyio.Event()
+            url = str(frame.get("url", ""))
             restored = params.get("type") == "BackForwardCacheRestore"
-            self._doc_url = str(frame.get("url", ""))
-            self._requests.document(self._doc_url)
-            self._navigator.committed(frame_id, restored)
-            self._choosers.frame_gone(None)  # a chooser ends with its document
+            doc = Commit(self._life.committed(url), url, frame_id, session, restored)
+            for part in self._parts:
+                part.committed(doc)
             # From the commit on, the window shows the new document, as far as it has rendered.
-            self._view.new_document(parsing=not restored)
             self._compose(None)
-            self._mirror.navigated(str(frame.get("url", "")))
-            self._mirror.document_committed(session, restored)
             if restored:
                 self._give_navigated_calls_a_grace()
         else:
-            self._mirror.interrupt_all(
-                "The frame that holds the tool navigated while it was running.",
-                only=lambda inv: inv.tool.frame_id == frame_id,
-            )
-            self._mirror.drop_frames(lambda t: t.frame_id != frame_id)
-            self._choosers.frame_gone(frame_id)
+            for part in self._parts:
+                part.frame_left(frame_id)
         self.mark_dirty()
 
     def _give_navigated_calls_a_grace(self) -> None:
         waiting = [i for i in self._mirror.in_flight if i.navigated_to is not None and not i.done.is_set()]
         if waiting:
-            self.spawn_follower(calls.end_navigated_calls, waiting)
+            self.spawn_follower(end_navigated_calls, waiting)
 
     def fault(self, exc: BaseException) -> None:
         """The bridge failed while following this page: say so in the window (the details are logged)."""
-        self._faults += 1
-        self._fault_name = type(exc).__name__
-        self.mark_dirty()
+        self._bridge.fault(exc)
 
     def spawn_follower(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Run `func(*args)` past the current request, supervised; a failure is noted on this tab."""
@@ -411,11 +356,6 @@ class Tab:
         self._expected_url = url
         self._compose(self._view.view)
 
-    @property
-    def address(self) -> str:
-        """The address of the document the tab shows now."""
-        return self._doc_url or self._page.url
-
     def _retitle(self) -> None:
         # A page's title is its own text: capped (a 200,000-character title stays a title).
         title = cap_text(self.document_title(), MAX_TITLE_BYTES)
@@ -425,49 +365,11 @@ class Tab:
 
     # --- its end -------------------------------------------------------------------------
 
-    def ended(self) -> str | None:
-        """ "crashed" or "closed" once the tab can no longer answer, else None."""
-        if self._renderer_gone.is_set():
-            return "crashed"
-        return "closed" if self._closed else None
-
-    @contextmanager
-    def woken_by_its_end(self, event: anyio.Event) -> Iterator[None]:
-        """Within the block, `event` is set too when the tab closes or its renderer crashes."""
-        if self.ended() is not None:
-            event.set()
-        self._end_wakers.add(event)
-        try:
-            yield
-        finally:
-            self._end_wakers.discard(event)
-
-    async def until_ended(self) -> None:
-        """Returns once the tab closed or its renderer crashed."""
-        ended = anyio.Event()
-        with self.woken_by_its_end(ended):
-            await ended.wait()
-
-    async def until_crashed(self) -> None:
-        await self._renderer_gone.wait()
-
-    def _wake_on_end(self) -> None:
-        for event in list(self._end_wakers):
-            event.set()
-
     def close(self) -> None:
         """The target went away: end the refresher, every call in flight and every modal window."""
-        self._closed = True
-        self._gone.set()
-        self._wake_on_end()
-        self._view.close()
-        self._modals.tab_closed()
-        self._sign_in.tab_closed()
-        self._choosers.frame_gone(None)
-        what = "crashed" if self._page.crashed else "closed"
-        self._mirror.interrupt_all(
-            f"The tab {what} while the tool was running; whether the call took effect is unknown."
-        )
+        self._life.closed()
+        for part in self._parts:
+            part.closing()
 
     def interrupt_calls(self, reason: str) -> None:
         """End every call in flight at once (the browser went away)."""
@@ -475,21 +377,11 @@ class Tab:
 
     def renderer_crashed(self) -> None:
         """The page's renderer died: the tab stays, showing that it crashed, until reloaded or closed."""
-        self._renderer_gone.set()
-        self._wake_on_end()
-        self._mirror.interrupt_all(
-            "The tab crashed while the tool was running; whether the call took effect is unknown."
-        )
-        self._mirror.drop_frames(lambda _t: False)
-        self._modals.renderer_crashed()
-        self._sign_in.tab_closed()
-        self._choosers.frame_gone(None)
-        self._navigator.crashed()
-        self._view.forget()
-        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
-        notice = {"type": "notice", "id": "crashed", "severity": "error", "text": CRASH_NOTICE}
+        self._life.crashed()
+        for part in self._parts:
+            part.crashed()
         self._window.summary = "This page crashed; reload the tab to load it again, or close it."
-        self._window.blocks = [address, notice]
+        self._window.blocks = [_address(self.address), _notice("crashed", "error", CRASH_NOTICE)]
         self._window.version += 1
         self._desktop.changed()
 
@@ -546,9 +438,6 @@ class Tab:
     def secret_values(self) -> frozenset[str]:
         return self._view.secret_values() | self._sign_in.passwords()
 
-    def mask(self, value: Any) -> Any:
-        return self._view.mask(value)
-
     async def secrets_now(self) -> frozenset[str]:
         """Every secret value the bridge knows, and those this tab's page holds right now (one read)."""
         return self._desktop.known_secrets() | await current_secrets(self, timeout=self._timeouts.command)
@@ -574,28 +463,26 @@ class Tab:
         elif not view.modals:
             self._page_blocks = page_blocks_of(view, self._shown)
         page_blocks = self._page_blocks
-        # Like a browser's address bar: the agent always knows where the tab is.
-        address = {"type": "fields", "id": "address", "items": [{"label": "Address", "value": self.address}]}
         state: list[dict[str, Any]] = []
         blocked = self.blocked()
         if blocked is not None:
             # Title and address only: the page's content and tools stay with the person at the browser.
             summary = f"This page is not shown to agents: {blocked}"
-            page_blocks = [{"type": "notice", "id": "blocked", "severity": "warn", "text": summary}]
+            page_blocks = [_notice("blocked", "warn", summary)]
         elif expected:
-            text = f"Loading {cap_text(expected, 300)}: its server has not answered yet."
-            state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
+            state.append(
+                _notice("loading", "info", f"Loading {cap_text(expected, 300)}: its server has not answered yet.")
+            )
         elif self.loading and self.address not in ("", "about:blank"):
             text = (
                 "Still loading: what has rendered is shown, and this window follows the page as it goes on."
                 if view is not None
                 else "Loading: nothing of this page has been read yet."
             )
-            state.append({"type": "notice", "id": "loading", "severity": "info", "text": text})
-        notices = [*self._modals.notices(self._doc_seq), *self._permissions.notices(), *tool_notices(self)]
-        downloads = self._desktop.downloads
-        listed = download_blocks(downloads.of_tab(self.id)) if downloads is not None else []
-        blocks = [address, *state, *notices, *listed, *page_blocks]
+            state.append(_notice("loading", "info", text))
+        # Like a browser's address bar: the agent always knows where the tab is.
+        notices = [block for part in self._parts for block in part.notices()]
+        blocks = [_address(self.address), *state, *notices, *page_blocks]
         if summary != self._window.summary or blocks != self._window.blocks:
             self._window.summary = summary
             self._window.blocks = blocks
@@ -604,7 +491,7 @@ class Tab:
 
     async def after_read(self) -> None:
         for form in self._modals.forms():
-            await calls.refresh_form(self, form)  # the person may have edited the waiting form
+            await self._calls.refresh_form(form)  # the person may have edited the waiting form
 
     # --- tools -------------------------------------------------------------------------
 
@@ -619,64 +506,39 @@ class Tab:
 
     def page_tools(self) -> list[PageTool]:
         """The page's tools the window lists: the first in the page's order, within the per-window caps."""
-        if self.blocked() is not None:
-            return []
-        return self.capped_tools()[0]
+        return self.capped_tools()[0] if self.blocked() is None else []
 
     def every_page_tool(self) -> list[PageTool]:
         """All the page's tools, listed or not, in the page's order (none while the page is blocked)."""
-        if self.blocked() is not None:
-            return []
-        self.capped_tools()
-        return list(self._listed[1])
+        return (
+            self._mirror.listed(self._page.session, self._navigator.main_frame_id)[0] if self.blocked() is None else []
+        )
 
     def capped_tools(self) -> tuple[list[PageTool], str | None]:
         """The page's tools within the per-window caps, and the notice text when some were left out."""
-        # Every call and every tools/list asks; the caps are worked out once per tool set.
-        if self._listed[0] != self._mirror.revision:
-            # The page's order: as registered (WebMCP announces each registration live, in order; on
-            # attaching to a loaded page Chromium replays them by name), the main frame's first.
-            main = self._navigator.main_frame_id
-            ordered = sorted(
-                self._mirror.tools.values(),
-                key=lambda t: not (t.session is self._page.session and t.frame_id == main),
-            )
-            self._listed = (self._mirror.revision, ordered, *cap_window_tools(ordered))
-        return list(self._listed[2]), self._listed[3]
-
-    def opened_mark(self) -> int:
-        return self._desktop.opened_mark()
-
-    def download_mark(self) -> int:
-        """A mark to pass to `downloads_since`."""
-        return self._desktop.downloads.mark() if self._desktop.downloads is not None else 0
-
-    def downloads_since(self, mark: int) -> list[Download]:
-        """The downloads this tab's page began after `mark`."""
-        return self._desktop.downloads.since(mark, self.id) if self._desktop.downloads is not None else []
+        _all, capped, notice = self._mirror.listed(self._page.session, self._navigator.main_frame_id)
+        return capped, notice
 
     def has_downloads(self) -> bool:
         """The tab's page began at least one download."""
-        return self._desktop.downloads is not None and bool(self._desktop.downloads.of_tab(self.id))
+        return self._downloads.any()
 
     def downloads_changed(self) -> None:
         """A download of this tab began, moved on or ended: the window lists it as it is now."""
         self._compose(self._view.view)
 
+    def _notices_changed(self) -> None:
+        self._compose(self._view.view)
+
     async def read_download(self, name: str, max_bytes: int) -> ToolResult:
         """The text of the finished download `name` of this tab, or its type and size."""
-        store = self._desktop.downloads
-        return await read_download(self.id, store.named(self.id, name) if store is not None else None, name, max_bytes)
+        return await self._downloads.read(name, max_bytes)
 
     def prompt_ids(self) -> list[str]:
-        """The window ids of the browser prompts open over the tab now (sign-in prompts, then file
-        choosers), oldest first within each."""
-        return [p.window.id for p in self._modals.prompts()] + self._choosers.ids()
+        """The window ids of the modal windows open over the tab now (in-page dialogs, prompts, choosers)."""
+        return [m for part in self._parts for m in part.modal_ids()]
 
-    async def opened_since(self, mark: int, expected: int, timeout: float) -> list[str]:
-        return await self._desktop.opened_since(self._page.target_id, mark, expected, timeout)
-
-    # --- operations (the caller holds op_lock) -------------------------------------------
+    # --- operations (the caller holds op_lock); every write goes through self._effects -----
 
     async def call(
         self,
@@ -685,8 +547,8 @@ class Tab:
         deadline: float | None = None,
         check: VersionCheck | None = None,
     ) -> ToolResult:
-        """Call one of the page's tools (see `calls.call_page_tool`); `check` is this call's own version check."""
-        return await calls.call_page_tool(self, tool, arguments, deadline, check)
+        """Call one of the page's tools (see `PageCalls.call`); `check` is this call's own version check."""
+        return await self._calls.call(tool, arguments, deadline, check)
 
     async def fill(self, fields: list[FieldValue], check: VersionCheck | None) -> ToolResult:
         """Set visible fields by their labels (see `WindowActions.fill`)."""
@@ -704,7 +566,7 @@ class Tab:
         return await self._mirror.cancel(invocation, timeout, reason)
 
     def stop_dialogs(self) -> None:
-        self._modals.stop_dialogs(self._doc_seq)
+        self._modals.stop_dialogs()
 
     async def focus(self) -> ToolResult:
         """Bring the tab to the front."""
@@ -714,28 +576,31 @@ class Tab:
 
     async def navigate(self, url: str) -> ToolResult:
         """Load `url` and return once it has loaded (or a dialog stops it, or it is a download)."""
-        store, mark = self._desktop.downloads, self.download_mark()
-        try:
-            return await self._navigator.navigate(url)
-        except ToolError as exc:
-            # Chromium aborts the navigation to a file it downloads instead (net::ERR_ABORTED).
-            if exc.code != "browser_error" or store is None:
-                raise
-            started = await store.began_since(mark, self.id, _DOWNLOAD_WAIT)
-            if not started:
-                raise
-            return ToolResult(
-                message=f"{cap_text(url, 300)} is a download, not a page: {self.id} still shows {self.address}. "
-                f"{started_note(self.id, started)}"
-            )
+        async with self._effects.write() as act:
+            try:
+                answer = await self._navigator.navigate(url)
+            except ToolError as exc:
+                # Chromium aborts the navigation to a file it downloads instead (net::ERR_ABORTED).
+                if exc.code != "browser_error" or not await self._downloads.began_since(
+                    act.marks.downloads, DOWNLOAD_WAIT
+                ):
+                    raise
+                answer = ToolResult(
+                    message=f"{cap_text(url, 300)} is a download, not a page: {self.id} still shows {self.address}."
+                )
+        return act.answer(answer, where=False)
 
     async def history(self, step: int) -> ToolResult:
         """Go `step` entries back (-1) or forward (+1) in the tab's history."""
-        return await self._navigator.history(step)
+        async with self._effects.write() as act:
+            answer = await self._navigator.history(step)
+        return act.answer(answer, where=False)
 
     async def reload(self) -> ToolResult:
         """Reload the page and return once it has loaded."""
-        return await self._navigator.reload()
+        async with self._effects.write() as act:
+            answer = await self._navigator.reload()
+        return act.answer(answer, where=False)
 
     async def close_tab(self) -> ToolResult:
         """Close the tab as a user would (beforeunload runs; its dialog is returned)."""
@@ -743,14 +608,14 @@ class Tab:
         # also answer a close with success yet keep a tab that is mid-navigation: only the
         # target's destruction counts, with Target.closeTarget as the second try.
         await _try_send(self._page.session, "Page.close", self._timeouts.command)
-        finished, _ = await self._modals.unless_dialog(self._gone.wait, 2)
+        finished, _ = await self._modals.unless_dialog(self._life.until_gone, 2)
         if not finished and (answer := self._modals.dialog_answer(f"{self.id} did not close yet")) is not None:
             return answer
-        if not self._gone.is_set():
+        if not self._life.gone:
             await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
             with anyio.move_on_after(self._timeouts.navigation):
-                await self._gone.wait()
-        if not self._gone.is_set():
+                await self._life.until_gone()
+        if not self._life.gone:
             raise ToolError("browser_error", f"{self.id} did not close; the page may be blocking it.")
         return ToolResult(message=f"Closed {self.id}.")
 
@@ -761,10 +626,18 @@ class Tab:
         except CDPError as exc:
             raise from_cdp_error(exc, f"closing {self.id}", self._timeouts.command) from exc
         with anyio.move_on_after(self._timeouts.navigation):
-            await self._gone.wait()
-        if not self._gone.is_set():
+            await self._life.until_gone()
+        if not self._life.gone:
             raise ToolError("browser_error", f"{self.id} did not close.")
         return ToolResult(message=f"Closed {self.id} {what}; the page's beforeunload handler was skipped.")
+
+
+def _address(url: str) -> dict[str, Any]:
+    return {"type": "fields", "id": "address", "items": [{"label": "Address", "value": url}]}
+
+
+def _notice(block_id: str, severity: str, text: str) -> dict[str, Any]:
+    return {"type": "notice", "id": block_id, "severity": severity, "text": text}
 
 
 def _bare(address: str) -> str:

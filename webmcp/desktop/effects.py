@@ -1,0 +1,344 @@
+"""One path for what a write did: the write guard, the marks before, the settling after.
+
+Every write to a tab's page goes through `Effects.write`: a page-tool call, a waiting
+form's submit, `fill` / `press` / `submit`, a dialog's `accept` / `dismiss`, `navigate`,
+`back` / `forward` / `reload` and `open_tab` (which navigates its new tab). It
+
+1. holds the write guard when the write passed a version check (the person's keystrokes
+   are held while it starts; `stale_state` if they typed since the check, nothing done);
+2. takes the marks before the write: the time, the document, the tabs and modal windows
+   open, the downloads begun;
+3. runs the write (the body of the `async with`), and then settles what it started: a
+   navigation (until the new page is usable), a JavaScript dialog (which then waits for
+   the agent), new tabs, in-page `<dialog>`s, file choosers, sign-in prompts, downloads;
+4. catches the view up, so that what the write changed is readable when it answers
+   (read after write), and
+5. says what happened: `Act.answer` adds the windows it opened (`openedWindowIds`) and
+   one note for each effect the answer did not name already.
+
+A write whose body raises settles nothing: the error says what happened. Nothing here
+is written twice: a call's follower (a form the person submits later) settles with
+`Effects.settle` on marks it took with `Effects.marks`, the same steps.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+
+from cdp_bridge.errors import CDPError
+from cdp_bridge.targets import PageTarget
+from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.downloads import Download, TabDownloads, started_note
+from webmcp.desktop.input_guard import WriteGuard
+from webmcp.desktop.navigation import STILL_LOADING, Navigator
+from webmcp.desktop.windows import VersionCheck
+from webmcp.errors import ToolError
+from webmcp.models import ToolResult
+
+if TYPE_CHECKING:
+    from webmcp.desktop.dialogs import JsDialog
+    from webmcp.desktop.mirror import Invocation
+    from webmcp.desktop.modal_stack import ModalStack
+    from webmcp.desktop.refresher import LiveView
+
+__all__ = ["Act", "Effects", "Marks", "TabFacts"]
+
+logger = logging.getLogger(__name__)
+
+NAV_START_WAIT = 1.0
+"""After a write asked for a navigation, how long the browser may take to start it (s)."""
+OPENED_WAIT = 2.0
+"""How long an answer waits for tabs its page opened to be set up (none come when blocked)."""
+DOWNLOAD_WAIT = 1.0
+"""After a navigation that did not commit (Chromium turned it into a download), how long to wait for it."""
+_DRAIN = 1.0
+"""After a dialog is answered, how long the page may take to finish the script that opened it (s)."""
+
+
+class TabFacts(Protocol):
+    """Read-only facts about a tab, for the writes made on it and the parts that follow them."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def address(self) -> str: ...
+    @property
+    def loading(self) -> bool:
+        """The document shown has not fired its load event."""
+
+    @property
+    def doc_seq(self) -> int:
+        """Counts the documents the tab's main frame has committed."""
+
+    @property
+    def window_opens(self) -> int:
+        """How many times the page called window.open (or the like)."""
+
+    @property
+    def timeouts(self) -> Timeouts: ...
+
+
+class _Opened(Protocol):
+    def opened_mark(self) -> int: ...
+    async def opened_since(self, opener_target_id: str, mark: int, expected: int, timeout: float) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The tab as a write found it, to tell afterwards what the write started."""
+
+    began: float
+    doc: int
+    opened: int
+    """The desktop's mark of tabs opened (`opened_since`)."""
+    opens: int
+    """The page's count of window.open calls."""
+    modals: tuple[str, ...]
+    downloads: int
+
+
+@dataclass(eq=False)
+class Act:
+    """One write under way and, once settled, what it started."""
+
+    marks: Marks
+    facts: TabFacts
+    requested: Callable[[], bool] = lambda: False
+    """Whether the page asked for a main-frame navigation since the write began."""
+    dialog: JsDialog | None = None
+    opened: list[str] = field(default_factory=list)
+    downloads: list[Download] = field(default_factory=list)
+    _release: Callable[[], Any] | None = None
+
+    @property
+    def moved(self) -> bool:
+        """The tab committed another document during the write."""
+        return self.facts.doc_seq != self.marks.doc
+
+    def holding(self, release: Callable[[], Any]) -> None:
+        """The write guard holds the person's keystrokes until `release_guard` calls `release`."""
+        self._release = release
+
+    async def release_guard(self) -> None:
+        """End the hold on the person's keystrokes (the write has started); at most once."""
+        release, self._release = self._release, None
+        if release is not None:
+            await release()
+
+    def notes(self, named: frozenset[str] = frozenset(), *, where: bool = True) -> list[str]:
+        """A sentence for each effect not in `named` (window ids the answer names already);
+        `where`: say where the tab is now (false when the answer says it itself)."""
+        facts = self.facts
+        notes: list[str] = []
+        if self.dialog is not None and self.dialog.window.id not in named:
+            notes.append(
+                f"The page opened a {self.dialog.kind} dialog ({self.dialog.window.id}) and waits for it; answer it "
+                "with its accept or dismiss tool."
+            )
+        elif where and self.dialog is None:
+            if self.moved:
+                notes.append(f"The tab now shows {facts.address} (version {facts.version}).")
+                if facts.loading:
+                    notes.append(STILL_LOADING)
+            else:
+                notes.append(f"The window is at version {facts.version}.")
+        if self.downloads:
+            notes.append(started_note(facts.id, self.downloads))
+        return notes
+
+    def answer(self, answer: ToolResult, *, where: bool = True) -> ToolResult:
+        """`answer` with the windows the write opened and a note for each effect it does not name."""
+        named = frozenset(answer.opened_window_ids or ())
+        notes = self.notes(named, where=where)
+        if notes:
+            answer.message = " ".join([answer.message or "", *notes]).strip()
+        opened = [w for w in self.opened if w not in named]
+        if opened:
+            answer.opened_window_ids = [*(answer.opened_window_ids or []), *opened]
+        return answer
+
+
+class Effects:
+    """The one path a tab's writes go through (see the module's docstring)."""
+
+    def __init__(
+        self,
+        facts: TabFacts,
+        page: PageTarget,
+        *,
+        guard: WriteGuard,
+        modals: ModalStack,
+        view: LiveView,
+        navigator: Navigator,
+        downloads: TabDownloads,
+        modal_ids: Callable[[], list[str]],
+        desktop: _Opened,
+    ) -> None:
+        self._facts = facts
+        self._page = page
+        self._guard = guard
+        self._modals = modals
+        self._view = view
+        self._navigator = navigator
+        self._downloads = downloads
+        self._modal_ids = modal_ids
+        self._desktop = desktop
+
+    # --- what a write may ask on its way ---------------------------------------------
+
+    @property
+    def dialog(self) -> JsDialog | None:
+        """The JavaScript dialog open on the tab now, if any."""
+        return self._modals.dialog
+
+    async def until_answered(self, invocation: Invocation, timeout: float) -> None:
+        """Until `invocation` settles, a JavaScript dialog opens, or `timeout` passes (`ModalStack`)."""
+        await self._modals.until_answered(invocation, timeout)
+
+    async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
+        """Run `work` until it ends, a JavaScript dialog opens, or `timeout` passes: (finished, value)."""
+        return await self._modals.unless_dialog(work, timeout)
+
+    async def catch_up(self, budget: float, since: float | None = None) -> None:
+        """Rebuild the view now if the page changed since the last build (see `LiveView.catch_up`)."""
+        await self._view.catch_up(budget, since)
+
+    def marks(self) -> Marks:
+        """The tab as it is now, for `settle` later."""
+        return Marks(
+            began=anyio.current_time(),
+            doc=self._facts.doc_seq,
+            opened=self._desktop.opened_mark(),
+            opens=self._facts.window_opens,
+            modals=tuple(self._modal_ids()),
+            downloads=self._downloads.mark(),
+        )
+
+    # --- the path ------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def write(self, check: VersionCheck | None = None, *, answered_dialog: bool = False) -> AsyncIterator[Act]:
+        """Hold the guard (with `check`), take the marks, run the body, settle what it started.
+
+        `answered_dialog`: the body answers a JavaScript dialog, and the script that opened it
+        goes on only then (a confirm() before a form goes on): the settling waits for it.
+
+        Raises:
+            ToolError: stale_state (the person typed since `check`; nothing done), or what
+                the body raised (nothing settled).
+        """
+        watch = _NavWatch(self._page)
+        act = Act(self.marks(), self._facts, requested=lambda: watch.requested)
+        try:
+            try:
+                await self._hold(act, check)
+                yield act
+            finally:
+                await act.release_guard()
+            if answered_dialog:
+                await self._drained()
+            await self._settle(act, watch)
+        finally:
+            watch.close()
+
+    async def settle(self, marks: Marks) -> Act:
+        """What happened since `marks` (a write whose body ran elsewhere: a form the person submitted)."""
+        act = Act(marks, self._facts)
+        watch = _NavWatch(self._page)
+        try:
+            await self._settle(act, watch)
+        finally:
+            watch.close()
+        return act
+
+    async def _hold(self, act: Act, check: VersionCheck | None) -> None:
+        if check is None or check.inputs is None:
+            return
+        held = await self._guard.hold(check.inputs)
+        if held is False:
+            await self._view.catch_up(self._facts.timeouts.snapshot)
+            raise ToolError(
+                "stale_state",
+                "The person typed in the page after the version was checked; nothing was done. "
+                "Re-read app://windows before deciding.",
+                current_version=self._facts.version,
+            )
+        if held:
+            act.holding(self._guard.release)
+
+    async def typed_since(self, check: VersionCheck | None) -> bool:
+        """Whether the person typed since `check` counted their input."""
+        return check is not None and check.inputs is not None and await self._guard.typed_since(check.inputs)
+
+    async def _drained(self) -> None:
+        """Until the page has run what follows the dialog it showed (one round trip behind it, bounded)."""
+        with anyio.move_on_after(_DRAIN):
+            try:
+                await self._page.session.send("Runtime.evaluate", {"expression": "0"}, timeout=_DRAIN)
+            except CDPError as exc:
+                logger.debug("the page did not answer after its dialog: %s", exc)  # it is navigating or gone
+
+    async def _settle(self, act: Act, watch: _NavWatch) -> None:
+        timeouts = self._facts.timeouts
+        if self._modals.dialog is None and watch.requested and not watch.started:
+            await watch.until_started(NAV_START_WAIT)
+        if self._modals.dialog is None:
+            await self._navigator.settled(timeouts.navigation)
+        act.dialog = self._modals.dialog
+        if act.dialog is not None:
+            # The page cannot be read under a dialog: its answer settles the rest.
+            act.opened.append(act.dialog.window.id)
+        else:
+            self._view.mark_dirty()
+            await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
+            opens = self._facts.window_opens - act.marks.opens
+            if opens > 0:
+                target = self._page.target_id
+                act.opened.extend(await self._desktop.opened_since(target, act.marks.opened, opens, OPENED_WAIT))
+        act.opened.extend(m for m in self._modal_ids() if m not in act.marks.modals and m not in act.opened)
+        act.downloads = self._downloads.since(act.marks.downloads)
+        if not act.downloads and (watch.requested or watch.started) and not act.moved and act.dialog is None:
+            # A navigation that committed nothing: Chromium may have made it a download.
+            act.downloads = await self._downloads.began_since(act.marks.downloads, DOWNLOAD_WAIT)
+
+
+class _NavWatch:
+    """Whether the page asked for a main-frame navigation (and the browser started it) since it was made."""
+
+    def __init__(self, page: PageTarget) -> None:
+        self._main = page.target_id
+        self.requested = False
+        self.started = False
+        self._started = anyio.Event()
+        session = page.session
+        self._off = [
+            session.on("Page.frameRequestedNavigation", self._requested),
+            session.on("Page.frameStartedNavigating", self._began),
+        ]
+
+    def _requested(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self._main and params.get("disposition", "currentTab") == "currentTab":
+            self.requested = True
+
+    def _began(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self._main:
+            kind = str(params.get("navigationType", ""))
+            if not kind.startswith(("sameDocument", "historySameDocument")):
+                self.started = True
+                self._started.set()
+
+    async def until_started(self, timeout: float) -> None:
+        with anyio.move_on_after(timeout):
+            await self._started.wait()
+
+    def close(self) -> None:
+        for off in self._off:
+            off()
