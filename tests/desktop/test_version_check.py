@@ -11,10 +11,10 @@ import webmcp.desktop.calls as calls_module
 import webmcp.desktop.live_view as live_view_module
 from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.targets import PageTarget
+from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.live_view import PageRead
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.registry import Desktop
-from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.windows import VersionCheck
 from webmcp.models import ToolResult
