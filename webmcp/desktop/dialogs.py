@@ -19,7 +19,7 @@ from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.build import Modal
@@ -103,11 +103,9 @@ class JsDialog:
         params: dict[str, Any] = {"accept": accept}
         if accept and self.kind == "prompt" and text is not None:
             params["promptText"] = text
-        try:
+        closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
+        with cdp_errors(f"answering {self.window.id}", gone=closed):
             await self.session.send("Page.handleJavaScriptDialog", params)
-        except CDPError as exc:
-            closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
-            raise from_cdp_error(exc, f"answering {self.window.id}", gone=closed) from exc
         answer = ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog.")
         if self._after_answer is not None:
             follow, self._after_answer = self._after_answer, None
@@ -227,7 +225,11 @@ class InPageModal:
         if self.backend_node_id is None:
             raise ToolError("action_not_available", f"Dialog {self.window.id} cannot be closed from here.")
         session = self.owner.session
-        try:
+
+        def gone(exc: CDPError) -> ToolError:
+            return ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}")
+
+        with cdp_errors(f"closing {self.window.id}", gone=gone):
             resolved = await session.send("DOM.resolveNode", {"backendNodeId": self.backend_node_id})
             await session.send(
                 "Runtime.callFunctionOn",
@@ -236,9 +238,6 @@ class InPageModal:
                     "functionDeclaration": "function () { if (this.open) this.close(); }",
                 },
             )
-        except CDPError as exc:
-            gone = ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}")
-            raise from_cdp_error(exc, f"closing {self.window.id}", gone=gone) from exc
         self.owner.mark_dirty()
         await self.owner.refresh()
         return ToolResult(message=f"Closed the dialog {self.window.id}.")

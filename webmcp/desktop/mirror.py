@@ -20,7 +20,7 @@ from typing import Any, cast
 import anyio
 
 from cdp_bridge.connection import CDPSession, Reply
-from cdp_bridge.errors import CDPError, ProtocolError
+from cdp_bridge.errors import CDPError
 from cdp_bridge.protocol import WebMCPToolResponded
 from webmcp.js import call, load
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
@@ -458,7 +458,7 @@ class ToolMirror:
                 await invocation.tool.session.send(
                     "WebMCP.cancelInvocation", {"invocationId": invocation.invocation_id}, timeout=timeout
                 )
-            except (ProtocolError, CDPError) as exc:
+            except CDPError as exc:
                 logger.debug("cancelInvocation failed: %s", exc)
                 return False
             return True

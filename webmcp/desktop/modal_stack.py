@@ -18,7 +18,6 @@ from typing import Any, Protocol, TypeVar
 import anyio
 
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
@@ -26,6 +25,7 @@ from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import WindowState
+from webmcp.errors import best_effort
 from webmcp.models import ToolResult
 from webmcp.view.build import Modal
 
@@ -274,7 +274,5 @@ class ModalStack:
 
 async def _answer_stopped_dialog(session: CDPSession, kind: str) -> None:
     """Answer a dialog of a page whose dialogs were stopped: dismiss, or Leave for beforeunload."""
-    try:
+    with best_effort(logger, "could not answer a stopped dialog"):
         await session.send("Page.handleJavaScriptDialog", {"accept": kind == "beforeunload"})
-    except CDPError as exc:
-        logger.debug("could not answer a stopped dialog: %s", exc)

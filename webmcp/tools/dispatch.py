@@ -26,10 +26,9 @@ from typing import Any, Protocol
 import anyio
 from pydantic import BaseModel
 
-from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import VersionCheck, WindowState, blocker_of
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.tools.records import Answer, WindowKind, record_for
 from webmcp.tools.validate import check_input, validate
@@ -148,11 +147,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
 
 
 async def _run(work: Callable[[], Awaitable[ToolResult | Answer]], what: str) -> Answer:
-    """Run `work`: the one place where a CDP failure becomes a tool error."""
-    try:
+    """Run `work` at the tools' edge: a CDP failure no part mapped becomes the generic tool error for `what`."""
+    with cdp_errors(what):
         result = await work()
-    except CDPError as exc:
-        raise from_cdp_error(exc, what) from exc
     return result if isinstance(result, Answer) else Answer(result)
 
 
