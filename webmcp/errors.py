@@ -33,8 +33,9 @@ and what a refusal means there:
     with cdp_errors(f"answering {dialog_id}", gone=ToolError("window_not_found", …)):
         await session.send("Page.handleJavaScriptDialog", …)
 
-A command whose failure changes nothing (a clean-up, or letting the page go on, where the target
-may be gone already) runs under `best_effort`, which logs the failure and drops it. Any other
+A command whose failure leaves nothing to do (a clean-up or letting the page go on, whose target
+may be gone already; a set-up the browser may lack) runs under `best_effort`, which logs the
+failure and drops it. Any other
 `except CDPError` on the agent side turns a failed read into what the caller does without it.
 """
 
@@ -144,10 +145,11 @@ def cdp_errors(
 
 @contextmanager
 def best_effort(log: logging.Logger, what: str, *, level: int = logging.DEBUG) -> Iterator[None]:
-    """A browser command whose failure changes nothing: a `CDPError` inside is logged as `what` and dropped.
+    """A browser command whose failure leaves nothing to do: a `CDPError` inside is logged and dropped.
 
-    For clean-ups and for letting a page go on, whose target may already be gone: there is
-    nobody to tell and nothing to undo. The rest of the `with` block does not run after a
+    For clean-ups and for letting a page go on, whose target may already be gone, and for
+    set-ups the browser may lack: there is nobody to tell and nothing to undo. The log says
+    `what`, then the failure, at `level`. The rest of the `with` block does not run after a
     failure; any other exception passes through.
     """
     try:

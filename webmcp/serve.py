@@ -18,7 +18,7 @@ import sys
 import anyio
 
 from cdp_bridge.connection import Connection
-from cdp_bridge.errors import BridgeError
+from cdp_bridge.errors import BridgeError, CDPError
 from cdp_bridge.launcher import check_webmcp, webmcp_on_page
 from cdp_bridge.permissions import apply_permissions
 from cdp_bridge.timeouts import Timeouts
@@ -29,7 +29,7 @@ from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.uploads import UploadFolder
-from webmcp.errors import ToolError, best_effort
+from webmcp.errors import ToolError
 
 __all__ = ["BrowserGone", "serve"]
 
@@ -145,9 +145,10 @@ async def check_start_page(desktop: Desktop, tab: Tab | None) -> None:
     # A page under a JavaScript dialog or a sign-in answers nothing until someone answers them
     # (it held start-up for the whole command timeout): the probe page tells instead.
     if tab is not None and tab.dialog is None and not tab.prompt_ids():
-        # Navigating or gone: the probe tells.
-        with best_effort(logger, "the start page could not be asked about WebMCP"):
+        try:
             found = await webmcp_on_page(tab.page.session, tab.page.target_id, WORLD, timeouts.command)
+        except CDPError as exc:  # navigating or gone: the probe tells
+            logger.debug("the start page could not be asked about WebMCP: %s", exc)
     if not found:
         await check_webmcp(desktop.connection, timeouts, launched=True, claim=desktop.targets.leave_alone)
     logger.info("WebMCP is on in the browser")

@@ -5,8 +5,10 @@ Order of checks, each failing with a structured `ToolError` and no effect
 (`blocked_by_modal`), the action exists (`action_not_available`), the input matches the
 schema (`validation_failed`), and, under the window's lock and against the page as it is
 now, `expectedVersion` is current (`stale_state`). A browser action's handler then gets its
-input model built from the checked arguments. CDP failures become tool errors here, in one
-place (`_run`, through `errors.from_cdp_error`).
+input model built from the checked arguments. A CDP failure that no part mapped at its own
+edge becomes a tool error here, in `_run`, through `errors.cdp_errors` (the generic codes of
+`errors.from_cdp_error`); a part whose operation gives a failure a meaning of its own (a dialog
+already answered, a form gone) maps it in that operation with the same context manager.
 
 Concurrency policy: operations on one window take effect one at a time, in arrival order
 (a per-window lock); operations on different windows run side by side, so a page that

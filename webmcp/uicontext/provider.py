@@ -18,7 +18,6 @@ Ids: a tab is named by its window id from `app://windows` (`tab-3`), a browser w
 from __future__ import annotations
 
 import json
-import logging
 import re
 import secrets
 from typing import Any
@@ -33,7 +32,6 @@ from cdp_bridge.reads import document_key, window_bounds
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.tab import Tab
-from webmcp.errors import best_effort
 from webmcp.uicontext.ids import IdMinter, doc_digest, tab_number
 from webmcp.uicontext.locate import (
     Bounds,
@@ -50,8 +48,6 @@ from webmcp.uicontext.tree import TabFacts, assemble
 from webmcp.view.masking import SECRET_SELECTOR, mask_secrets
 
 __all__ = ["EXTENSION_ID", "PROTOCOL", "UIContext", "declare"]
-
-logger = logging.getLogger(__name__)
 
 PROTOCOL = "0.2.0"
 EXTENSION_ID = "io.github.webmcp-bridge/ui-context"
@@ -149,9 +145,10 @@ class UIContext:
         version = await self._browser_version()
         tab = next(iter(self.desktop.tabs.values()), None)
         if not self._app_name and tab is not None and tab.dialog is None:
-            brands: list[str] = []
-            with best_effort(logger, "the browser's brands could not be read (its first tab navigated or went)"):
+            try:
                 brands = await browser_brands(tab.page.session, tab.page.target_id, self.desktop.timeouts.command)
+            except CDPError:
+                brands = []  # its tab is navigating or gone: the name comes from the user agent
             self._app_name = _brand_name(brands) if brands else ""
         name = self._app_name or _name_from_product(str(version.get("userAgent", "")))
         return {
