@@ -1,4 +1,4 @@
-"""Tool errors an agent can act on, and the one place where browser errors become them.
+"""Tool errors an agent can act on, and how browser errors become them.
 
     ToolError(code, message, *, current_version=…, fields=…, …)
         → CallToolResult(isError=True, structuredContent=ToolErrorBody(…).wire() = {code, message, …})
@@ -26,18 +26,30 @@ tool result with `isError`, never as a JSON-RPC error.
 
 The fields are those of `models.ToolErrorBody`, snake_case here, camelCase on the wire.
 
-`from_cdp_error` maps the CDP side's exceptions (`cdp_bridge.errors`) onto these codes.
+`from_cdp_error` maps the CDP side's exceptions (`cdp_bridge.errors`) onto these codes: the one
+mapping. It is applied at the edge of each part by `cdp_errors`, which names what was being done
+and what a refusal means there:
+
+    with cdp_errors(f"answering {dialog_id}", gone=ToolError("window_not_found", …)):
+        await session.send("Page.handleJavaScriptDialog", …)
+
+A command whose failure leaves nothing to do (a clean-up or letting the page go on, whose target
+may be gone already; a set-up the browser may lack) runs under `best_effort`, which logs the
+failure and drops it. Any other
+`except CDPError` on the agent side turns a failed read into what the caller does without it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from cdp_bridge.errors import CDPError, CommandTimeout, ConnectionClosed, ProtocolError, SessionClosed
 from webmcp.models import ErrorCode, ToolErrorBody
 
-__all__ = ["ToolError", "from_cdp_error", "internal_error"]
+__all__ = ["ToolError", "best_effort", "cdp_errors", "from_cdp_error", "internal_error"]
 
 _TOOL_NOT_FOUND = -32602
 """With "Tool not found": what `WebMCP.invokeTool` answers for a tool the page no longer offers
@@ -108,6 +120,42 @@ def from_cdp_error(
         return ToolError("action_not_available", f"The page no longer offers {what}; re-read tools/list.")
     message = exc.message if isinstance(exc, ProtocolError) else str(exc)
     return ToolError("browser_error", f"The browser refused {what}: {message}", detail=message)
+
+
+@contextmanager
+def cdp_errors(
+    what: str, timeout: float | None = None, *, gone: ToolError | Callable[[CDPError], ToolError] | None = None
+) -> Iterator[None]:
+    """A part's operation at its edge: a `CDPError` inside becomes `from_cdp_error(exc, what, timeout, gone=…)`.
+
+    `gone` is what a refusal or a closed session means for this operation (see `from_cdp_error`);
+    given as a function, it is called with the failure, for a message that quotes it or reads the
+    state when it happened. The CDP failure is the tool error's `__cause__`; any other exception
+    passes through untouched.
+
+    Raises:
+        ToolError: a browser command inside failed.
+    """
+    try:
+        yield
+    except CDPError as exc:
+        meaning = gone if gone is None or isinstance(gone, ToolError) else gone(exc)
+        raise from_cdp_error(exc, what, timeout, gone=meaning) from exc
+
+
+@contextmanager
+def best_effort(log: logging.Logger, what: str, *, level: int = logging.DEBUG) -> Iterator[None]:
+    """A browser command whose failure leaves nothing to do: a `CDPError` inside is logged and dropped.
+
+    For clean-ups and for letting a page go on, whose target may already be gone, and for
+    set-ups the browser may lack: there is nobody to tell and nothing to undo. The log says
+    `what`, then the failure, at `level`. The rest of the `with` block does not run after a
+    failure; any other exception passes through.
+    """
+    try:
+        yield
+    except CDPError as exc:
+        log.log(level, "%s: %s", what, exc)
 
 
 def internal_error(exc: Exception) -> ToolError:

@@ -14,7 +14,7 @@ import anyio
 
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.live_view import PageRead, read_run
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.view.paging import UNITS, block_page, rows_page, run_block, unread_in
 
@@ -72,15 +72,16 @@ async def _read_run(tab: Tab, read: PageRead, block: dict[str, Any], offset: int
         ToolError: the page could not be read in time, or the table or list is gone.
     """
     block_id = block["id"]
-    try:
-        with anyio.fail_after(tab.timeouts.snapshot):
-            return await read_run(read, block, offset, limit)
-    except TimeoutError:
-        raise ToolError("action_timeout", f"{tab.id} did not give the rows of {block_id} in time; try again.") from None
-    except CDPError as exc:
-        gone = ToolError(
+
+    def gone(_exc: CDPError) -> ToolError:
+        return ToolError(
             "stale_state",
             f"{block_id} is no longer on the page of {tab.id}; read app://windows for the current blocks.",
             current_version=tab.window.version,
         )
-        raise from_cdp_error(exc, f"reading the rows of {block_id}", gone=gone) from exc
+
+    try:
+        with cdp_errors(f"reading the rows of {block_id}", gone=gone), anyio.fail_after(tab.timeouts.snapshot):
+            return await read_run(read, block, offset, limit)
+    except TimeoutError:
+        raise ToolError("action_timeout", f"{tab.id} did not give the rows of {block_id} in time; try again.") from None

@@ -18,7 +18,7 @@ from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.build import Modal
@@ -103,12 +103,10 @@ class JsDialog:
             params["promptText"] = text
         # A write like any other: what the page does once the dialog is answered (a confirm() before
         # paying lets the form go on, an alert before a reload) is settled before the answer.
+        closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
         async with self.owner.write(answered_dialog=True) as act:
-            try:
+            with cdp_errors(f"answering {self.window.id}", gone=closed):
                 await self.session.send("Page.handleJavaScriptDialog", params)
-            except CDPError as exc:
-                closed = ToolError("window_not_found", f"Dialog {self.window.id} is already closed.")
-                raise from_cdp_error(exc, f"answering {self.window.id}", gone=closed) from exc
         answer = act.answer(ToolResult(message=f"{'Accepted' if accept else 'Dismissed'} the {self.kind} dialog."))
         if self._call is not None:
             with anyio.move_on_after(self.owner.timeouts.dialog_grace):
@@ -220,7 +218,11 @@ class InPageModal:
         if self.backend_node_id is None:
             raise ToolError("action_not_available", f"Dialog {self.window.id} cannot be closed from here.")
         session = self.owner.session
-        try:
+
+        def gone(exc: CDPError) -> ToolError:
+            return ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}")
+
+        with cdp_errors(f"closing {self.window.id}", gone=gone):
             resolved = await session.send("DOM.resolveNode", {"backendNodeId": self.backend_node_id})
             await session.send(
                 "Runtime.callFunctionOn",
@@ -229,9 +231,6 @@ class InPageModal:
                     "functionDeclaration": "function () { if (this.open) this.close(); }",
                 },
             )
-        except CDPError as exc:
-            gone = ToolError("window_not_found", f"Dialog {self.window.id} is gone: {exc}")
-            raise from_cdp_error(exc, f"closing {self.window.id}", gone=gone) from exc
         self.owner.mark_dirty()
         await self.owner.refresh()
         return ToolResult(message=f"Closed the dialog {self.window.id}.")

@@ -27,10 +27,9 @@ from typing import Any
 import anyio
 
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError
 from webmcp.desktop.download_names import sanitise_name, unique_name
 from webmcp.desktop.parts import Part
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, best_effort
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 
@@ -145,13 +144,11 @@ class DownloadStore:
         self._session, self._locate, self._changed, self._spawn = browser, locate, changed, spawn
         browser.on("Browser.downloadWillBegin", self._began)
         browser.on("Browser.downloadProgress", self._progress)
-        try:
+        with best_effort(logger, "downloads are not managed by the bridge", level=logging.WARNING):
             await browser.send(
                 "Browser.setDownloadBehavior",
                 {"behavior": "allowAndName", "downloadPath": str(self._folder), "eventsEnabled": True},
             )
-        except CDPError as exc:
-            logger.warning("downloads are not managed by the bridge: %s", exc)
 
     # --- what others read ----------------------------------------------------------
 
@@ -246,10 +243,8 @@ class DownloadStore:
     async def _cancel_in_browser(self, download: Download) -> None:
         if self._session is None:
             return
-        try:
+        with best_effort(logger, f"could not cancel the download {download.guid}", level=logging.WARNING):
             await self._session.send("Browser.cancelDownload", {"guid": download.guid})
-        except CDPError as exc:
-            logger.warning("could not cancel the download %s: %s", download.guid, exc)
         # Chromium removes a cancelled download's partial file; one left behind is removed here.
         partial = self._folder / download.guid
         await anyio.to_thread.run_sync(lambda: partial.unlink(missing_ok=True))

@@ -27,7 +27,7 @@ from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.js import load
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
@@ -159,16 +159,17 @@ class FileChooser:
                 fields=[{"field": "paths", "error": "This input takes one file"}],
             )
         files = self.folder.resolve(paths)
-        try:
-            await self.session.send(
-                "DOM.setFileInputFiles",
-                {"files": [path for path, _size in files], "backendNodeId": self.backend_node_id},
-                timeout=self.owner.timeouts.command,
-            )
-        except CDPError as exc:
-            self._close(self)
-            gone = ToolError("window_not_found", f"The file field of {self.window.id} is gone (the page changed).")
-            raise from_cdp_error(exc, f"choosing files for {self.window.id}", gone=gone) from exc
+        gone = ToolError("window_not_found", f"The file field of {self.window.id} is gone (the page changed).")
+        with cdp_errors(f"choosing files for {self.window.id}", gone=gone):
+            try:
+                await self.session.send(
+                    "DOM.setFileInputFiles",
+                    {"files": [path for path, _size in files], "backendNodeId": self.backend_node_id},
+                    timeout=self.owner.timeouts.command,
+                )
+            except CDPError:
+                self._close(self)  # refused or lost, the chooser is answered all the same: its window goes
+                raise
         self._close(self)
         self.owner.mark_dirty()
         await self.owner.refresh()
@@ -261,7 +262,7 @@ async def _read_input(session: CDPSession, backend_node_id: int, timeout: float)
             {"objectId": resolved["object"]["objectId"], "functionDeclaration": _FILE_INPUT_JS, "returnByValue": True},
             timeout=timeout,
         )
-    except CDPError as exc:
+    except CDPError as exc:  # the input went with its page: the window keeps the description it has
         logger.debug("could not read the file input: %s", exc)
         return None
     value = reply.get("result", {}).get("value") or {}

@@ -23,7 +23,7 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.js import call, load
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
@@ -164,7 +164,11 @@ class PendingForm:
         backend = self.tool.backend_node_id
         session = self.owner.session
         timeouts = self.owner.timeouts
-        try:
+
+        def gone(exc: CDPError) -> ToolError:
+            return ToolError("window_not_found", f"The form of {self.window.id} is gone: {exc}")
+
+        with cdp_errors(f"submitting {self.window.id}", gone=gone):
             resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend}, timeout=timeouts.command)
             await session.send(
                 "Runtime.callFunctionOn",
@@ -174,9 +178,6 @@ class PendingForm:
                 },
                 timeout=timeouts.command,
             )
-        except CDPError as exc:
-            gone = ToolError("window_not_found", f"The form of {self.window.id} is gone: {exc}")
-            raise from_cdp_error(exc, f"submitting {self.window.id}", gone=gone) from exc
         return await self._answer("Submitted")
 
     async def cancel(self) -> ToolResult:

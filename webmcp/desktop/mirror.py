@@ -21,7 +21,7 @@ import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession, Reply
-from cdp_bridge.errors import CDPError, ProtocolError
+from cdp_bridge.errors import CDPError
 from cdp_bridge.protocol import WebMCPToolResponded
 from webmcp.desktop.parts import Commit, Part
 from webmcp.js import call, load
@@ -535,7 +535,7 @@ class ToolMirror(Part):
                 await invocation.tool.session.send(
                     "WebMCP.cancelInvocation", {"invocationId": invocation.invocation_id}, timeout=timeout
                 )
-            except (ProtocolError, CDPError) as exc:
+            except CDPError as exc:
                 logger.debug("cancelInvocation failed: %s", exc)
                 return False
             return True

@@ -19,7 +19,6 @@ import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError
 from webmcp.desktop.dialog_guard import DialogGuard
 from webmcp.desktop.dialogs import InPageModal, JsDialog
 from webmcp.desktop.forms import PendingForm
@@ -28,6 +27,7 @@ from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import WindowState
+from webmcp.errors import best_effort
 from webmcp.models import ToolResult
 from webmcp.view.build import Modal
 
@@ -298,7 +298,5 @@ class ModalStack(Part):
 
 async def _answer_stopped_dialog(session: CDPSession, kind: str) -> None:
     """Answer a dialog of a page whose dialogs were stopped: dismiss, or Leave for beforeunload."""
-    try:
+    with best_effort(logger, "could not answer a stopped dialog"):
         await session.send("Page.handleJavaScriptDialog", {"accept": kind == "beforeunload"})
-    except CDPError as exc:
-        logger.debug("could not answer a stopped dialog: %s", exc)

@@ -34,6 +34,7 @@ from webmcp.desktop.sign_in import SignInPrompt
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
+from webmcp.errors import best_effort
 from webmcp.view.masking import mask_secrets
 
 __all__ = ["Desktop", "Window"]
@@ -282,10 +283,8 @@ class Desktop:
         self.changed()
 
     async def _close_target(self, target_id: str) -> None:
-        try:
+        with best_effort(logger, "could not close an unsolicited popup"):
             await self.browser.send("Target.closeTarget", {"targetId": target_id}, timeout=self._timeouts.command)
-        except CDPError as exc:
-            logger.debug("could not close an unsolicited popup: %s", exc)
 
     def page_changed(self, page: PageTarget) -> None:
         tab = self._tab_by_target.get(page.target_id)

@@ -10,6 +10,7 @@ bridge unmasked.
 
 from __future__ import annotations
 
+import logging
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import anyio
 from cdp_bridge.batch import side_by_side
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
+from webmcp.errors import best_effort
 from webmcp.view.secrets import FIND_SECRETS_JS, READ_SECRETS_JS
 
 __all__ = [
@@ -31,6 +33,8 @@ __all__ = [
     "read_secret_fields",
     "read_secret_values",
 ]
+
+logger = logging.getLogger(__name__)
 
 Send = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -175,13 +179,11 @@ async def read_secret_fields(send: Send, *, timeout: float = 2.0) -> SecretField
         try:
             tree = await send("Page.getFrameTree", {})
         except CDPError:
-            return SecretFields()
+            return SecretFields()  # no frame tree (the page navigated or went): nothing read
         # Frames are read side by side; one that fails (it navigated, or answered oddly) is skipped.
         await side_by_side([partial(_read_frame, send, f, ids, values) for f in _frame_ids(tree)])
-        try:
+        with best_effort(logger, "the secret fields' objects were not released (their document went)"):
             await send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
-        except CDPError:
-            pass
     return SecretFields(frozenset(ids), frozenset(values))
 
 

@@ -27,12 +27,11 @@ import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.parts import Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, best_effort, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 
@@ -169,16 +168,12 @@ class SignInPrompt:
             raise ToolError("window_not_found", f"Window {self.window.id} was answered already; re-read app://windows.")
         mark = self.watch.mark()
         self.watch.answered(self, credentials)  # off the desktop first: a racing client finds it gone
-        try:
+        gone = ToolError("window_not_found", f"The sign-in {self.window.id} is gone: its page no longer waits for it.")
+        # Only the method's error text: the command's parameters (the password) never go into an error.
+        with cdp_errors(f"answering {self.window.id}", gone=gone):
             await self.session.send(
                 "Fetch.continueWithAuth", {"requestId": self.request_id, "authChallengeResponse": response}
             )
-        except CDPError as exc:
-            # Only the method's error text: the command's parameters (the password) never go into an error.
-            gone = ToolError(
-                "window_not_found", f"The sign-in {self.window.id} is gone: its page no longer waits for it."
-            )
-            raise from_cdp_error(exc, f"answering {self.window.id}", gone=gone) from exc
         outcome = await self.watch.outcome(self.frame_id, mark, self.owner.timeouts.navigation)
         if outcome.kind == "shown":
             await self.owner.navigation_settled(self.owner.timeouts.navigation)
@@ -330,16 +325,12 @@ class SignInWatch(Part):
 
 async def _continue(session: CDPSession, request_id: str) -> None:
     """Let a paused navigation go on: only its sign-in challenge is the bridge's business."""
-    try:
+    with best_effort(logger, "a paused request could not be continued (it went away)"):
         await session.send("Fetch.continueRequest", {"requestId": request_id})
-    except CDPError as exc:
-        logger.debug("a paused request could not be continued (it went away): %s", exc)
 
 
 async def _cancel_quietly(session: CDPSession, request_id: str) -> None:
-    try:
+    with best_effort(logger, "an expired sign-in could not be cancelled (its request went away)"):
         await session.send(
             "Fetch.continueWithAuth", {"requestId": request_id, "authChallengeResponse": {"response": "CancelAuth"}}
         )
-    except CDPError as exc:
-        logger.debug("an expired sign-in could not be cancelled (its request went away): %s", exc)

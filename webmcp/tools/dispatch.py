@@ -5,8 +5,10 @@ Order of checks, each failing with a structured `ToolError` and no effect
 (`blocked_by_modal`), the action exists (`action_not_available`), the input matches the
 schema (`validation_failed`), and, under the window's lock and against the page as it is
 now, `expectedVersion` is current (`stale_state`). A browser action's handler then gets its
-input model built from the checked arguments. CDP failures become tool errors here, in one
-place (`_run`, through `errors.from_cdp_error`).
+input model built from the checked arguments. A CDP failure that no part mapped at its own
+edge becomes a tool error here, in `_run`, through `errors.cdp_errors` (the generic codes of
+`errors.from_cdp_error`); a part whose operation gives a failure a meaning of its own (a dialog
+already answered, a form gone) maps it in that operation with the same context manager.
 
 Concurrency policy: operations on one window take effect one at a time, in arrival order
 (a per-window lock); operations on different windows run side by side, so a page that
@@ -26,10 +28,9 @@ from typing import Any, Protocol
 import anyio
 from pydantic import BaseModel
 
-from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import VersionCheck, WindowState, blocker_of
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.tools.records import Answer, WindowKind, record_for
 from webmcp.tools.validate import check_input, validate
@@ -148,11 +149,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
 
 
 async def _run(work: Callable[[], Awaitable[ToolResult | Answer]], what: str) -> Answer:
-    """Run `work`: the one place where a CDP failure becomes a tool error."""
-    try:
+    """Run `work` at the tools' edge: a CDP failure no part mapped becomes the generic tool error for `what`."""
+    with cdp_errors(what):
         result = await work()
-    except CDPError as exc:
-        raise from_cdp_error(exc, what) from exc
     return result if isinstance(result, Answer) else Answer(result)
 
 

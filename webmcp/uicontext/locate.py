@@ -19,6 +19,7 @@ Nothing here knows about MCP or element ids; the agent side mints those.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,8 +27,9 @@ import anyio
 
 from cdp_bridge import reads
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError, ProtocolError
+from cdp_bridge.errors import ProtocolError
 from cdp_bridge.protocol import WindowBounds
+from webmcp.errors import best_effort
 from webmcp.js import call, load
 from webmcp.models import Bounds, Location
 from webmcp.view.secrets import IS_SECRET_JS
@@ -44,6 +46,8 @@ __all__ = [
     "locate_viewport",
     "window_for_target",
 ]
+
+logger = logging.getLogger(__name__)
 
 UI_WORLD = "webmcp_bridge_ui"
 _GROUP = "webmcp-bridge-ui"
@@ -117,10 +121,9 @@ async def _world(session: CDPSession, frame_id: str, limit: float) -> int:
 async def _release(session: CDPSession, limit: float) -> None:
     # Not shielded: when the caller gave up on a busy renderer it must not wait here either.
     # A group left behind is freed by the next release of the same group, or by navigation.
-    try:
+    # A failure means the document is gone, and its objects with it.
+    with best_effort(logger, "the UI context's objects were not released"):
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, timeout=limit)
-    except CDPError:
-        pass  # the document is gone, and its objects with it
 
 
 async def _value(session: CDPSession, context: int, expression: str, limit: float) -> Any:

@@ -148,7 +148,7 @@ class UIContext:
             try:
                 brands = await browser_brands(tab.page.session, tab.page.target_id, self.desktop.timeouts.command)
             except CDPError:
-                brands = []
+                brands = []  # its tab is navigating or gone: the name comes from the user agent
             self._app_name = _brand_name(brands) if brands else ""
         name = self._app_name or _name_from_product(str(version.get("userAgent", "")))
         return {
