@@ -181,9 +181,10 @@ def test_the_command_line_is_read_and_the_browser_started_before_the_event_loop_
     code = """
 import sys
 from webmcp.cli import build_parser, launch_options
+from webmcp.config import BridgeConfig
 from cdp_bridge.spawn import build_args
 args = build_parser().parse_args(["--headless", "--browser-arg=--lang=de", "http://127.0.0.1:1/"])
-build_args(launch_options(args), "/usr/bin/chromium", "/p")
+build_args(launch_options(BridgeConfig.from_args(args).browser), "/usr/bin/chromium", "/p")
 print(" ".join(m for m in HEAVY if m in sys.modules) or "none")
 """.replace("HEAVY", repr(_HEAVY))
     result = _python(code)

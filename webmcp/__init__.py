@@ -11,6 +11,7 @@ Layers, each importing only those below it (checked by `scripts/check`):
     webmcp.desktop     tabs, dialogs and modals as windows; the WebMCP mirror
     webmcp.view        page data → blocks, budgets, masking, summary (pure)
     webmcp.models, webmcp.errors   wire models and tool errors
+    webmcp.config      the command line's settings, read once into a frozen BridgeConfig
     cdp_bridge         the browser side (CDP only)
 
 The names below load on first use: `webmcp-bridge` starts the browser before it pays for

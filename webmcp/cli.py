@@ -28,6 +28,7 @@ from cdp_bridge.relay import load_pairing_code, pairing_code_path
 from cdp_bridge.spawn import LaunchOptions, Spawned, check_browser_arg, spawn
 from cdp_bridge.timeouts import Timeouts
 from webmcp import package_version
+from webmcp.config import DEFAULT_DOWNLOAD_LIMIT_MB, DEFAULT_DOWNLOAD_TOTAL_MB, BridgeConfig, BrowserConfig
 from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
 
 __all__ = ["build_parser", "launch_options", "main"]
@@ -280,10 +281,6 @@ def browser_arg(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-DEFAULT_DOWNLOAD_LIMIT_MB = 100.0
-DEFAULT_DOWNLOAD_TOTAL_MB = 500.0
-
-
 def _megabytes(value: str) -> float:
     """A size in MB (decimal), above zero.
 
@@ -311,17 +308,6 @@ def log_level(value: str) -> str:
     return level
 
 
-def _cdp_headers(values: list[str]) -> dict[str, str]:
-    """`--cdp-header NAME:VALUE` options as a dict; raises ValueError on a malformed one."""
-    headers: dict[str, str] = {}
-    for value in values:
-        name, sep, content = value.partition(":")
-        if not sep or not name.strip():
-            raise ValueError(f"--cdp-header wants NAME:VALUE, not {value!r}")
-        headers[name.strip()] = content.strip()
-    return headers
-
-
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -338,8 +324,14 @@ def main(argv: list[str] | None = None) -> int:
         from webmcp.demo import play
 
         return play(browser=args.browser)
+    try:
+        # The one reading of `args` past this point: the rest of the bridge gets `config`.
+        config = BridgeConfig.from_args(args)
+    except ValueError as exc:  # a malformed --cdp-header
+        print(f"webmcp-bridge: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(
-        level=args.log_level,
+        level=config.log_level,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
@@ -347,46 +339,43 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("websockets").setLevel(max(logging.INFO, logging.getLogger().level))
     # No message body in any log at any level; long or repeated records are cut (issue 10).
     install_log_guards()
-    if args.http:
+    if config.http is not None:
         try:
-            warning = HttpGuard.from_args(args).check_bind(args.http[0])
+            warning = HttpGuard.from_config(config.http).check_bind(config.http.host)
         except RemoteBindRefused as exc:
             print(f"webmcp-bridge: {exc}", file=sys.stderr)
             return 2
         if warning is not None:
             print(f"webmcp-bridge: {warning}", file=sys.stderr)
-    if args.upload_dir is not None and not os.path.isdir(args.upload_dir):
-        print(f"webmcp-bridge: --upload-dir {args.upload_dir!r} is not a directory", file=sys.stderr)
+    upload_dir = config.desktop.upload_dir
+    if upload_dir is not None and not os.path.isdir(upload_dir):
+        print(f"webmcp-bridge: --upload-dir {upload_dir!r} is not a directory", file=sys.stderr)
         return 2
-    try:
-        args.cdp_headers = _cdp_headers(args.cdp_header)
-    except ValueError as exc:
-        print(f"webmcp-bridge: {exc}", file=sys.stderr)
-        return 2
-    if args.browser_arg and (args.cdp_url or args.extension):
+    browser = config.browser
+    if browser.extra_args and not browser.launched:
         print("webmcp-bridge: --browser-arg applies to a browser the bridge launches, not to one it attaches to.",
               file=sys.stderr)  # fmt: skip
         return 2
-    if args.extension and (args.cdp_url or args.urls):
+    if browser.extension and (browser.cdp_url or config.start_urls):
         print("webmcp-bridge: --extension takes no --cdp-url or URLs: share tabs from the extension's popup.",
               file=sys.stderr)  # fmt: skip
         return 2
     logger.info("command line read")
     launch: tuple[LaunchOptions, Spawned] | None = None
     try:
-        if not (args.cdp_url or args.extension):
+        if browser.launched:
             # Started now, before the rest of the bridge is imported: Chromium's start-up (~300 ms)
             # runs beside those imports (~100 ms) instead of after them. Until the bridge's own
             # signal handling is on (webmcp.runner unblocks them), a stop signal waits: raised
             # mid-import it would break an import half done, and end the bridge unclean.
             signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT, signal.SIGHUP))
-            options = launch_options(args)
+            options = launch_options(browser)
             launch = (options, spawn(options))
         import anyio  # noqa: PLC0415 - after the browser is on its way
 
         from webmcp.runner import run  # noqa: PLC0415 - the event loop, the connection, the agent side
 
-        anyio.run(run, args, launch)
+        anyio.run(run, config, launch)
     except KeyboardInterrupt:
         return 130
     except (BridgeError, OSError, BaseExceptionGroup) as exc:
@@ -403,13 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def launch_options(args: argparse.Namespace) -> LaunchOptions:
-    """How the command line `args` asks the browser to be launched."""
+def launch_options(browser: BrowserConfig) -> LaunchOptions:
+    """How the command line asks the browser to be launched."""
     return LaunchOptions(
-        browser=args.browser,
-        headless=True if args.headless else None,
-        user_data_dir=args.user_data_dir,
-        extra_args=list(args.browser_arg),
+        browser=browser.executable,
+        headless=True if browser.headless else None,
+        user_data_dir=browser.user_data_dir,
+        extra_args=list(browser.extra_args),
     )
 
 

@@ -8,7 +8,6 @@ what it imports (the event loop, the connection, anyio) is paid for while Chromi
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import json
@@ -28,6 +27,7 @@ from cdp_bridge.relay import ExtensionRelay, load_pairing_code
 from cdp_bridge.spawn import Spawned
 from cdp_bridge.timeouts import Timeouts
 from webmcp import tracemem
+from webmcp.config import BridgeConfig
 
 __all__ = ["run"]
 
@@ -46,8 +46,8 @@ def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = N
         return str(json.load(reply)["webSocketDebuggerUrl"])
 
 
-async def run(args: argparse.Namespace, launch: tuple[LaunchOptions, Spawned] | None = None) -> None:
-    """Run the bridge until the client leaves, the browser goes away, or a signal arrives.
+async def run(config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None = None) -> None:
+    """Run the bridge as `config` says until the client leaves, the browser goes away, or a signal arrives.
 
     `launch` is the browser webmcp.cli started for the command line (None when it attaches:
     `--cdp-url`, `--extension`), with the options it was started with.
@@ -58,26 +58,25 @@ async def run(args: argparse.Namespace, launch: tuple[LaunchOptions, Spawned] | 
         tg.start_soon(_stop_on_signal, tg.cancel_scope)
         if trace := tracemem.requested():  # hidden debugging hook, off by default
             tg.start_soon(tracemem.dump_on_signal, trace)
-        await _serve(args, launch)
+        await _serve(config, launch)
         tg.cancel_scope.cancel()
 
 
-async def _serve(args: argparse.Namespace, launch: tuple[LaunchOptions, Spawned] | None) -> None:
-    timeouts = Timeouts(tool_call=args.tool_timeout, snapshot=args.snapshot_timeout)
+async def _serve(config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None) -> None:
     imports = _BackgroundImports()
     # The connection's own task group is entered (by the stack) inside this one, and left first.
     async with anyio.create_task_group() as tg:
         tg.start_soon(imports.run)
         async with AsyncExitStack() as stack:
-            if args.extension:
+            if config.browser.extension:
                 # Clients connect as soon as the pairing code is printed: have the server loaded by then.
                 await imports.server.wait()
-            channel, checked = await _open_browser(args, timeouts, stack, launch)
+            channel, checked = await _open_browser(config, stack, launch)
             connection = await stack.enter_async_context(channel)
             await imports.desktop.wait()
             from webmcp.serve import serve
 
-            await serve(connection, args, timeouts, server_loaded=imports.server, webmcp_checked=checked)
+            await serve(connection, config, server_loaded=imports.server, webmcp_checked=checked)
 
 
 class _BackgroundImports:
@@ -121,17 +120,19 @@ class _BackgroundImports:
 
 
 async def _open_browser(
-    args: argparse.Namespace, timeouts: Timeouts, stack: AsyncExitStack, launch: tuple[LaunchOptions, Spawned] | None
+    config: BridgeConfig, stack: AsyncExitStack, launch: tuple[LaunchOptions, Spawned] | None
 ) -> tuple[AbstractAsyncContextManager[Connection], bool]:
-    """The browser the command line names and its connection, not yet open; and whether
+    """The browser `config` names and its connection, not yet open; and whether
     WebMCP is checked already (False: `serve` checks it on the first start page)."""
-    if args.extension:
-        return _extension_channel(args.extension_port, timeouts), True
-    if args.cdp_url:
-        headers: dict[str, str] = args.cdp_headers  # webmcp.cli read them from --cdp-header
-        ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, args.cdp_url, timeouts.command, headers)
+    attach = config.browser
+    timeouts = config.timeouts
+    if attach.extension:
+        return _extension_channel(attach.extension_port, timeouts), True
+    if attach.cdp_url:
+        headers = attach.headers()
+        ws_url = await anyio.to_thread.run_sync(_cdp_ws_url, attach.cdp_url, timeouts.command, headers)
         await check_webmcp(ws_url, timeouts, headers=headers)
-        if args.cdp_reconnect:
+        if attach.cdp_reconnect:
             return _reconnecting_channel(ws_url, headers, timeouts), True
         return Connection.connect(ws_url, timeouts, headers=headers), True
     if launch is None:
@@ -141,7 +142,7 @@ async def _open_browser(
     browser = await launch_browser(options, timeouts, spawned)
     stack.push_async_callback(browser.close)
     logger.info("launched %s (pid %d), profile %s", browser.executable, browser.pid, browser.user_data_dir)
-    if args.urls and can_tell_webmcp(args.urls[0]):
+    if config.start_urls and can_tell_webmcp(config.start_urls[0]):
         # The first start page is a secure context: it shows whether WebMCP is on, so the
         # browser does not load a probe page (a renderer of its own) before it (serve.py).
         return browser.connect(timeouts), False

@@ -10,7 +10,6 @@ worker thread, while the browser starts and the pages load (see webmcp.runner).
 
 from __future__ import annotations
 
-import argparse
 import logging
 import secrets
 import sys
@@ -21,7 +20,7 @@ from cdp_bridge.connection import Connection
 from cdp_bridge.errors import BridgeError, CDPError
 from cdp_bridge.launcher import check_webmcp, webmcp_on_page
 from cdp_bridge.permissions import apply_permissions
-from cdp_bridge.timeouts import Timeouts
+from webmcp.config import BridgeConfig, DesktopConfig
 from webmcp.desktop.downloads import MB, DownloadLimits, DownloadStore
 from webmcp.desktop.live_view import WORLD
 from webmcp.desktop.origin_policy import OriginPolicy
@@ -38,13 +37,12 @@ logger = logging.getLogger("webmcp_bridge")
 
 async def serve(
     connection: Connection,
-    args: argparse.Namespace,
-    timeouts: Timeouts,
+    config: BridgeConfig,
     *,
     server_loaded: anyio.Event | None = None,
     webmcp_checked: bool = True,
 ) -> None:
-    """Serve `connection`'s browser over MCP as the command line `args` ask.
+    """Serve `connection`'s browser over MCP as `config` (the command line) says.
 
     `server_loaded` is set once the MCP side's modules are imported (webmcp.runner imports them
     in a worker thread while the start pages load); without it they are imported here.
@@ -55,27 +53,32 @@ async def serve(
         BrowserGone: the browser went away while it was served.
         WebMCPUnavailable: not `webmcp_checked`, and the browser has no WebMCP.
     """
+    timeouts, rules = config.timeouts, config.desktop
     # The downloads' folder outlives the desktop's tasks: a temporary one is removed once they end.
-    store = DownloadStore.opened(getattr(args, "download_dir", None), download_limits(args))
+    store = DownloadStore.opened(rules.download_dir, download_limits(rules))
     async with store as downloads, anyio.create_task_group() as tg:
-        desktop = Desktop(connection, tg, timeouts)
-        desktop.human_submit = args.human_submit
-        desktop.page_actions = not args.no_page_actions
-        desktop.uploads = UploadFolder.at(getattr(args, "upload_dir", None))
-        desktop.policy = OriginPolicy(
-            allow_local=args.allow_local_schemes, allow=tuple(args.allow_origin), block=tuple(args.block_origin)
-        )
         # Before any page is followed: a start page's first request already meets the settings.
-        grants = frozenset(args.grant)
-        not_set = await apply_permissions(connection.browser, grants, timeouts.command)
-        desktop.permissions = PermissionPolicy(grants, not_set)
+        not_set = await apply_permissions(connection.browser, rules.grants, timeouts.command)
+        desktop = Desktop(
+            connection,
+            tg,
+            timeouts,
+            policy=OriginPolicy(
+                allow_local=rules.allow_local_schemes, allow=rules.allow_origins, block=rules.block_origins
+            ),
+            human_submit=rules.human_submit,
+            page_actions=rules.page_actions,
+            permissions=PermissionPolicy(rules.grants, not_set),
+            uploads=UploadFolder.at(rules.upload_dir),
+        )
         await desktop.follow_downloads(downloads)
-        reuse_blank = not (args.cdp_url or args.extension)
+        reuse_blank = config.browser.launched
+        start_urls = list(config.start_urls)
         # The launched browser's first tab is the first start page's: it is read once that page is usable.
-        desktop.hold_new_views(reuse_blank and bool(args.urls))
+        desktop.hold_new_views(reuse_blank and bool(start_urls))
         await desktop.start()
         logger.info("following the browser's tabs")
-        started = await open_start_pages(desktop, args.urls, reuse_blank=reuse_blank)
+        started = await open_start_pages(desktop, start_urls, reuse_blank=reuse_blank)
         if not webmcp_checked:
             await check_start_page(desktop, started[0] if started else None)
         logger.info("%d tab(s) ready; serving MCP", len(desktop.tabs))
@@ -92,11 +95,11 @@ async def serve(
         experimental = declare(server)
         tg.start_soon(run_notifier, desktop, broadcaster)
         tg.start_soon(_stop_when_browser_goes, connection, desktop, tg.cancel_scope)
-        if args.http:
-            host, port = args.http
-            token = args.token or secrets.token_urlsafe(24)
+        if config.http is not None:
+            host, port = config.http.host, config.http.port
+            token = config.http.token or secrets.token_urlsafe(24)
             shown = f"[{host}]" if ":" in host else host
-            if not args.token:
+            if not config.http.token:
                 print(f"webmcp-bridge: MCP at http://{shown}:{port}/mcp  bearer token: {token}", file=sys.stderr)
             await serve_http(
                 server,
@@ -105,7 +108,7 @@ async def serve(
                 port=port,
                 token=token,
                 experimental=experimental,
-                guard=HttpGuard.from_args(args),
+                guard=HttpGuard.from_config(config.http),
             )
         else:
             logger.info("serving MCP on stdio")
@@ -115,14 +118,9 @@ async def serve(
         raise BrowserGone(connection.close_reason)
 
 
-def download_limits(args: argparse.Namespace) -> DownloadLimits:
-    """The caps `--download-limit` and `--download-total-limit` set (in MB), else the defaults."""
-    default = DownloadLimits()
-    each = getattr(args, "download_limit", None)
-    total = getattr(args, "download_total_limit", None)
-    return DownloadLimits(
-        each=int(each * MB) if each else default.each, total=int(total * MB) if total else default.total
-    )
+def download_limits(rules: DesktopConfig) -> DownloadLimits:
+    """The caps `--download-limit` and `--download-total-limit` set, from MB to bytes."""
+    return DownloadLimits(each=int(rules.download_limit_mb * MB), total=int(rules.download_total_limit_mb * MB))
 
 
 START_BUDGET = 3.0

@@ -9,7 +9,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from cdp_bridge import Connection, ConnectionClosed, Timeouts
-from webmcp.cli import _cdp_headers
+from webmcp.config import parse_cdp_headers
 
 pytestmark = pytest.mark.anyio
 
@@ -30,7 +30,7 @@ async def test_headers_reach_the_farm_and_the_query_string_passes_as_given() -> 
     async with serve(_echo, "127.0.0.1", 0, process_request=_farm_gate) as server:
         port = server.sockets[0].getsockname()[1]
         url = f"ws://127.0.0.1:{port}/?token=t0k3n&launch=%7B%7D"
-        headers = _cdp_headers(["Authorization: Bearer farm-secret"])
+        headers = parse_cdp_headers(["Authorization: Bearer farm-secret"])
         async with Connection.connect(url, Timeouts(launch=5), headers=headers) as conn:
             assert (await conn.browser.send("Browser.getVersion"))["path"] == "/?token=t0k3n&launch=%7B%7D"
         with pytest.raises(ConnectionClosed, match="Could not reach") as refused:
@@ -41,5 +41,5 @@ async def test_headers_reach_the_farm_and_the_query_string_passes_as_given() -> 
 
 def test_malformed_cdp_header_is_refused() -> None:
     with pytest.raises(ValueError, match="NAME:VALUE"):
-        _cdp_headers(["no-colon"])
-    assert _cdp_headers(["X-A: 1", "X-B:two:three"]) == {"X-A": "1", "X-B": "two:three"}
+        parse_cdp_headers(["no-colon"])
+    assert parse_cdp_headers(["X-A: 1", "X-B:two:three"]) == {"X-A": "1", "X-B": "two:three"}

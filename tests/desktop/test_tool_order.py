@@ -61,8 +61,7 @@ async def test_a_page_whose_own_tools_come_first_keeps_them_listed_whatever_a_sc
 async def test_a_tab_is_blocked_by_the_policy_for_the_address_it_shows_now(monkeypatch: pytest.MonkeyPatch) -> None:
     page = PageTarget(target_id="MAIN", session=CDPSession(_CONNECTION, None, "MAIN"), url="https://ads.example/x")
     async with anyio.create_task_group() as tg:
-        desktop = Desktop(_CONNECTION, tg)
-        desktop.policy = OriginPolicy(block=("https://ads.example",))
+        desktop = Desktop(_CONNECTION, tg, policy=OriginPolicy(block=("https://ads.example",)))
         asked: list[str] = []
         check = OriginPolicy.check
         monkeypatch.setattr(OriginPolicy, "check", lambda self, url: asked.append(url) or check(self, url))
@@ -72,8 +71,10 @@ async def test_a_tab_is_blocked_by_the_policy_for_the_address_it_shows_now(monke
         assert asked == ["https://ads.example/x"], "decided once for the address"
         page.url = "https://docs.example/"
         assert tab.blocked() is None
-        desktop.policy = OriginPolicy(allow=("https://ads.example",))
-        assert tab.blocked() is not None, "a new policy is asked again"
         page.url = "about:blank"
         assert tab.blocked() is None
+        # The policy is the desktop's from its construction (the command line's): it never changes.
+        allowing = Desktop(_CONNECTION, tg, policy=OriginPolicy(allow=("https://ads.example",)))
+        other = Tab("tab-2", PageTarget(target_id="OTHER", session=page.session, url="https://docs.example/"), allowing)
+        assert other.blocked() is not None and allowing.policy.allow == ("https://ads.example",)
         tg.cancel_scope.cancel()

@@ -50,7 +50,20 @@ _OPENED_KEEP = 256
 class Desktop:
     """Live model of the browser as GUI-bridge windows."""
 
-    def __init__(self, connection: Connection, task_group: TaskGroup, timeouts: Timeouts = Timeouts()) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        task_group: TaskGroup,
+        timeouts: Timeouts = Timeouts(),
+        *,
+        policy: OriginPolicy = OriginPolicy(),
+        human_submit: bool = False,
+        page_actions: bool = True,
+        permissions: PermissionPolicy = PermissionPolicy(),
+        uploads: UploadFolder = UploadFolder(),
+    ) -> None:
+        """The desktop of `connection`'s browser, its tasks in `task_group`; its rules are fixed
+        here, before any page is followed (webmcp.serve gives the command line's)."""
         self.connection = connection
         self._timeouts = timeouts
         self._tg = task_group
@@ -62,18 +75,12 @@ class Desktop:
         self._windows: dict[str, Window] = {}
         """Window id → every published window, in opening order."""
         self._tab_by_target: dict[str, Tab] = {}
-        self.policy = OriginPolicy()
-        """Which URLs the agent may open and which pages are shown with content (docs/security.md)."""
-        self.human_submit = False
-        """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
-        self.page_actions = True
-        """When False, tabs offer no window actions (fill, press, submit): `--no-page-actions`."""
-        self.permissions = PermissionPolicy()
-        """The browser's permission settings as `serve` made them (`--grant`)."""
-        self.uploads = UploadFolder()
-        """The only folder agents may hand files from to a file chooser (`--upload-dir`; none by default)."""
-        self.downloads: DownloadStore | None = None
-        """Where the pages' downloads go, and their caps (`follow_downloads`); None: not followed."""
+        self._policy = policy
+        self._human_submit = human_submit
+        self._page_actions = page_actions
+        self._permissions = permissions
+        self._uploads = uploads
+        self._downloads: DownloadStore | None = None
         self._listeners: list[Callable[[], None]] = []
         self.targets = BrowserTargets(connection, task_group, self, self._setup_session)
         self._opened_seq = 0
@@ -93,6 +100,38 @@ class Desktop:
     def browser(self) -> CDPSession:
         """The browser-level CDP session."""
         return self.connection.browser
+
+    # --- the rules it was built with (read by its tabs through ports.DesktopLink) ----------
+
+    @property
+    def policy(self) -> OriginPolicy:
+        """Which URLs the agent may open and which pages are shown with content (docs/security.md)."""
+        return self._policy
+
+    @property
+    def human_submit(self) -> bool:
+        """When True, only the person at the browser may submit a waiting form (`--human-submit`)."""
+        return self._human_submit
+
+    @property
+    def page_actions(self) -> bool:
+        """When False, tabs offer no window actions (fill, press, submit): `--no-page-actions`."""
+        return self._page_actions
+
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """The browser's permission settings as `serve` made them (`--grant`)."""
+        return self._permissions
+
+    @property
+    def uploads(self) -> UploadFolder:
+        """The only folder agents may hand files from to a file chooser (`--upload-dir`; none by default)."""
+        return self._uploads
+
+    @property
+    def downloads(self) -> DownloadStore | None:
+        """Where the pages' downloads go, and their caps (`follow_downloads`); None: not followed."""
+        return self._downloads
 
     async def start(self) -> None:
         """Begin following the browser's pages."""
@@ -170,7 +209,7 @@ class Desktop:
 
     async def follow_downloads(self, store: DownloadStore) -> None:
         """Save the browser's downloads in `store`'s folder and list each on the tab whose page began it."""
-        self.downloads = store
+        self._downloads = store
         await store.start(self.browser, self._tab_of_frame, self._downloads_changed, self.spawn)
 
     def _tab_of_frame(self, frame_id: str) -> str | None:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
+    from webmcp.config import HttpConfig
+
 __all__ = [
     "BODY_LOGGERS",
     "MAX_LOG_CHARS",
@@ -164,12 +166,9 @@ class HttpGuard:
         }
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> HttpGuard:
-        """The guard the command line asked for (see `add_http_guard_arguments`)."""
-        return cls(
-            allow_remote=bool(getattr(args, "allow_remote", False)),
-            allow_hosts=tuple(getattr(args, "allow_host", None) or ()),
-        )
+    def from_config(cls, http: HttpConfig) -> HttpGuard:
+        """The guard the command line asked for (`--allow-remote`, `--allow-host`), with the default limits."""
+        return cls(allow_remote=http.allow_remote, allow_hosts=http.allow_hosts)
 
 
 def add_http_guard_arguments(parser: argparse.ArgumentParser) -> None:
