@@ -31,14 +31,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
-from cdp_bridge.errors import CDPError
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.downloads import Download, TabDownloads, started_note
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.navigation import STILL_LOADING, Navigator
 from webmcp.desktop.windows import VersionCheck
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, best_effort
 from webmcp.models import ToolResult
 
 if TYPE_CHECKING:
@@ -281,10 +280,8 @@ class Effects:
     async def _drained(self) -> None:
         """Until the page has run what follows the dialog it showed (one round trip behind it, bounded)."""
         with anyio.move_on_after(_DRAIN):
-            try:
+            with best_effort(logger, "the page did not answer after its dialog (it is navigating or gone)"):
                 await self._page.session.send("Runtime.evaluate", {"expression": "0"}, timeout=_DRAIN)
-            except CDPError as exc:
-                logger.debug("the page did not answer after its dialog: %s", exc)  # it is navigating or gone
 
     async def _settle(self, act: Act, watch: _NavWatch) -> None:
         timeouts = self._facts.timeouts

@@ -21,7 +21,7 @@ import anyio
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.mirror import Invocation, PageTool, Starting
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, cdp_errors
 
 __all__ = ["Invocations", "StartHost", "start_invocation"]
 
@@ -77,12 +77,17 @@ async def start_invocation(
     Raises:
         ToolError: the page did not take the call by the deadline, or the browser refused it.
     """
+    # The edge of the call's start: a browser failure anywhere in it is this call's tool error.
+    with cdp_errors(f"the call to {tool.name!r}", host.timeouts.command):
+        return await _start(host, mirror, tool, arguments, deadline)
+
+
+async def _start(
+    host: StartHost, mirror: Invocations, tool: PageTool, arguments: dict[str, Any], deadline: float
+) -> Invocation:
     timeouts = host.timeouts
     wake = anyio.Event()
-    try:
-        starting = mirror.begin(tool, arguments, preceded_by=_acting_for_the_user(tool))
-    except CDPError as exc:
-        raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+    starting = mirror.begin(tool, arguments, preceded_by=_acting_for_the_user(tool))
     if starting is None:
         return await _start_in_a_task(host, mirror, tool, arguments, deadline)
     starting.reply.wakes(wake)
@@ -96,10 +101,7 @@ async def start_invocation(
             host.spawn_follower(_cancel_if_taken_late, host, mirror, starting)
     if not starting.reply.answered:
         raise _not_taken(host, tool)
-    try:
-        return await mirror.taken(starting, timeouts.command)
-    except CDPError as exc:
-        raise from_cdp_error(exc, f"the call to {tool.name!r}", timeouts.command) from exc
+    return await mirror.taken(starting, timeouts.command)
 
 
 async def _cancel_if_taken_late(host: StartHost, mirror: Invocations, starting: Starting) -> None:
@@ -146,7 +148,7 @@ async def _start_in_a_task(
     if not taken.is_set():
         raise _not_taken(host, tool)
     if "error" in box:
-        raise from_cdp_error(box["error"], f"the call to {tool.name!r}", timeouts.command) from box["error"]
+        raise box["error"]
     invocation: Invocation = box["invocation"]
     return invocation
 

@@ -30,7 +30,6 @@ import anyio
 
 from cdp_bridge.batch import SetUp, set_up
 from cdp_bridge.connection import CDPSession
-from cdp_bridge.errors import CDPError
 from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
@@ -55,7 +54,7 @@ from webmcp.desktop.refresher import LiveView
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInWatch
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, from_cdp_error
+from webmcp.errors import ToolError, best_effort, cdp_errors
 from webmcp.models import ToolResult
 from webmcp.untrusted.page_limits import MAX_TITLE_BYTES
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
@@ -621,10 +620,8 @@ class Tab:
 
     async def close_unasked(self, what: str) -> ToolResult:
         """Close the tab without running the page's beforeunload handler (`what`: how it was left)."""
-        try:
+        with cdp_errors(f"closing {self.id}", self._timeouts.command):
             await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
-        except CDPError as exc:
-            raise from_cdp_error(exc, f"closing {self.id}", self._timeouts.command) from exc
         with anyio.move_on_after(self._timeouts.navigation):
             await self._life.until_gone()
         if not self._life.gone:
@@ -647,7 +644,5 @@ def _bare(address: str) -> str:
 
 async def _try_send(session: CDPSession, method: str, timeout: float) -> None:
     """Send a command whose failure changes nothing (the target may already be gone)."""
-    try:
+    with best_effort(logger, f"{method} failed"):
         await session.send(method, {}, timeout=timeout)
-    except CDPError as exc:
-        logger.debug("%s failed: %s", method, exc)
