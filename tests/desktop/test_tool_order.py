@@ -9,9 +9,11 @@ import pytest
 
 from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.targets import PageTarget
+from webmcp.desktop.mirror import ToolMirror
+from webmcp.desktop.notices import BridgeNotices
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.registry import Desktop
-from webmcp.desktop.tab import Tab
+from webmcp.desktop.tab import TAB_OPERATIONS, Tab
 from webmcp.untrusted.page_limits import MAX_TOOLS_PER_WINDOW
 
 pytestmark = pytest.mark.anyio
@@ -29,33 +31,31 @@ def _registered(session: CDPSession, frame_id: str, *names: str) -> None:
 async def test_the_main_frames_tools_come_first_in_registration_order_and_the_rest_are_reachable() -> None:
     page_session = CDPSession(_CONNECTION, None, "MAIN")
     oopif = CDPSession(_CONNECTION, "S-OOPIF", "OOPIF")
-    async with anyio.create_task_group() as tg:
-        tab = Tab("tab-1", PageTarget(target_id="MAIN", session=page_session), Desktop(_CONNECTION, tg))
-        tab.mirror.watch(page_session)
-        tab.mirror.watch(oopif)
-        _registered(page_session, "CHILD", "search_kb")  # a same-process iframe, registered first
-        _registered(oopif, "OOPIF", "reviews")
-        _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
-        _registered(page_session, "MAIN", "cart.add", "close", "checkout")
-        every = [t.name for t in tab.every_page_tool()]
-        assert every == [*(f"bulk_{i}" for i in range(300)), "cart.add", "close", "checkout", "search_kb", "reviews"]
-        assert [t.name for t in tab.page_tools()] == every[:MAX_TOOLS_PER_WINDOW]
-        [notice] = [n for n in tab.window.blocks if n["id"] == "tools-capped"]
-        assert "305 tools; 177 of them are not listed" in notice["text"]
-        assert "tab-1__list_page_tools" in notice["text"] and "tab-1__call_page_tool" in notice["text"]
-        tg.cancel_scope.cancel()
+    mirror = ToolMirror(set(TAB_OPERATIONS), lambda: None)
+    mirror.watch(page_session, main=True)
+    mirror.watch(oopif)
+    _registered(page_session, "CHILD", "search_kb")  # a same-process iframe, registered first
+    _registered(oopif, "OOPIF", "reviews")
+    _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
+    _registered(page_session, "MAIN", "cart.add", "close", "checkout")
+    ordered, listed, capped = mirror.listed(page_session, "MAIN")
+    every = [t.name for t in ordered]
+    assert every == [*(f"bulk_{i}" for i in range(300)), "cart.add", "close", "checkout", "search_kb", "reviews"]
+    assert [t.name for t in listed] == every[:MAX_TOOLS_PER_WINDOW]
+    notices = BridgeNotices("tab-1", mirror, lambda: capped, lambda: None).notices()
+    [notice] = [n for n in notices if n["id"] == "tools-capped"]
+    assert "305 tools; 177 of them are not listed" in notice["text"]
+    assert "tab-1__list_page_tools" in notice["text"] and "tab-1__call_page_tool" in notice["text"]
 
 
 async def test_a_page_whose_own_tools_come_first_keeps_them_listed_whatever_a_script_adds() -> None:
     page_session = CDPSession(_CONNECTION, None, "MAIN")
-    async with anyio.create_task_group() as tg:
-        tab = Tab("tab-1", PageTarget(target_id="MAIN", session=page_session), Desktop(_CONNECTION, tg))
-        tab.mirror.watch(page_session)
-        _registered(page_session, "MAIN", "cart.add", "close")
-        _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
-        listed = [t.name for t in tab.page_tools()]
-        assert listed[:2] == ["cart.add", "close"] and len(listed) == MAX_TOOLS_PER_WINDOW
-        tg.cancel_scope.cancel()
+    mirror = ToolMirror(set(TAB_OPERATIONS), lambda: None)
+    mirror.watch(page_session, main=True)
+    _registered(page_session, "MAIN", "cart.add", "close")
+    _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
+    listed = [t.name for t in mirror.listed(page_session, "MAIN")[1]]
+    assert listed[:2] == ["cart.add", "close"] and len(listed) == MAX_TOOLS_PER_WINDOW
 
 
 async def test_a_tab_is_blocked_by_the_policy_for_the_address_it_shows_now(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -203,6 +203,10 @@ class ToolMirror(Part):
         """Frame id → the origin of the document it shows (a copy)."""
         return dict(self._frame_origins)
 
+    def has_frame(self, frame_id: str) -> bool:
+        """Whether a frame of the tab showed a document with this id (a removed one, for a while)."""
+        return frame_id in self._frame_origins
+
     def listed(self, main: CDPSession, main_frame: str) -> tuple[list[PageTool], list[PageTool], str | None]:
         """(every tool in the page's order, those listed within the per-window caps, the notice when
         some were left out). The page's order: as registered (WebMCP announces each registration live,

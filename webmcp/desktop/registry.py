@@ -215,7 +215,7 @@ class Desktop:
     def _tab_of_frame(self, frame_id: str) -> str | None:
         # A page's main frame has its target's id; an iframe's is known to its tab's mirror.
         tab = self._tab_by_target.get(frame_id) or next(
-            (t for t in self._tab_by_target.values() if frame_id in t.mirror.frame_origins), None
+            (t for t in self._tab_by_target.values() if t.has_frame(frame_id)), None
         )
         return tab.id if tab is not None else None
 

@@ -53,15 +53,12 @@ from webmcp.desktop.ports import DesktopLink
 from webmcp.desktop.refresher import LiveView
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInWatch
+from webmcp.desktop.tab_window import TabWindow
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, best_effort, cdp_errors
 from webmcp.models import ToolResult
-from webmcp.untrusted.page_limits import MAX_TITLE_BYTES
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import View
-from webmcp.view.shown import Shown
-from webmcp.view.shown import page_blocks as page_blocks_of
-from webmcp.view.summary import summarize_tab
 
 __all__ = ["TAB_OPERATIONS", "Tab"]
 
@@ -69,8 +66,6 @@ logger = logging.getLogger(__name__)
 
 TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
-
-CRASH_NOTICE = "This page crashed (its renderer process died). Use reload to load it again, or close."
 
 
 class Tab:
@@ -82,16 +77,9 @@ class Tab:
         self._page = page
         self._desktop = desktop
         self._timeouts = desktop.timeouts
-        self._window = WindowState(id=window_id, title=page.title or page.url or "New tab")
         self.op_lock = anyio.Lock()
         """Held by whoever operates the window: one operation at a time."""
         self._life = TabLife(page)
-        self._expected_url = ""
-        """Before its first commit, the address the tab was sent to (start pages)."""
-        self._page_blocks: list[dict[str, Any]] = []
-        self._shown: Shown = {}  # what the window showed of the last view (`page_blocks_of`)
-        self._blocked_for: tuple[tuple[str, object] | None, str | None] = (None, None)
-        """The address and policy `blocked` last decided, and its answer."""
         # The parts, each owning its state; `_parts` is the order they are told things in.
         self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty)
         self._view = LiveView(
@@ -137,26 +125,35 @@ class Tab:
         self._calls = PageCalls(self, self._effects, self._mirror, self._modals)
         self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read)
         self._guard = guard
-        self._compose(None)  # a window is never without a summary, even before its first read
+        self._window = TabWindow(
+            window_id,
+            page,
+            self._life,
+            desktop.policy,
+            loading=lambda: self._navigator.loading,
+            notices=lambda: [block for part in self._parts for block in part.notices()],
+            changed=desktop.changed,
+        )
+        self._window.compose(None)  # a window is never without a summary, even before its first read
 
     # --- what others read ------------------------------------------------------------
 
     @property
     def id(self) -> str:
-        return self._window.id
+        return self._window.state.id
 
     @property
     def window(self) -> WindowState:
-        """The window as `app://windows` shows it (read it; only the tab writes it)."""
-        return self._window
+        """The window as `app://windows` shows it (read it; only `TabWindow` writes it)."""
+        return self._window.state
 
     @property
     def title(self) -> str:
-        return self._window.title
+        return self._window.state.title
 
     @property
     def version(self) -> int:
-        return self._window.version
+        return self._window.state.version
 
     @property
     def page(self) -> PageTarget:
@@ -169,11 +166,6 @@ class Tab:
     @property
     def timeouts(self) -> Timeouts:
         return self._timeouts
-
-    @property
-    def mirror(self) -> ToolMirror:
-        """The tab's tool mirror (read it; tests feed it sessions)."""
-        return self._mirror
 
     @property
     def dialog(self) -> JsDialog | None:
@@ -210,6 +202,10 @@ class Tab:
     def origin(self) -> str:
         """The origin of the page the tab shows (its main frame's)."""
         return self._mirror.origin_of(self._navigator.main_frame_id)
+
+    def has_frame(self, frame_id: str) -> bool:
+        """Whether `frame_id` is (or lately was) one of the page's frames."""
+        return self._mirror.has_frame(frame_id)
 
     def is_open(self) -> bool:
         return self._life.ended() != "closed"
@@ -279,7 +275,7 @@ class Tab:
 
     def _tools_changed(self) -> None:
         self.mark_dirty()
-        self._compose(self._view.view)  # the tool notices
+        self._window.compose(self._view.view)  # the tool notices
         self._desktop.changed()
 
     def _loaded(self) -> None:
@@ -301,7 +297,7 @@ class Tab:
             for part in self._parts:
                 part.committed(doc)
             # From the commit on, the window shows the new document, as far as it has rendered.
-            self._compose(None)
+            self._window.compose(None)
             if restored:
                 self._give_navigated_calls_a_grace()
         else:
@@ -331,36 +327,12 @@ class Tab:
 
     def title_changed(self) -> None:
         """The target's title or URL changed."""
-        self._retitle()
+        self._window.retitle(self._view.view)
         self.mark_dirty()
-
-    def document_title(self) -> str:
-        """The title of the document shown now; a page without `<title>` is titled by its address."""
-        title, url = self._page.title, self._page.url
-        address = self.address
-        view = self._view.view
-        # Only a view of this very document (the view goes at each commit).
-        if view is not None and view.title and view.url == address:
-            return view.title
-        if _bare(url) != _bare(address):
-            return address  # the target's title is still the document's that the tab left
-        # Chromium gives the address (without "http://" or a bare trailing "/") as the title of a
-        # page without <title>, and of one whose <title> it has not reported (yet).
-        if title and _bare(title) != _bare(url):
-            return title
-        return address or "New tab"
 
     def expect(self, url: str) -> None:
         """The tab is about to load `url`: until a document commits, the window says it is loading it."""
-        self._expected_url = url
-        self._compose(self._view.view)
-
-    def _retitle(self) -> None:
-        # A page's title is its own text: capped (a 200,000-character title stays a title).
-        title = cap_text(self.document_title(), MAX_TITLE_BYTES)
-        if title != self._window.title:
-            self._window.title = title
-            self._desktop.changed()
+        self._window.expect(url, self._view.view)
 
     # --- its end -------------------------------------------------------------------------
 
@@ -379,10 +351,7 @@ class Tab:
         self._life.crashed()
         for part in self._parts:
             part.crashed()
-        self._window.summary = "This page crashed; reload the tab to load it again, or close it."
-        self._window.blocks = [_address(self.address), _notice("crashed", "error", CRASH_NOTICE)]
-        self._window.version += 1
-        self._desktop.changed()
+        self._window.crashed()
 
     # --- the view ------------------------------------------------------------------------
 
@@ -427,9 +396,9 @@ class Tab:
                 "state_unverified",
                 f"{self.id} could not be read just now (the page is busy, loading or crashed), so expectedVersion "
                 "could not be checked against it; nothing was done. Read app://windows and try again.",
-                current_version=self._window.version,
+                current_version=self.version,
             )
-        return VersionCheck(self._window.version, inputs)
+        return VersionCheck(self.version, inputs)
 
     def has_secret_fields(self) -> bool:
         return self._view.has_secret_fields()
@@ -443,49 +412,8 @@ class Tab:
 
     def show(self, view: View) -> None:
         """Compose the window from a new view (LiveView calls this after each read)."""
-        self._compose(view)
+        self._window.compose(view)
         if self._modals.sync(view.modals if self.blocked() is None else []):
-            self._desktop.changed()
-
-    def _compose(self, view: View | None) -> None:
-        """The window from `view`, the document's latest read (None: nothing of it read yet)."""
-        self._retitle()
-        # A start page on its way: the blank document shown meanwhile is not what the tab is for.
-        expected = self._expected_url if self.address in ("", "about:blank") else ""
-        summary = summarize_tab(
-            self._window.title, expected or self.address, None if expected else view, self.loading or bool(expected)
-        )
-        # Chromium leaves everything behind a showModal() dialog out of the AX tree; the page
-        # is still there (inert, under the backdrop), so the tab keeps showing what it showed.
-        if view is None:
-            self._page_blocks = []
-        elif not view.modals:
-            self._page_blocks = page_blocks_of(view, self._shown)
-        page_blocks = self._page_blocks
-        state: list[dict[str, Any]] = []
-        blocked = self.blocked()
-        if blocked is not None:
-            # Title and address only: the page's content and tools stay with the person at the browser.
-            summary = f"This page is not shown to agents: {blocked}"
-            page_blocks = [_notice("blocked", "warn", summary)]
-        elif expected:
-            state.append(
-                _notice("loading", "info", f"Loading {cap_text(expected, 300)}: its server has not answered yet.")
-            )
-        elif self.loading and self.address not in ("", "about:blank"):
-            text = (
-                "Still loading: what has rendered is shown, and this window follows the page as it goes on."
-                if view is not None
-                else "Loading: nothing of this page has been read yet."
-            )
-            state.append(_notice("loading", "info", text))
-        # Like a browser's address bar: the agent always knows where the tab is.
-        notices = [block for part in self._parts for block in part.notices()]
-        blocks = [_address(self.address), *state, *notices, *page_blocks]
-        if summary != self._window.summary or blocks != self._window.blocks:
-            self._window.summary = summary
-            self._window.blocks = blocks
-            self._window.version += 1
             self._desktop.changed()
 
     async def after_read(self) -> None:
@@ -496,12 +424,7 @@ class Tab:
 
     def blocked(self) -> str | None:
         """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
-        url, policy = self.address, self._desktop.policy
-        # Asked on every call and every read: decided once per address (and policy, which is pure).
-        if (url, policy) != self._blocked_for[0]:
-            decision = policy.check(url) if url and url != "about:blank" else None
-            self._blocked_for = ((url, policy), None if decision is None or decision.allowed else decision.reason)
-        return self._blocked_for[1]
+        return self._window.blocked()
 
     def page_tools(self) -> list[PageTool]:
         """The page's tools the window lists: the first in the page's order, within the per-window caps."""
@@ -524,10 +447,10 @@ class Tab:
 
     def downloads_changed(self) -> None:
         """A download of this tab began, moved on or ended: the window lists it as it is now."""
-        self._compose(self._view.view)
+        self._window.compose(self._view.view)
 
     def _notices_changed(self) -> None:
-        self._compose(self._view.view)
+        self._window.compose(self._view.view)
 
     async def read_download(self, name: str, max_bytes: int) -> ToolResult:
         """The text of the finished download `name` of this tab, or its type and size."""
@@ -627,19 +550,6 @@ class Tab:
         if not self._life.gone:
             raise ToolError("browser_error", f"{self.id} did not close.")
         return ToolResult(message=f"Closed {self.id} {what}; the page's beforeunload handler was skipped.")
-
-
-def _address(url: str) -> dict[str, Any]:
-    return {"type": "fields", "id": "address", "items": [{"label": "Address", "value": url}]}
-
-
-def _notice(block_id: str, severity: str, text: str) -> dict[str, Any]:
-    return {"type": "notice", "id": block_id, "severity": severity, "text": text}
-
-
-def _bare(address: str) -> str:
-    """An address without its scheme and trailing slash, as Chromium shows it in place of a title."""
-    return address.split("://", 1)[-1].rstrip("/")
 
 
 async def _try_send(session: CDPSession, method: str, timeout: float) -> None:
