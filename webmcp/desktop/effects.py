@@ -273,6 +273,28 @@ class Effects:
         if held:
             act.holding(self._guard.release)
 
+    async def check_version(self) -> VersionCheck:
+        """The window's version, checked against the page as it is now, for the one call that asks.
+
+        Raises:
+            ToolError: `state_unverified` when the page could not be read, so the version
+                could not be checked (a write must not pass on an old view).
+        """
+        # Read before the rebuild: a keystroke during it is then caught by the write guard.
+        # Bounded like the view read, and ended by a crash: a page too busy for either is
+        # answered state_unverified, a crashed one at once.
+        timeouts = self._facts.timeouts
+        inputs = await self._guard.count(min(timeouts.command, timeouts.snapshot))
+        self._view.mark_dirty()
+        if not await self._view.refresh():
+            raise ToolError(
+                "state_unverified",
+                f"{self._facts.id} could not be read just now (the page is busy, loading or crashed), so "
+                "expectedVersion could not be checked against it; nothing was done. Read app://windows and try again.",
+                current_version=self._facts.version,
+            )
+        return VersionCheck(self._facts.version, inputs)
+
     async def typed_since(self, check: VersionCheck | None) -> bool:
         """Whether the person typed since `check` counted their input."""
         return check is not None and check.inputs is not None and await self._guard.typed_since(check.inputs)

@@ -35,6 +35,7 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.actions import FieldValue, WindowActions
 from webmcp.desktop.calls import PageCalls, end_navigated_calls
+from webmcp.desktop.closing import TabCloser
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.downloads import TabDownloads
 from webmcp.desktop.effects import DOWNLOAD_WAIT, Act, Effects
@@ -55,7 +56,7 @@ from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInWatch
 from webmcp.desktop.tab_window import TabWindow
 from webmcp.desktop.windows import VersionCheck, WindowState
-from webmcp.errors import ToolError, best_effort, cdp_errors
+from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import BROWSER_ACTIONS, cap_text
 from webmcp.view.build import View
@@ -110,11 +111,10 @@ class Tab:
             self._bridge,
             self._downloads,
         ]
-        guard = WriteGuard(page, self._timeouts, self._life.until_ended)
         self._effects = Effects(
             self,
             page,
-            guard=guard,
+            guard=WriteGuard(page, self._timeouts, self._life.until_ended),
             modals=self._modals,
             view=self._view,
             navigator=self._navigator,
@@ -124,7 +124,7 @@ class Tab:
         )
         self._calls = PageCalls(self, self._effects, self._mirror, self._modals)
         self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read)
-        self._guard = guard
+        self._closer = TabCloser(window_id, page, self._life, self._modals, desktop)
         self._window = TabWindow(
             window_id,
             page,
@@ -380,25 +380,8 @@ class Tab:
         await self._navigator.settled(budget)
 
     async def check_version(self) -> VersionCheck:
-        """The window's version, checked against the page as it is now, for the one call that asks.
-
-        Raises:
-            ToolError: `state_unverified` when the page could not be read, so the version
-                could not be checked (a write must not pass on an old view).
-        """
-        # Read before the rebuild: a keystroke during it is then caught by the write guard.
-        # Bounded like the view read, and ended by a crash: a page too busy for either is
-        # answered state_unverified, a crashed one at once.
-        inputs = await self._guard.count(min(self._timeouts.command, self._timeouts.snapshot))
-        self.mark_dirty()
-        if not await self._view.refresh():
-            raise ToolError(
-                "state_unverified",
-                f"{self.id} could not be read just now (the page is busy, loading or crashed), so expectedVersion "
-                "could not be checked against it; nothing was done. Read app://windows and try again.",
-                current_version=self.version,
-            )
-        return VersionCheck(self.version, inputs)
+        """The window's version, checked against the page as it is now (see `Effects.check_version`)."""
+        return await self._effects.check_version()
 
     def has_secret_fields(self) -> bool:
         return self._view.has_secret_fields()
@@ -492,9 +475,7 @@ class Tab:
 
     async def focus(self) -> ToolResult:
         """Bring the tab to the front."""
-        await self._desktop.browser_send("Target.activateTarget", {"targetId": self._page.target_id})
-        await _try_send(self._page.session, "Page.bringToFront", self._timeouts.command)
-        return ToolResult(message=f"{self.id} is in front.")
+        return await self._closer.focus()
 
     async def navigate(self, url: str) -> ToolResult:
         """Load `url` and return once it has loaded (or a dialog stops it, or it is a download)."""
@@ -526,33 +507,8 @@ class Tab:
 
     async def close_tab(self) -> ToolResult:
         """Close the tab as a user would (beforeunload runs; its dialog is returned)."""
-        # Page.close runs the page's beforeunload handler, as a user's close would. Chromium may
-        # also answer a close with success yet keep a tab that is mid-navigation: only the
-        # target's destruction counts, with Target.closeTarget as the second try.
-        await _try_send(self._page.session, "Page.close", self._timeouts.command)
-        finished, _ = await self._modals.unless_dialog(self._life.until_gone, 2)
-        if not finished and (answer := self._modals.dialog_answer(f"{self.id} did not close yet")) is not None:
-            return answer
-        if not self._life.gone:
-            await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
-            with anyio.move_on_after(self._timeouts.navigation):
-                await self._life.until_gone()
-        if not self._life.gone:
-            raise ToolError("browser_error", f"{self.id} did not close; the page may be blocking it.")
-        return ToolResult(message=f"Closed {self.id}.")
+        return await self._closer.close_tab()
 
     async def close_unasked(self, what: str) -> ToolResult:
         """Close the tab without running the page's beforeunload handler (`what`: how it was left)."""
-        with cdp_errors(f"closing {self.id}", self._timeouts.command):
-            await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
-        with anyio.move_on_after(self._timeouts.navigation):
-            await self._life.until_gone()
-        if not self._life.gone:
-            raise ToolError("browser_error", f"{self.id} did not close.")
-        return ToolResult(message=f"Closed {self.id} {what}; the page's beforeunload handler was skipped.")
-
-
-async def _try_send(session: CDPSession, method: str, timeout: float) -> None:
-    """Send a command whose failure changes nothing (the target may already be gone)."""
-    with best_effort(logger, f"{method} failed"):
-        await session.send(method, {}, timeout=timeout)
+        return await self._closer.close_unasked(what)
