@@ -13,19 +13,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.uploads import UploadFolder
-from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.js import load
 from webmcp.models import ToolResult
@@ -49,19 +47,18 @@ class _Input:
 
 
 @dataclass(eq=False)
-class FileChooser:
-    """An open file chooser of a tab's page, as a modal window owned by its tab."""
+class FileChooser(ModalWindow):
+    """An open file chooser of a tab's page, as a modal window owned by its tab.
 
-    window: WindowState
-    owner: ModalOwner
+    Its version is its own: only what the input says of itself (`described`) changes it.
+    """
+
     session: CDPSession
     frame_id: str
     backend_node_id: int
     folder: UploadFolder
     _asks: _Input
     _close: Callable[[FileChooser], None]
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
-    _open: bool = True
 
     window_kind = "chooser"
 
@@ -127,23 +124,6 @@ class FileChooser:
     def asks(self) -> _Input:
         """What the input asks for: its label, what it accepts, whether it takes several files."""
         return self._asks
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        """The window is no longer published (answered, or its page went)."""
-        self._open = False
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)  # nothing of a chooser changes while it is open
 
     async def choose(self, paths: list[str]) -> ToolResult:
         """Hand `paths` (inside the upload folder) to the input; the window closes.

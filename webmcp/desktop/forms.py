@@ -21,8 +21,7 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.mirror import Invocation, PageTool
-from webmcp.desktop.ports import ModalOwner
-from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.js import call, load
 from webmcp.models import ToolResult
@@ -67,34 +66,22 @@ async def read_form_fields(session: CDPSession, timeouts: Timeouts, backend_node
 
 
 @dataclass(eq=False)
-class PendingForm:
-    """A filled form waiting to be submitted, published as a modal window of its tab."""
+class PendingForm(ModalWindow):
+    """A filled form waiting to be submitted, published as a modal window of its tab.
 
-    window: WindowState
-    owner: ModalOwner
+    Its version is its own: `refresh` bumps it when the person edits the form in the page.
+    """
+
     tool: PageTool
     invocation: Invocation
     agent_may_submit: bool
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _outcome: dict[str, Any] | None = None
     _opened: list[str] = field(default_factory=list)
     _claimed: bool = False
     """An agent's submit or cancel waits for the outcome (its answer carries it)."""
     _settled: anyio.Event = field(default_factory=anyio.Event)
-    _open: bool = True
 
     window_kind = "form"
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        """The form's window is no longer published."""
-        self._open = False
 
     def settle(self, outcome: dict[str, Any] | None, opened: list[str] | None = None) -> None:
         """The call that filled the form ended with `outcome` (its result or {"error": …}),
@@ -111,12 +98,6 @@ class PendingForm:
             error = self._outcome["error"]
             return cap_text(f"error {error.get('code', '')}: {error.get('message', '')}", _ANSWER_TEXT)
         return cap_text(f"{self._outcome.get('message', '')} {json.dumps(self._outcome.get('result'))}", _ANSWER_TEXT)
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)
 
     async def refresh(self) -> bool:
         """Show the form's values as the page holds them now (the person may have edited them).

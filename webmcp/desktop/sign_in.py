@@ -19,7 +19,7 @@ secret values).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -28,9 +28,9 @@ import anyio
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.desktop.ports import DesktopLink, ModalOwner
-from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
@@ -59,10 +59,12 @@ class _Outcome:
 
 
 @dataclass(eq=False)
-class SignInPrompt:
-    """An HTTP authentication challenge of one request, as a modal window owned by its tab."""
+class SignInPrompt(ModalWindow):
+    """An HTTP authentication challenge of one request, as a modal window owned by its tab.
 
-    window: WindowState
+    Its content never changes while it is open: its version is its own.
+    """
+
     owner: SignInOwner
     watch: SignInWatch
     session: CDPSession
@@ -71,8 +73,6 @@ class SignInPrompt:
     url: str
     host: str
     proxy: bool
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
-    _open: bool = True
 
     window_kind = "sign_in"
 
@@ -113,22 +113,6 @@ class SignInPrompt:
             text = f"The server did not accept {tries} for this address: it asks again."
             blocks.append({"type": "notice", "id": "refused", "severity": "warn", "text": text})
         self.window.blocks = blocks
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        self._open = False
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)  # a prompt's content never changes while it is open
 
     def waits_for(self) -> str:
         """The clause for an answer that this prompt stopped."""
