@@ -26,7 +26,7 @@ from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.js import load
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, field_item, fields_block, list_block, notice_block, text_block
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["FileChooser", "FileChoosers"]
@@ -92,28 +92,29 @@ class FileChooser(ModalWindow):
         what = "files" if asks.multiple else "a file"
         window.title = f"Choose {what} for \u2018{label}\u2019"
         items = [
-            {"label": "Field", "value": label},
-            {"label": "Accepts", "value": asks.accept or "any file"},
-            {"label": "Several files", "value": "yes" if asks.multiple else "no, one"},
+            field_item("Field", label),
+            field_item("Accepts", asks.accept or "any file"),
+            field_item("Several files", "yes" if asks.multiple else "no, one"),
         ]
-        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "chooser", "items": items}]
+        if folder.root is not None:
+            items.append(field_item("Upload folder", str(folder.root)))
+        blocks = [fields_block("chooser", items)]
         if folder.root is None:
             text = (
                 "No upload folder: the bridge was started without --upload-dir, so agents cannot choose files. "
                 "Cancel, or let the person choose in the browser."
             )
-            blocks.append({"type": "notice", "id": "no-upload-dir", "severity": "warn", "text": text})
+            blocks.append(notice_block("no-upload-dir", "warn", text))
             window.summary = f"The page of {self.owner.id} asks for {what} for \u2018{label}\u2019; uploads are off."
         else:
             files, more = folder.listing()
-            items.append({"label": "Upload folder", "value": str(folder.root)})
             listed: list[Any] = list(files)
             if more:
                 listed.append("(more files are in the folder: name any of them relative to it)")
             heading = "Files you may choose:" if files else "The upload folder is empty."
-            blocks.append({"type": "text", "id": "files-heading", "text": heading})
+            blocks.append(text_block("files-heading", heading))
             if listed:
-                blocks.append({"type": "list", "id": "files", "items": listed})
+                blocks.append(list_block("files", listed))
             window.summary = (
                 f"The page of {self.owner.id} asks for {what} for \u2018{label}\u2019 ({asks.accept or 'any file'}): "
                 f"choose paths inside {folder.root}, or cancel."

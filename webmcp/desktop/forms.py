@@ -24,7 +24,7 @@ from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.modal_window import ModalWindow
 from webmcp.errors import ToolError, from_cdp_error
 from webmcp.js import call, load
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, field_item, fields_block, notice_block
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import MASK
 from webmcp.view.secrets import IS_SECRET_JS
@@ -57,11 +57,11 @@ async def read_form_fields(session: CDPSession, timeouts: Timeouts, backend_node
     found = reply.get("result", {}).get("value") or {}
     items: list[dict[str, Any]] = []
     for raw in found.get("fields") or []:
-        item: dict[str, Any] = {"label": str(raw.get("label", "")), "value": str(raw.get("value", ""))}
+        label, value = str(raw.get("label", "")), str(raw.get("value", ""))
         if raw.get("secret"):
-            item["value"] = MASK if item["value"] else ""
-            item["sensitive"] = True
-        items.append(item)
+            items.append(field_item(label, MASK if value else "", sensitive=True))
+        else:
+            items.append(field_item(label, value))
     return items
 
 
@@ -121,16 +121,10 @@ class PendingForm(ModalWindow):
             f"The page filled the form \u201c{self.tool.name}\u201d for your call and waits for it to be "
             f"submitted: {who}."
         )
-        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "values", "items": items}]
+        blocks = [fields_block("values", items)]
         if not self.agent_may_submit:
-            blocks.append(
-                {
-                    "type": "notice",
-                    "id": "human",
-                    "severity": "info",
-                    "text": "Only the person at the browser can submit this form (human-in-the-loop).",
-                }
-            )
+            text = "Only the person at the browser can submit this form (human-in-the-loop)."
+            blocks.append(notice_block("human", "info", text))
         if blocks == self.window.blocks:
             return False
         self.window.blocks = blocks

@@ -32,7 +32,7 @@ from webmcp.desktop.modal_window import ModalWindow
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError, from_cdp_error
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, field_item, fields_block, notice_block, text_block
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["SignInOwner", "SignInPrompt", "SignInWatch"]
@@ -100,18 +100,18 @@ class SignInPrompt(ModalWindow):
             f"{who} asks for a user name and password ({scheme} authentication) to load {cap_text(self.url, 300)}."
         )
         items = [
-            {"label": "Server" if not self.proxy else "Proxy", "value": self.host},
-            {"label": "Scheme", "value": scheme},
-            {"label": "Address", "value": cap_text(self.url, 500)},
+            field_item("Server" if not self.proxy else "Proxy", self.host),
+            field_item("Scheme", scheme),
+            field_item("Address", cap_text(self.url, 500)),
         ]
-        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "challenge", "items": items}]
+        blocks = [fields_block("challenge", items)]
         if realm:
             # The realm is the server's own words: shown quoted, as its text, never as the bridge's.
-            blocks.append({"type": "text", "id": "realm", "text": f"The server's realm: \u201c{realm}\u201d"})
+            blocks.append(text_block("realm", f"The server's realm: \u201c{realm}\u201d"))
         if refused:
             tries = "the user name and password sent" if refused == 1 else f"the {refused} sign-ins sent"
             text = f"The server did not accept {tries} for this address: it asks again."
-            blocks.append({"type": "notice", "id": "refused", "severity": "warn", "text": text})
+            blocks.append(notice_block("refused", "warn", text))
         self.window.blocks = blocks
 
     def waits_for(self) -> str:
