@@ -6,9 +6,13 @@ the UI-context answers (UI context §4, §6). The tools' `outputSchema` and the 
 `webmcp/schema/current-0.2.0.json` are generated from them (`python -m webmcp.models`
 rewrites the file; a test checks it matches).
 
-Hot paths (a window's blocks, rebuilt on every page change) build plain dicts of exactly
-this shape rather than model instances; the tests validate what is published against
-these models, so the two cannot drift apart.
+A window's blocks are built with the typed constructors below (`notice_block`,
+`fields_block`, `field_item`, `text_block`, `list_block`, `table_block`, `address_block`), never as dict
+literals. They return the block in its wire form, a plain dict: that is what a window
+stores and compares to know whether it changed (`blocks != window.blocks`), and the view
+builds hundreds of blocks on every page change, where a model instance costs 15 to 50
+times a dict. tests/test_models.py validates each constructor's output against the model
+of its type, and the other tests validate what is published, so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -28,12 +32,20 @@ __all__ = [
     "ErrorCode",
     "Location",
     "LocationState",
+    "Severity",
     "ToolErrorBody",
     "ToolResult",
     "Window",
     "WindowsDocument",
+    "address_block",
     "current_schema",
+    "field_item",
+    "fields_block",
     "input_schema_of",
+    "list_block",
+    "notice_block",
+    "table_block",
+    "text_block",
     "tool_output_schema",
 ]
 
@@ -101,9 +113,13 @@ class ListBlock(_BlockBase):
     total: int | None = Field(default=None, ge=0)
 
 
+Severity = Literal["info", "warn", "error", "success"]
+"""How a notice block reads: a fact, a warning, a failure, a success."""
+
+
 class NoticeBlock(_BlockBase):
     type: Literal["notice"]
-    severity: Literal["info", "warn", "error", "success"]
+    severity: Severity
     text: str
 
 
@@ -123,6 +139,61 @@ Block = Annotated[
     TextBlock | FieldsBlock | TableBlock | ListBlock | NoticeBlock | MediaBlock | CustomBlock,
     Field(discriminator="type"),
 ]
+
+
+# --- building blocks: typed, in their wire form --------------------------------------------------
+# The key order is the one app://windows has always shown (type, id, then the block's own keys).
+
+
+def notice_block(block_id: str | None, severity: Severity, text: str) -> dict[str, Any]:
+    """A notice (`block_id` None: the view gives it its id where a tool names it)."""
+    if block_id is None:
+        return {"type": "notice", "severity": severity, "text": text}
+    return {"type": "notice", "id": block_id, "severity": severity, "text": text}
+
+
+def field_item(label: str, value: Any, *, sensitive: bool = False) -> dict[str, Any]:
+    """One label and value of a fields block (`sensitive`: the value is masked, a secret input's)."""
+    if sensitive:
+        return {"label": label, "value": value, "sensitive": True}
+    return {"label": label, "value": value}
+
+
+def fields_block(block_id: str | None, items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Labels and values, as `field_item` makes them (the list is kept, not copied)."""
+    if block_id is None:
+        return {"type": "fields", "items": items}
+    return {"type": "fields", "id": block_id, "items": items}
+
+
+def text_block(block_id: str | None, text: str, *, heading: int | None = None) -> dict[str, Any]:
+    """A paragraph, or a heading of `heading` level (1 to 6)."""
+    if block_id is None:
+        block: dict[str, Any] = {"type": "text", "text": text}
+    else:
+        block = {"type": "text", "id": block_id, "text": text}
+    if heading is not None:
+        block["heading"] = heading
+    return block
+
+
+def table_block(block_id: str | None, columns: list[str], rows: list[list[Any]]) -> dict[str, Any]:
+    """A table of `rows` under `columns` (the lists are kept, not copied)."""
+    if block_id is None:
+        return {"type": "table", "columns": columns, "rows": rows}
+    return {"type": "table", "id": block_id, "columns": columns, "rows": rows}
+
+
+def list_block(block_id: str | None, items: list[Any]) -> dict[str, Any]:
+    """A list of items (the list is kept, not copied)."""
+    if block_id is None:
+        return {"type": "list", "items": items}
+    return {"type": "list", "id": block_id, "items": items}
+
+
+def address_block(url: str) -> dict[str, Any]:
+    """A tab's address, as its window shows it first (or alone, when its content may not be shown)."""
+    return fields_block("address", [field_item("Address", url)])
 
 
 # --- windows (GUI bridge §4.2) ----------------------------------------------------------------

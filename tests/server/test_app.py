@@ -39,6 +39,7 @@ class FakeTab:
     window: WindowState = field(default_factory=lambda: WindowState(id="tab-1", title="T", version=1))
     window_kind: str = "tab"
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    origin: str = "http://127.0.0.1:1"
 
     def is_open(self) -> bool:
         return True

@@ -64,8 +64,17 @@ class FakeTab:
 
 
 @dataclass
+class FakeDialog:
+    """A modal window as the catalogue reads it: it has no page tools, so no `page_tools` either."""
+
+    window: WindowState
+    window_kind: str = "dialog"
+    repeated: bool = False
+
+
+@dataclass
 class FakeDesktop:
-    tabs: list[FakeTab]
+    tabs: list[Any]
 
     def window_states(self) -> list[WindowState]:
         return [t.window for t in self.tabs]
@@ -154,3 +163,11 @@ def test_random_changes_in_a_row_keep_key_and_list_in_step() -> None:
         else:
             _CHANGES[rng.choice(names)](tab)
         assert (tool_set_key(desktop) == key) == (_specs(desktop) == specs)
+
+
+def test_a_modal_window_without_page_tools_is_listed_with_its_actions_only() -> None:
+    desktop = _desktop()
+    desktop.tabs.append(FakeDialog(WindowState("dlg-1", "Sure?", modal=True, owner_id="tab-1")))
+    names = [name for name, *_ in _specs(desktop) if name.startswith("dlg-1__")]
+    assert names == ["dlg-1__accept", "dlg-1__dismiss", "dlg-1__close_tab"]
+    assert [k[:2] for k in tool_set_key(desktop)] == [("tab-2", "tab"), ("dlg-1", "dialog")]

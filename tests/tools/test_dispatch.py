@@ -81,15 +81,36 @@ class FakeTab:
         return ToolResult(message="reloaded")
 
 
+@dataclass(eq=False)
+class FakeDialog:
+    """A modal window as the dispatcher sees it: no `page_tools`, no `call` (it has no page tools)."""
+
+    window: WindowState
+    window_kind: str = "dialog"
+    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    answered: list[bool] = field(default_factory=list)
+    kind: str = "confirm"
+
+    def is_open(self) -> bool:
+        return True
+
+    async def check_version(self) -> VersionCheck:
+        return VersionCheck(self.window.version)
+
+    async def answer(self, accept: bool, text: str | None) -> ToolResult:
+        self.answered.append(accept)
+        return ToolResult(message="Accepted the confirm dialog." if accept else "Dismissed the confirm dialog.")
+
+
 @dataclass
 class FakeDesktop:
-    windows: dict[str, FakeTab]
+    windows: dict[str, FakeTab | FakeDialog]
     timeouts: FakeTimeouts = field(default_factory=FakeTimeouts)
 
     def window_states(self) -> list[WindowState]:
         return [w.window for w in self.windows.values()]
 
-    def window(self, window_id: str) -> FakeTab | None:
+    def window(self, window_id: str) -> FakeTab | FakeDialog | None:
         return self.windows.get(window_id)
 
 
@@ -108,9 +129,9 @@ def _tool(name: str, schema: dict[str, Any] | None = None) -> PageTool:
 
 def _desktop(*, blocked: bool = False) -> tuple[FakeDesktop, FakeTab]:
     tab = FakeTab(WindowState(id="tab-1", title="T", version=3), tools=[_tool("get_ticket")])
-    windows = {"tab-1": tab}
+    windows: dict[str, FakeTab | FakeDialog] = {"tab-1": tab}
     if blocked:
-        windows["dlg-1"] = FakeTab(WindowState(id="dlg-1", title="D", modal=True, owner_id="tab-1"), "dialog")
+        windows["dlg-1"] = FakeDialog(WindowState(id="dlg-1", title="D", modal=True, owner_id="tab-1"))
     return FakeDesktop(windows), tab
 
 
@@ -207,6 +228,17 @@ async def test_browser_actions_come_from_the_records_and_run_the_window_operatio
 async def test_dialog_actions_do_not_apply_to_tabs() -> None:
     desktop, _ = _desktop()
     assert (await _error(desktop, "tab-1__accept")).code == "action_not_available"
+
+
+async def test_a_modal_window_without_page_tools_runs_its_actions_and_has_no_page_tool_by_that_name() -> None:
+    desktop, _ = _desktop()
+    dialog = FakeDialog(WindowState(id="dlg-1", title="D", modal=True, owner_id="tab-1", version=2))
+    desktop.windows["dlg-1"] = dialog
+    # The tab's page tool is not the dialog's: asked of a window with no page tools, it is no tool at all.
+    assert (await _error(desktop, "dlg-1__get_ticket", {"n": 1})).code == "action_not_available"
+    answer = await call_tool(desktop, "dlg-1__accept", {"expectedVersion": 2})
+    assert answer.result.message == "Accepted the confirm dialog."
+    assert dialog.answered == [True]
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from webmcp.models import notice_block
+
 __all__ = ["BURST", "BURST_WINDOW", "DialogGuard"]
 
 BURST = 3
@@ -57,4 +59,4 @@ class DialogGuard:
             "This page's further dialogs are dismissed automatically (a 'Leave page?' is answered Leave), "
             f"{self.suppressed} so far; reload or navigate the tab to allow dialogs again."
         )
-        return [{"type": "notice", "id": "dialogs-stopped", "severity": "warn", "text": text}]
+        return [notice_block("dialogs-stopped", "warn", text)]

@@ -16,6 +16,7 @@ import anyio
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from webmcp.desktop.mirror import Invocation, PageTool
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.desktop.ports import ModalOwner
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError, cdp_errors
@@ -33,22 +34,21 @@ _DIALOG_TITLES = {"alert": "Alert", "confirm": "Confirm", "prompt": "Prompt", "b
 
 
 @dataclass(eq=False)
-class JsDialog:
-    """An open alert/confirm/prompt/beforeunload, as a modal window owned by its tab."""
+class JsDialog(ModalWindow):
+    """An open alert/confirm/prompt/beforeunload, as a modal window owned by its tab.
 
-    window: WindowState
+    Its content never changes while it is open: its version is its own (`ModalWindow.check_version`).
+    """
+
     kind: str
     message: str
     default_prompt: str
     session: CDPSession
-    owner: ModalOwner
     repeated: bool = False
     """The page opened dialogs in quick succession: `stop_dialogs` is offered."""
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _call: Invocation | None = None
     _call_done: anyio.Event = field(default_factory=anyio.Event)
     _call_outcome: dict[str, Any] | None = None
-    _open: bool = True
 
     window_kind = "dialog"
 
@@ -63,23 +63,12 @@ class JsDialog:
         window.title = f"{_DIALOG_TITLES.get(kind, 'Dialog')} \u2014 {owner.title}"
         window.summary = dialog_summary(kind, message)
         window.blocks = dialog_blocks(kind, message, default_prompt)
-        return cls(window, kind, message, default_prompt, session, owner, repeated)
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
+        return cls(window, owner, kind, message, default_prompt, session, repeated)
 
     @property
     def opened_by_call(self) -> Invocation | None:
         """The page-tool call that opened this dialog, if one did."""
         return self._call
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        """The page reports the dialog closed (answered here, by the person, or by a crash)."""
-        self._open = False
 
     def carries(self, invocation: Invocation) -> None:
         """`invocation` opened this dialog: its answer carries the call's outcome."""
@@ -89,12 +78,6 @@ class JsDialog:
         """The call that opened this dialog ended (`outcome` None: it had not ended in time)."""
         self._call_outcome = outcome
         self._call_done.set()
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)  # A dialog's content never changes while it is open.
 
     async def answer(self, accept: bool, text: str | None) -> ToolResult:
         """Press OK (with `text` for a prompt) or Cancel; carries the outcome of the call that opened it."""
@@ -137,16 +120,16 @@ class JsDialog:
 
 
 @dataclass(eq=False)
-class InPageModal:
-    """An open `<dialog>` (showModal) of a tab, published as its own modal window."""
+class InPageModal(ModalWindow):
+    """An open `<dialog>` (showModal) of a tab, published as its own modal window.
 
-    window: WindowState
-    owner: ModalOwner
+    Unlike the other modal windows it has page tools (the declarative tools whose form lies
+    inside it) and shows the page's content, so its version is checked against its tab's page.
+    """
+
     key: Any
     backend_node_id: int | None
     _backend_ids: frozenset[int] = frozenset()
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
-    _open: bool = True
 
     window_kind = "modal"
 
@@ -158,10 +141,6 @@ class InPageModal:
         modal = cls(window, owner, key, backend)
         modal.update(seen)
         return modal
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
 
     @property
     def origin(self) -> str:
@@ -184,13 +163,6 @@ class InPageModal:
         self.window.blocks = blocks
         self.window.version += 1
         return True
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        """The dialog is no longer open in the page."""
-        self._open = False
 
     def page_tools(self) -> list[PageTool]:
         """The declarative tools whose form lies inside the dialog."""

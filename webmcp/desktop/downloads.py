@@ -30,7 +30,7 @@ from cdp_bridge.connection import CDPSession
 from webmcp.desktop.download_names import sanitise_name, unique_name
 from webmcp.desktop.parts import Part
 from webmcp.errors import ToolError, best_effort
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, notice_block, table_block
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["Download", "DownloadLimits", "DownloadStore", "download_blocks", "read_download", "started_note"]
@@ -287,14 +287,8 @@ def download_blocks(downloads: list[Download]) -> list[dict[str, Any]]:
     if not downloads:
         return []
     rows = [[d.name, d.size, d.state] for d in downloads]
-    blocks: list[dict[str, Any]] = [
-        {"type": "table", "id": "downloads", "columns": ["Download", "Bytes", "State"], "rows": rows}
-    ]
-    blocks.extend(
-        {"type": "notice", "id": f"download-{d.seq}", "severity": "error", "text": d.notice}
-        for d in downloads
-        if d.notice
-    )
+    blocks = [table_block("downloads", ["Download", "Bytes", "State"], rows)]
+    blocks.extend(notice_block(f"download-{d.seq}", "error", d.notice) for d in downloads if d.notice)
     return blocks
 
 

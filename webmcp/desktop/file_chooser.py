@@ -13,23 +13,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.uploads import UploadFolder
-from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError, cdp_errors
 from webmcp.js import load
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, field_item, fields_block, list_block, notice_block, text_block
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["FileChooser", "FileChoosers"]
@@ -50,19 +48,18 @@ class _Input:
 
 
 @dataclass(eq=False)
-class FileChooser:
-    """An open file chooser of a tab's page, as a modal window owned by its tab."""
+class FileChooser(ModalWindow):
+    """An open file chooser of a tab's page, as a modal window owned by its tab.
 
-    window: WindowState
-    owner: ModalOwner
+    Its version is its own: only what the input says of itself (`described`) changes it.
+    """
+
     session: CDPSession
     frame_id: str
     backend_node_id: int
     folder: UploadFolder
     _asks: _Input
     _close: Callable[[FileChooser], None]
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
-    _open: bool = True
 
     window_kind = "chooser"
 
@@ -96,28 +93,29 @@ class FileChooser:
         what = "files" if asks.multiple else "a file"
         window.title = f"Choose {what} for \u2018{label}\u2019"
         items = [
-            {"label": "Field", "value": label},
-            {"label": "Accepts", "value": asks.accept or "any file"},
-            {"label": "Several files", "value": "yes" if asks.multiple else "no, one"},
+            field_item("Field", label),
+            field_item("Accepts", asks.accept or "any file"),
+            field_item("Several files", "yes" if asks.multiple else "no, one"),
         ]
-        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "chooser", "items": items}]
+        if folder.root is not None:
+            items.append(field_item("Upload folder", str(folder.root)))
+        blocks = [fields_block("chooser", items)]
         if folder.root is None:
             text = (
                 "No upload folder: the bridge was started without --upload-dir, so agents cannot choose files. "
                 "Cancel, or let the person choose in the browser."
             )
-            blocks.append({"type": "notice", "id": "no-upload-dir", "severity": "warn", "text": text})
+            blocks.append(notice_block("no-upload-dir", "warn", text))
             window.summary = f"The page of {self.owner.id} asks for {what} for \u2018{label}\u2019; uploads are off."
         else:
             files, more = folder.listing()
-            items.append({"label": "Upload folder", "value": str(folder.root)})
             listed: list[Any] = list(files)
             if more:
                 listed.append("(more files are in the folder: name any of them relative to it)")
             heading = "Files you may choose:" if files else "The upload folder is empty."
-            blocks.append({"type": "text", "id": "files-heading", "text": heading})
+            blocks.append(text_block("files-heading", heading))
             if listed:
-                blocks.append({"type": "list", "id": "files", "items": listed})
+                blocks.append(list_block("files", listed))
             window.summary = (
                 f"The page of {self.owner.id} asks for {what} for \u2018{label}\u2019 ({asks.accept or 'any file'}): "
                 f"choose paths inside {folder.root}, or cancel."
@@ -128,23 +126,6 @@ class FileChooser:
     def asks(self) -> _Input:
         """What the input asks for: its label, what it accepts, whether it takes several files."""
         return self._asks
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        """The window is no longer published (answered, or its page went)."""
-        self._open = False
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)  # nothing of a chooser changes while it is open
 
     async def choose(self, paths: list[str]) -> ToolResult:
         """Hand `paths` (inside the upload folder) to the input; the window closes.

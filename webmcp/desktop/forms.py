@@ -21,11 +21,10 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.mirror import Invocation, PageTool
-from webmcp.desktop.ports import ModalOwner
-from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.errors import ToolError, cdp_errors
 from webmcp.js import call, load
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, field_item, fields_block, notice_block
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import MASK
 from webmcp.view.secrets import IS_SECRET_JS
@@ -58,43 +57,31 @@ async def read_form_fields(session: CDPSession, timeouts: Timeouts, backend_node
     found = reply.get("result", {}).get("value") or {}
     items: list[dict[str, Any]] = []
     for raw in found.get("fields") or []:
-        item: dict[str, Any] = {"label": str(raw.get("label", "")), "value": str(raw.get("value", ""))}
+        label, value = str(raw.get("label", "")), str(raw.get("value", ""))
         if raw.get("secret"):
-            item["value"] = MASK if item["value"] else ""
-            item["sensitive"] = True
-        items.append(item)
+            items.append(field_item(label, MASK if value else "", sensitive=True))
+        else:
+            items.append(field_item(label, value))
     return items
 
 
 @dataclass(eq=False)
-class PendingForm:
-    """A filled form waiting to be submitted, published as a modal window of its tab."""
+class PendingForm(ModalWindow):
+    """A filled form waiting to be submitted, published as a modal window of its tab.
 
-    window: WindowState
-    owner: ModalOwner
+    Its version is its own: `refresh` bumps it when the person edits the form in the page.
+    """
+
     tool: PageTool
     invocation: Invocation
     agent_may_submit: bool
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _outcome: dict[str, Any] | None = None
     _opened: list[str] = field(default_factory=list)
     _claimed: bool = False
     """An agent's submit or cancel waits for the outcome (its answer carries it)."""
     _settled: anyio.Event = field(default_factory=anyio.Event)
-    _open: bool = True
 
     window_kind = "form"
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        """The form's window is no longer published."""
-        self._open = False
 
     def settle(self, outcome: dict[str, Any] | None, opened: list[str] | None = None) -> None:
         """The call that filled the form ended with `outcome` (its result or {"error": …}),
@@ -111,12 +98,6 @@ class PendingForm:
             error = self._outcome["error"]
             return cap_text(f"error {error.get('code', '')}: {error.get('message', '')}", _ANSWER_TEXT)
         return cap_text(f"{self._outcome.get('message', '')} {json.dumps(self._outcome.get('result'))}", _ANSWER_TEXT)
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)
 
     async def refresh(self) -> bool:
         """Show the form's values as the page holds them now (the person may have edited them).
@@ -140,16 +121,10 @@ class PendingForm:
             f"The page filled the form \u201c{self.tool.name}\u201d for your call and waits for it to be "
             f"submitted: {who}."
         )
-        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "values", "items": items}]
+        blocks = [fields_block("values", items)]
         if not self.agent_may_submit:
-            blocks.append(
-                {
-                    "type": "notice",
-                    "id": "human",
-                    "severity": "info",
-                    "text": "Only the person at the browser can submit this form (human-in-the-loop).",
-                }
-            )
+            text = "Only the person at the browser can submit this form (human-in-the-loop)."
+            blocks.append(notice_block("human", "info", text))
         if blocks == self.window.blocks:
             return False
         self.window.blocks = blocks

@@ -28,7 +28,7 @@ from webmcp.desktop.ports import DesktopLink, ModalOwner
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import WindowState
 from webmcp.errors import best_effort
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, notice_block
 from webmcp.view.build import Modal
 
 __all__ = ["ModalStack", "PagePrompt"]
@@ -247,13 +247,12 @@ class ModalStack(Part):
         """
         text = form.unclaimed_answer()
         if text is not None:
-            self._form_answer = {
-                "type": "notice",
-                "id": "form-answer",
-                "severity": "error" if text.startswith("error") else "success",
-                "text": f"The form \u201c{form.tool.name}\u201d (window {form.window.id}) was submitted in the "
+            self._form_answer = notice_block(
+                "form-answer",
+                "error" if text.startswith("error") else "success",
+                f"The form \u201c{form.tool.name}\u201d (window {form.window.id}) was submitted in the "
                 f"page; the call that filled it has finished: {text}",
-            }
+            )
         if form in self._forms:
             self._forms.remove(form)
             self._forget(form)

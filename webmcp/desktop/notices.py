@@ -14,6 +14,7 @@ from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from webmcp.desktop.mirror import ToolMirror
 from webmcp.desktop.parts import Part
+from webmcp.models import notice_block
 from webmcp.untrusted.page_limits import quote_page_text
 
 __all__ = ["BridgeNotices"]
@@ -75,16 +76,18 @@ class BridgeNotices(Part):
         notices: list[dict[str, Any]] = []
         if self._faults:
             notices.append(
-                _notice(
+                notice_block(
                     "bridge-fault",
+                    "warn",
                     f"The bridge hit an error ({self._fault_name}) while following this page; what this window "
                     "shows may be out of date. Reload the tab to start afresh.",
                 )
             )
         if self._popups_closed:
             notices.append(
-                _notice(
+                notice_block(
                     "popups-closed",
+                    "warn",
                     f"The page tried to open {self._popups_closed} tab(s) on its own, without a click and "
                     "outside an agent's call; the bridge closed them, as a popup blocker would.",
                 )
@@ -95,20 +98,20 @@ class BridgeNotices(Part):
                 f"{self._tab_id}__list_page_tools lists them all with their schemas, and "
                 f"{self._tab_id}__call_page_tool calls any of them by name."
             )
-            notices.append(_notice("tools-capped", f"{capped} {reach}"))
+            notices.append(notice_block("tools-capped", "warn", f"{capped} {reach}"))
         unusable = sorted(self._mirror.unusable.items(), key=lambda kv: kv[1].handle)
         for n, (key, tool) in enumerate(unusable):
             if n == _UNUSABLE_NOTICES:
                 notices.append(
-                    _notice("tools-unusable-more", f"{len(unusable) - n} more page tools cannot be offered.")
+                    notice_block(
+                        "tools-unusable-more", "warn", f"{len(unusable) - n} more page tools cannot be offered."
+                    )
                 )
                 break
             text = quote_page_text(tool.display_name, self._mirror.origin_of(key[1]), what="tool name")
             notices.append(
-                _notice(f"tool-unusable-{tool.handle}", f"{text} cannot be offered as a tool: {tool.reason}")
+                notice_block(
+                    f"tool-unusable-{tool.handle}", "warn", f"{text} cannot be offered as a tool: {tool.reason}"
+                )
             )
         return notices
-
-
-def _notice(block_id: str, text: str) -> dict[str, Any]:
-    return {"type": "notice", "id": block_id, "severity": "warn", "text": text}

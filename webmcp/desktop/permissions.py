@@ -21,6 +21,7 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.permissions import PERMISSIONS
 from webmcp.desktop.parts import Commit, Part
 from webmcp.js import call, load
+from webmcp.models import notice_block
 
 __all__ = ["PERMISSION_BINDING", "PermissionPolicy", "PermissionRequests"]
 
@@ -91,12 +92,6 @@ class PermissionRequests(Part):
         for name, times in self._asked.items():
             how_often = "" if times == 1 else f" ({times} times)"
             refused = self.policy.not_set is None and name not in self.policy.granted
-            blocks.append(
-                {
-                    "type": "notice",
-                    "id": f"permission-{name}",
-                    "severity": "warn" if refused else "info",
-                    "text": f"The page asked for {name}{how_often}: {self.policy.answer(name)}.",
-                }
-            )
+            text = f"The page asked for {name}{how_often}: {self.policy.answer(name)}."
+            blocks.append(notice_block(f"permission-{name}", "warn" if refused else "info", text))
         return blocks

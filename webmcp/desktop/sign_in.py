@@ -19,7 +19,7 @@ secret values).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -27,12 +27,12 @@ import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
-from webmcp.desktop.mirror import PageTool
+from webmcp.desktop.modal_window import ModalWindow
 from webmcp.desktop.parts import Part
 from webmcp.desktop.ports import DesktopLink, ModalOwner
-from webmcp.desktop.windows import VersionCheck, WindowState
+from webmcp.desktop.windows import WindowState
 from webmcp.errors import ToolError, best_effort, cdp_errors
-from webmcp.models import ToolResult
+from webmcp.models import ToolResult, field_item, fields_block, notice_block, text_block
 from webmcp.untrusted.schema_guard import cap_text
 
 __all__ = ["SignInOwner", "SignInPrompt", "SignInWatch"]
@@ -59,10 +59,12 @@ class _Outcome:
 
 
 @dataclass(eq=False)
-class SignInPrompt:
-    """An HTTP authentication challenge of one request, as a modal window owned by its tab."""
+class SignInPrompt(ModalWindow):
+    """An HTTP authentication challenge of one request, as a modal window owned by its tab.
 
-    window: WindowState
+    Its content never changes while it is open: its version is its own.
+    """
+
     owner: SignInOwner
     watch: SignInWatch
     session: CDPSession
@@ -71,8 +73,6 @@ class SignInPrompt:
     url: str
     host: str
     proxy: bool
-    op_lock: anyio.Lock = field(default_factory=anyio.Lock)
-    _open: bool = True
 
     window_kind = "sign_in"
 
@@ -100,35 +100,19 @@ class SignInPrompt:
             f"{who} asks for a user name and password ({scheme} authentication) to load {cap_text(self.url, 300)}."
         )
         items = [
-            {"label": "Server" if not self.proxy else "Proxy", "value": self.host},
-            {"label": "Scheme", "value": scheme},
-            {"label": "Address", "value": cap_text(self.url, 500)},
+            field_item("Server" if not self.proxy else "Proxy", self.host),
+            field_item("Scheme", scheme),
+            field_item("Address", cap_text(self.url, 500)),
         ]
-        blocks: list[dict[str, Any]] = [{"type": "fields", "id": "challenge", "items": items}]
+        blocks = [fields_block("challenge", items)]
         if realm:
             # The realm is the server's own words: shown quoted, as its text, never as the bridge's.
-            blocks.append({"type": "text", "id": "realm", "text": f"The server's realm: \u201c{realm}\u201d"})
+            blocks.append(text_block("realm", f"The server's realm: \u201c{realm}\u201d"))
         if refused:
             tries = "the user name and password sent" if refused == 1 else f"the {refused} sign-ins sent"
             text = f"The server did not accept {tries} for this address: it asks again."
-            blocks.append({"type": "notice", "id": "refused", "severity": "warn", "text": text})
+            blocks.append(notice_block("refused", "warn", text))
         self.window.blocks = blocks
-
-    @property
-    def tab_id(self) -> str:
-        return self.owner.id
-
-    def is_open(self) -> bool:
-        return self._open
-
-    def closed(self) -> None:
-        self._open = False
-
-    def page_tools(self) -> list[PageTool]:
-        return []
-
-    async def check_version(self) -> VersionCheck:
-        return VersionCheck(self.window.version)  # a prompt's content never changes while it is open
 
     def waits_for(self) -> str:
         """The clause for an answer that this prompt stopped."""

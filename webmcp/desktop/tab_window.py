@@ -15,6 +15,7 @@ from cdp_bridge.targets import PageTarget
 from webmcp.desktop.life import TabLife
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.windows import WindowState
+from webmcp.models import address_block, notice_block
 from webmcp.untrusted.page_limits import MAX_TITLE_BYTES
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.build import View
@@ -119,24 +120,26 @@ class TabWindow:
         if blocked is not None:
             # Title and address only: the page's content and tools stay with the person at the browser.
             summary = f"This page is not shown to agents: {blocked}"
-            page_blocks = [_notice("blocked", "warn", summary)]
+            page_blocks = [notice_block("blocked", "warn", summary)]
         elif expected:
             text = f"Loading {cap_text(expected, 300)}: its server has not answered yet."
-            state.append(_notice("loading", "info", text))
+            state.append(notice_block("loading", "info", text))
         elif loading and address not in ("", "about:blank"):
             text = (
                 "Still loading: what has rendered is shown, and this window follows the page as it goes on."
                 if view is not None
                 else "Loading: nothing of this page has been read yet."
             )
-            state.append(_notice("loading", "info", text))
+            state.append(notice_block("loading", "info", text))
         # Like a browser's address bar: the agent always knows where the tab is.
-        self._publish(summary, [_address(address), *state, *self._notices(), *page_blocks])
+        self._publish(summary, [address_block(address), *state, *self._notices(), *page_blocks])
 
     def crashed(self) -> None:
         """The renderer died: the window says so, with the address, until a new document is read."""
         summary = "This page crashed; reload the tab to load it again, or close it."
-        self._publish(summary, [_address(self._life.address), _notice("crashed", "error", CRASH_NOTICE)], force=True)
+        self._publish(
+            summary, [address_block(self._life.address), notice_block("crashed", "error", CRASH_NOTICE)], force=True
+        )
 
     def _publish(self, summary: str, blocks: list[dict[str, Any]], *, force: bool = False) -> None:
         if force or summary != self._state.summary or blocks != self._state.blocks:
@@ -144,14 +147,6 @@ class TabWindow:
             self._state.blocks = blocks
             self._state.version += 1
             self._changed()
-
-
-def _address(url: str) -> dict[str, Any]:
-    return {"type": "fields", "id": "address", "items": [{"label": "Address", "value": url}]}
-
-
-def _notice(block_id: str, severity: str, text: str) -> dict[str, Any]:
-    return {"type": "notice", "id": block_id, "severity": severity, "text": text}
 
 
 def _bare(address: str) -> str:

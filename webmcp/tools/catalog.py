@@ -1,8 +1,9 @@
 """Which tools exist right now: the records and page tools of the operable windows.
 
 A `ToolSpec` (specs.py) is everything `tools/list` says of one tool. Browser actions come
-from `records`; page tools from the windows, as many as a window lists (its caps; the rest
-through its `list_page_tools` and `call_page_tool`).
+from `records`; page tools from the windows that have them (`kinds.has_page_tools`: a tab,
+an in-page modal), as many as a window lists (its caps; the rest through its
+`list_page_tools` and `call_page_tool`).
 """
 
 from __future__ import annotations
@@ -12,19 +13,11 @@ from typing import Any, Protocol
 
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import WindowState, operable_ids
+from webmcp.tools.kinds import AnyWindow, has_page_tools
 from webmcp.tools.records import ToolRecord, WindowKind, records_for
 from webmcp.tools.specs import EXPECTED_VERSION, RESULT_SCHEMA, ToolSpec, action_schema, page_tool_spec
 
 __all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "tool_set_key", "tool_specs"]
-
-
-class ListedWindow(Protocol):
-    """What the catalogue reads of a window."""
-
-    window: WindowState
-    window_kind: str
-
-    def page_tools(self) -> list[PageTool]: ...
 
 
 class ListedDesktop(Protocol):
@@ -46,10 +39,10 @@ def _record_spec(window_id: str, record: ToolRecord[Any, Any]) -> ToolSpec:
     )
 
 
-def _operable(desktop: ListedDesktop) -> Iterator[tuple[str, ListedWindow, WindowKind]]:
+def _operable(desktop: ListedDesktop) -> Iterator[tuple[str, AnyWindow, WindowKind]]:
     """Each operable window with its id and kind, in the order the desktop keeps them."""
     for window_id in operable_ids(desktop.window_states()):
-        window: ListedWindow | None = desktop.window(window_id)
+        window: AnyWindow | None = desktop.window(window_id)
         if window is not None:
             yield window_id, window, window.window_kind  # type: ignore[misc]
 
@@ -58,9 +51,9 @@ def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
     """The tools callable this moment: those of operable windows, plus app-level actions."""
     specs: list[ToolSpec] = []
     for window_id, window, kind in _operable(desktop):
-        origin = str(getattr(window, "origin", ""))
         specs.extend(_record_spec(window_id, r) for r in records_for(kind) if r.offered_on(window))
-        specs.extend(page_tool_spec(window_id, origin, t) for t in window.page_tools())
+        if has_page_tools(window):
+            specs.extend(page_tool_spec(window_id, window.origin, t) for t in window.page_tools())
     specs.extend(
         ToolSpec(f"app__{r.action}", r.title, r.description, r.input_schema, r.annotations, RESULT_SCHEMA)
         for r in records_for("app")
@@ -82,8 +75,10 @@ def tool_set_key(desktop: ListedDesktop) -> tuple[Any, ...]:
     key: list[Any] = []
     for window_id, window, kind in _operable(desktop):
         actions = tuple(r.action for r in records_for(kind) if r.offered_on(window))
-        tools = window.page_tools()
-        origin = str(getattr(window, "origin", "")) if tools else ""
+        tools: list[PageTool] = []
+        origin = ""
+        if has_page_tools(window) and (tools := window.page_tools()):
+            origin = window.origin
         key.append((window_id, kind, actions, origin, tuple(_page_tool_key(t) for t in tools)))
     return tuple(key)
 

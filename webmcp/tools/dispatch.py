@@ -15,8 +15,9 @@ Concurrency policy: operations on one window take effect one at a time, in arriv
 hangs only holds up calls to its own window, and only until its deadline. No lock is held
 while a JavaScript dialog waits for an answer: a tool call that opens one returns at once.
 
-The dispatcher sees the desktop through the small `Desktop`/`Window` protocols below, so
-it is tested without a browser (tests/tools/test_dispatch.py).
+The dispatcher sees the desktop through the small `DesktopPort` protocol below and each
+window through `kinds.AnyWindow`, asking for page tools only of a `kinds.PageToolWindow`
+(a tab, an in-page modal), so it is tested without a browser (tests/tools/test_dispatch.py).
 """
 
 from __future__ import annotations
@@ -32,29 +33,11 @@ from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import VersionCheck, WindowState, blocker_of
 from webmcp.errors import ToolError, cdp_errors
 from webmcp.models import ToolResult
+from webmcp.tools.kinds import AnyWindow, PageToolWindow, has_page_tools
 from webmcp.tools.records import Answer, WindowKind, record_for
 from webmcp.tools.validate import check_input, validate
 
-__all__ = ["DesktopPort", "WindowPort", "call_tool"]
-
-
-class WindowPort(Protocol):
-    """What the dispatcher needs of a window."""
-
-    window: WindowState
-    window_kind: str
-    op_lock: anyio.Lock
-
-    def is_open(self) -> bool: ...
-    def page_tools(self) -> list[PageTool]: ...
-    async def check_version(self) -> VersionCheck: ...
-    async def call(
-        self,
-        tool: PageTool,
-        arguments: dict[str, Any],
-        deadline: float | None = None,
-        check: VersionCheck | None = None,
-    ) -> ToolResult: ...
+__all__ = ["DesktopPort", "call_tool"]
 
 
 class _Timeouts(Protocol):
@@ -100,7 +83,7 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
         app_input = app_record.input_model.model_validate(args)
         return await _run(lambda: app_record.run(desktop, app_input), f"{action} (app)")
     states = desktop.window_states()
-    window: WindowPort | None = desktop.window(window_id) if any(w.id == window_id for w in states) else None
+    window: AnyWindow | None = desktop.window(window_id) if any(w.id == window_id for w in states) else None
     if window is None:
         raise ToolError(
             "window_not_found",
@@ -111,7 +94,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     record = record_for(kind, action)
     if record is not None and not record.offered_on(window):
         record = None
-    tool = _page_tool(window.page_tools(), action) if record is None else None
+    # Page tools are looked up only on a window that has them (a tab, an in-page modal).
+    caller: PageToolWindow | None = window if has_page_tools(window) else None
+    tool = _page_tool(caller.page_tools(), action) if record is None and caller is not None else None
     if record is None and tool is None:
         raise ToolError(
             "action_not_available",
@@ -141,7 +126,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
             if not window.is_open():
                 raise ToolError("window_not_found", f"Window {window_id} closed.")
             if tool is not None:
-                return await window.call(tool, args, deadline, check)
+                if caller is None:
+                    raise ToolError("action_not_available", f"Window {window_id} has no page tools.")
+                return await caller.call(tool, args, deadline, check)
             assert record is not None
             return await record.run(window, params, check)
 
@@ -169,7 +156,7 @@ def _check_operable(states: Sequence[WindowState], window_id: str) -> None:
         )
 
 
-async def _check_by(window: WindowPort, deadline: float) -> VersionCheck:
+async def _check_by(window: AnyWindow, deadline: float) -> VersionCheck:
     """The window's version checked now, or `state_unverified` if the page cannot be read by `deadline`."""
     with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
         return await window.check_version()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cdp_bridge.ax import FrameNodes
+from webmcp.models import notice_block
 from webmcp.view.masking import mask_secrets
 from webmcp.view.paging import UNITS, cut_run
 from webmcp.view.targets import ActionTarget, with_block_ids
@@ -198,14 +199,8 @@ def _fit(
         parts = [f"Showing {', '.join(cut_notes)}"] if cut_notes else []
         if left_out:
             parts.append(f"{left_out} more block{'s are' if left_out != 1 else ' is'} not shown")
-        blocks.append(
-            {
-                "type": "notice",
-                "id": ids.id_for((scope, "left-out")),
-                "severity": "info",
-                "text": "; ".join(parts) + ". The window's read_content tool returns everything.",
-            }
-        )
+        text = "; ".join(parts) + ". The window's read_content tool returns everything."
+        blocks.append(notice_block(ids.id_for((scope, "left-out")), "info", text))
     return blocks, left_out
 
 

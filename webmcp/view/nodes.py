@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from webmcp.models import Severity
+
 __all__ = [
     "LINE",
     "edge_of",
@@ -129,7 +131,7 @@ def shown_on_button(node: Node) -> str:
     return f"{label} (unavailable)" if prop(node, "disabled") else label
 
 
-def severity(role: str, text: str) -> str:
+def severity(role: str, text: str) -> Severity:
     if role in ("alert", "alertdialog"):
         return "error"
     return "success" if _SUCCESS.search(text) else "info"

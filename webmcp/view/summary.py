@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from webmcp.models import field_item, fields_block, text_block
 from webmcp.view.build import View
 
 __all__ = ["dialog_blocks", "dialog_summary", "modal_summary", "page_subject", "summarize_tab", "title_parts"]
@@ -183,9 +184,9 @@ def dialog_summary(kind: str, message: str) -> str:
 
 def dialog_blocks(kind: str, message: str, default_prompt: str) -> list[dict[str, Any]]:
     """The content of a JavaScript dialog window: its message, and a prompt's answer field."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "id": "message", "text": message}]
+    blocks = [text_block("message", message)]
     if kind == "prompt":
-        blocks.append({"type": "fields", "id": "answer", "items": [{"label": "Answer", "value": default_prompt}]})
+        blocks.append(fields_block("answer", [field_item("Answer", default_prompt)]))
     return blocks
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cdp_bridge.ax import UNREAD, FrameNodes
+from webmcp.models import fields_block, list_block, notice_block, text_block
 
 from .nodes import (
     LINE,
@@ -90,7 +91,7 @@ class _Walker(WalkState):
             text = self.text_of(node) or name_of(node)
             if text:
                 level = int(prop(node, "level") or 1)
-                self.emit(self.key(node), {"type": "text", "text": text, "heading": level})
+                self.emit(self.key(node), text_block(None, text, heading=level))
                 if self.sink is self.page_sink and self.frame is self.frames[0]:
                     in_main = any(c[2] in MAIN_ROLES for c in self.containers)
                     self.headings.append(Heading(text, level, in_main))
@@ -99,7 +100,7 @@ class _Walker(WalkState):
         elif role in NOTICE_ROLES or (role == "alertdialog" and not prop(node, "modal")):
             text = self.text_of(node) or name_of(node)
             if text:
-                self.emit(self.key(node), {"type": "notice", "severity": severity(role, text), "text": text})
+                self.emit(self.key(node), notice_block(None, severity(role, text), text))
         elif role in ("image", "img") and name_of(node):
             url = str(prop(node, "url") or "")
             self.emit(
@@ -116,13 +117,13 @@ class _Walker(WalkState):
         elif role == "navigation" and (
             links := [t for t in (self.text_of(a) or name_of(a) for a in self.descend(node, {"link"})) if t]
         ):
-            self.emit(self.key(node), {"type": "list", "items": links})
+            self.emit(self.key(node), list_block(None, links))
         elif role in ("dialog", "alertdialog") and prop(node, "modal"):
             self.modal(node)
         elif role == "Iframe":
             self.iframe(node)
         elif role == "DescriptionList" and (pairs := self.term_pairs(node)):
-            self.emit(self.key(node), {"type": "fields", "items": pairs})
+            self.emit(self.key(node), fields_block(None, pairs))
         elif role in INLINE_ROLES:
             for child in self.children(node):
                 self.walk(child)
@@ -130,7 +131,7 @@ class _Walker(WalkState):
             # A span runs on with the text around it; a block (a div in a list item) gets its own line.
             self.run_on(node, self.edge(node) or "")
         elif (row := self.button_row(node)) is not None:
-            self.emit(self.key(node, "buttons"), {"type": "list", "items": row})
+            self.emit(self.key(node, "buttons"), list_block(None, row))
         elif role == "generic" and (on_line := self.edge(node)) is not None and on_line != LINE:
             self.run_on(node, on_line)  # a span beside text, in a div: "Price: <span>$</span>12"
         else:
@@ -240,7 +241,7 @@ class _Walker(WalkState):
             messages = [self.text_by_backend(b) for b in related(node, "errormessage")]
             message = " ".join(m for m in messages if m) or str(node.get("description", {}).get("value", "") or "")
             text = f"{item['label']}: {message}" if message else f"{item['label']} is not valid."
-            s.after_fields.append((self.key(node, "invalid"), {"type": "notice", "severity": "error", "text": text}))
+            s.after_fields.append((self.key(node, "invalid"), notice_block(None, "error", text)))
 
     def modal(self, node: Node) -> None:
         self.flush()
@@ -269,7 +270,8 @@ class _Walker(WalkState):
             self.failed_hosts.append(host)
         self.failed_count += 1
         if self.failed_notice is None:
-            self.failed_notice = ((self.frames[0].key, 0, "failed-frames"), {"type": "notice", "severity": "warn"})
+            # Its text is set below, as more frames fail.
+            self.failed_notice = ((self.frames[0].key, 0, "failed-frames"), notice_block(None, "warn", ""))
             self.emit(*self.failed_notice)
         named = ", ".join(self.failed_hosts[:_FAILED_HOSTS_SHOWN])
         if len(self.failed_hosts) > _FAILED_HOSTS_SHOWN:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cdp_bridge.ax import FrameNodes
+from webmcp.models import fields_block, text_block
 
 from .nodes import Node, join_text, name_of
 from .targets import ActionTarget, TargetKind, target_of
@@ -155,13 +156,13 @@ class WalkState(BlockReader):
         s = self.sink
         text = join_text(s.text)
         if text and s.text_key is not None:
-            s.out.append((s.text_key, {"type": "text", "text": text}))
+            s.out.append((s.text_key, text_block(None, text)))
         s.text, s.text_key = [], None
 
     def flush_fields(self) -> None:
         s = self.sink
         if s.fields and s.fields_key is not None:
-            s.out.append((s.fields_key, {"type": "fields", "items": s.fields}))
+            s.out.append((s.fields_key, fields_block(None, s.fields)))
         s.out.extend(s.after_fields)
         s.fields, s.fields_key, s.after_fields = [], None, []
 
