@@ -1,13 +1,15 @@
 """What the parts of the desktop may ask of each other, declared once.
 
 A tab and its parts reach the desktop only through `DesktopLink`; a modal window (a
-JavaScript dialog, an in-page `<dialog>`, a waiting form) reaches the tab it belongs to
-only through `ModalOwner`. Neither hands out its inner parts, so who may change a window's
-state has one answer: the window's own class.
+JavaScript dialog, an in-page `<dialog>`, a waiting form, a sign-in prompt, a file chooser)
+reaches the tab it belongs to only through `ModalOwner`: facts, the tab's operations and
+its one effects path (`write`), never one of its parts. Inside a tab, the parts are told
+of its lifecycle through `parts.TabPart`, and a write is handed `effects.TabFacts` and the
+`Effects` path, not the tab (calls.py, actions.py): no port hands out a part.
 
-    Desktop ──(DesktopLink)──▶ Tab ──owns──▶ LiveView, Navigator, ModalStack, WriteGuard, ToolMirror
+    Desktop ──(DesktopLink)──▶ Tab ──owns──▶ [TabPart …] (parts.py), Effects, TabWindow
                                   ▲
-    JsDialog / InPageModal / PendingForm ──(ModalOwner)──┘
+    ModalWindow subclasses ──(ModalOwner)──┘
 """
 
 from __future__ import annotations
