@@ -224,11 +224,15 @@ class Effects:
     # --- the path ------------------------------------------------------------------
 
     @asynccontextmanager
-    async def write(self, check: VersionCheck | None = None, *, answered_dialog: bool = False) -> AsyncIterator[Act]:
+    async def write(
+        self, check: VersionCheck | None = None, *, answered_dialog: bool = False, reads: bool = False
+    ) -> AsyncIterator[Act]:
         """Hold the guard (with `check`), take the marks, run the body, settle what it started.
 
         `answered_dialog`: the body answers a JavaScript dialog, and the script that opened it
         goes on only then (a confirm() before a form goes on): the settling waits for it.
+        `reads`: the body reads the page itself once it is usable (a navigation: its answer
+        names the version it read), so the settling does not read it again.
 
         Raises:
             ToolError: stale_state (the person typed since `check`; nothing done), or what
@@ -244,7 +248,7 @@ class Effects:
                 await act.release_guard()
             if answered_dialog:
                 await self._drained()
-            await self._settle(act, watch)
+            await self._settle(act, watch, reads=reads)
         finally:
             watch.close()
 
@@ -300,12 +304,16 @@ class Effects:
         return check is not None and check.inputs is not None and await self._guard.typed_since(check.inputs)
 
     async def _drained(self) -> None:
-        """Until the page has run what follows the dialog it showed (one round trip behind it, bounded)."""
-        with anyio.move_on_after(_DRAIN):
+        """Until the page has run what follows the dialog it showed (one round trip behind it, bounded);
+        a dialog the page opens next ends the wait (it answers nothing until that one is answered)."""
+
+        async def round_trip() -> None:
             with best_effort(logger, "the page did not answer after its dialog (it is navigating or gone)"):
                 await self._page.session.send("Runtime.evaluate", {"expression": "0"}, timeout=_DRAIN)
 
-    async def _settle(self, act: Act, watch: _NavWatch) -> None:
+        await self._modals.unless_dialog(round_trip, _DRAIN)
+
+    async def _settle(self, act: Act, watch: _NavWatch, *, reads: bool = False) -> None:
         timeouts = self._facts.timeouts
         if self._modals.dialog is None and watch.requested and not watch.started:
             await watch.until_started(NAV_START_WAIT)
@@ -316,15 +324,16 @@ class Effects:
             # The page cannot be read under a dialog: its answer settles the rest.
             act.opened.append(act.dialog.window.id)
         else:
-            self._view.mark_dirty()
-            await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
+            if not reads:
+                self._view.mark_dirty()  # what the write did may not be reported yet: read it whole
+                await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
             opens = self._facts.window_opens - act.marks.opens
             if opens > 0:
                 target = self._page.target_id
                 act.opened.extend(await self._desktop.opened_since(target, act.marks.opened, opens, OPENED_WAIT))
         act.opened.extend(m for m in self._modal_ids() if m not in act.marks.modals and m not in act.opened)
         act.downloads = self._downloads.since(act.marks.downloads)
-        if not act.downloads and (watch.requested or watch.started) and not act.moved and act.dialog is None:
+        if not act.downloads and watch.started and not act.moved and act.dialog is None:
             # A navigation that committed nothing: Chromium may have made it a download.
             act.downloads = await self._downloads.began_since(act.marks.downloads, DOWNLOAD_WAIT)
 

@@ -479,7 +479,7 @@ class Tab:
 
     async def navigate(self, url: str) -> ToolResult:
         """Load `url` and return once it has loaded (or a dialog stops it, or it is a download)."""
-        async with self._effects.write() as act:
+        async with self._effects.write(reads=True) as act:
             try:
                 answer = await self._navigator.navigate(url)
             except ToolError as exc:
@@ -495,13 +495,13 @@ class Tab:
 
     async def history(self, step: int) -> ToolResult:
         """Go `step` entries back (-1) or forward (+1) in the tab's history."""
-        async with self._effects.write() as act:
+        async with self._effects.write(reads=True) as act:
             answer = await self._navigator.history(step)
         return act.answer(answer, where=False)
 
     async def reload(self) -> ToolResult:
         """Reload the page and return once it has loaded."""
-        async with self._effects.write() as act:
+        async with self._effects.write(reads=True) as act:
             answer = await self._navigator.reload()
         return act.answer(answer, where=False)
 
