@@ -46,11 +46,11 @@ class TabCloser:
         finished, _ = await self._modals.unless_dialog(self._life.until_gone, 2)
         if not finished and (answer := self._modals.dialog_answer(f"{self._id} did not close yet")) is not None:
             return answer
-        if not self._life.gone:
+        if not self._life.closed:
             await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
             with anyio.move_on_after(self._timeouts.navigation):
                 await self._life.until_gone()
-        if not self._life.gone:
+        if not self._life.closed:
             raise ToolError("browser_error", f"{self._id} did not close; the page may be blocking it.")
         return ToolResult(message=f"Closed {self._id}.")
 
@@ -60,6 +60,6 @@ class TabCloser:
             await self._desktop.browser_send("Target.closeTarget", {"targetId": self._page.target_id})
         with anyio.move_on_after(self._timeouts.navigation):
             await self._life.until_gone()
-        if not self._life.gone:
+        if not self._life.closed:
             raise ToolError("browser_error", f"{self._id} did not close.")
         return ToolResult(message=f"Closed {self._id} {what}; the page's beforeunload handler was skipped.")

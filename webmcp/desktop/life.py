@@ -66,14 +66,15 @@ class TabLife:
         self._crash.set()
         self._wake()
 
-    def closed(self) -> None:
+    def close(self) -> None:
         self._closed = True
         self._gone.set()
         self._wake()
 
     @property
-    def gone(self) -> bool:
-        return self._gone.is_set()
+    def closed(self) -> bool:
+        """The tab closed (its target went away)."""
+        return self._closed
 
     async def until_gone(self) -> None:
         await self._gone.wait()

@@ -208,7 +208,7 @@ class Tab:
         return self._mirror.has_frame(frame_id)
 
     def is_open(self) -> bool:
-        return self._life.ended() != "closed"
+        return not self._life.closed
 
     @property
     def agent_may_submit(self) -> bool:
@@ -238,7 +238,6 @@ class Tab:
     def write(
         self, check: VersionCheck | None = None, *, answered_dialog: bool = False
     ) -> AbstractAsyncContextManager[Act]:
-        """The tab's one effects path, for a write its modal windows make (see `Effects.write`)."""
         return self._effects.write(check, answered_dialog=answered_dialog)
 
     # --- following the page ------------------------------------------------------------
@@ -338,7 +337,7 @@ class Tab:
 
     def close(self) -> None:
         """The target went away: end the refresher, every call in flight and every modal window."""
-        self._life.closed()
+        self._life.close()
         for part in self._parts:
             part.closing()
 
@@ -360,7 +359,6 @@ class Tab:
         await self._view.run()
 
     def hold_view(self) -> None:
-        """Read nothing in the background until `release_view` (see `LiveView.hold`)."""
         self._view.hold()
 
     def release_view(self) -> None:
@@ -371,7 +369,6 @@ class Tab:
         return await self._view.refresh()
 
     async def catch_up(self, budget: float, since: float | None = None) -> None:
-        """Rebuild the view now if the page changed since the last build (see `LiveView.catch_up`)."""
         await self._view.catch_up(budget, since)
 
     async def navigation_settled(self, budget: float) -> None:
@@ -380,7 +377,6 @@ class Tab:
         await self._navigator.settled(budget)
 
     async def check_version(self) -> VersionCheck:
-        """The window's version, checked against the page as it is now (see `Effects.check_version`)."""
         return await self._effects.check_version()
 
     def has_secret_fields(self) -> bool:
@@ -452,19 +448,15 @@ class Tab:
         deadline: float | None = None,
         check: VersionCheck | None = None,
     ) -> ToolResult:
-        """Call one of the page's tools (see `PageCalls.call`); `check` is this call's own version check."""
         return await self._calls.call(tool, arguments, deadline, check)
 
     async def fill(self, fields: list[FieldValue], check: VersionCheck | None) -> ToolResult:
-        """Set visible fields by their labels (see `WindowActions.fill`)."""
         return await self._actions.fill(fields, check)
 
     async def press(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
-        """Press a button or link the window shows (see `WindowActions.press`)."""
         return await self._actions.press(label, block_id, check)
 
     async def submit(self, form: str | None, check: VersionCheck | None) -> ToolResult:
-        """Submit a form the window shows (see `WindowActions.submit`)."""
         return await self._actions.submit(form, check)
 
     async def cancel_call(self, invocation: Invocation, timeout: float, reason: str) -> bool:
