@@ -28,7 +28,7 @@ from webmcp.desktop.downloads import Download, started_note
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch, WriteGuard
 from webmcp.desktop.invoking import start_invocation
-from webmcp.desktop.mirror import Invocation, Outcome, PageTool, ToolMirror
+from webmcp.desktop.mirror import Invocation, PageTool, ToolMirror, moved_without_answer
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.desktop.windows import VersionCheck
@@ -415,13 +415,7 @@ async def end_navigated_calls(invocations: list[Invocation]) -> None:
     """Calls whose tab loaded another document get `NAVIGATION_ANSWER_GRACE` to answer, then end."""
     await anyio.sleep(NAVIGATION_ANSWER_GRACE)
     for invocation in invocations:
-        invocation.settle(
-            Outcome(
-                "Interrupted",
-                error_text=f"The tab moved to {invocation.navigated_to} during the call and the page gave no "
-                "answer; whether the call took effect is unknown: read the window before trying again.",
-            )
-        )
+        invocation.settle(moved_without_answer(invocation.navigated_to))
 
 
 def _modal_ids(host: CallHost) -> list[str]:

@@ -25,7 +25,7 @@ from cdp_bridge.protocol import WebMCPToolResponded
 from webmcp.js import call, load
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
-__all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror"]
+__all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror", "moved_without_answer"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +74,15 @@ class Outcome:
     status: str
     output: Any = None
     error_text: str = ""
+
+
+def moved_without_answer(url: str | None) -> Outcome:
+    """The outcome of a call whose tab loaded another document before the page answered it."""
+    return Outcome(
+        "Interrupted",
+        error_text=f"The tab moved to {url} during the call and the page gave no answer; whether the call took "
+        "effect is unknown: read the window before trying again.",
+    )
 
 
 @dataclass(eq=False)
@@ -144,6 +153,26 @@ def _error_message(params: WebMCPToolResponded) -> str:
     # The description carries the JS stack after the first line; the agent needs the message.
     first_line = description.split("\n", 1)[0].strip()
     return first_line or str(params.get("errorText") or "") or "The page tool failed without a message"
+
+
+def _no_answer_of_the_page(invocation: Invocation, outcome: Outcome) -> Outcome | None:
+    """The outcome of a call whose `Completed` is Chromium's own, not the page's: None when it is the page's.
+
+    When the document of a call still running is replaced, Chromium 156 answers the call
+    itself once the new document has loaded: `Completed`, with the new document's JSON-LD as
+    output, or `[]` when it has none. A form that submits to another page is answered so by
+    design (its submit is its effect); a script tool answered `[]` after its document went
+    (one that set `location` and never resolved) gave no answer, and what it did is unknown.
+    A tool's own `[]`, returned as it set `location`, comes before the commit.
+    """
+    if (
+        invocation.navigated_to is None
+        or invocation.tool.declarative
+        or outcome.status != "Completed"
+        or outcome.output != []
+    ):
+        return None
+    return moved_without_answer(invocation.navigated_to)
 
 
 class ToolMirror:
@@ -343,7 +372,7 @@ class ToolMirror:
         if pending is not None:
             if pending.tool.declarative:
                 self._on_form_call()
-            pending.settle(outcome)
+            pending.settle(_no_answer_of_the_page(pending, outcome) or outcome)
             return
         # Chromium may send toolResponded before the invokeTool answer names the id.
         self._early[invocation_id] = params
