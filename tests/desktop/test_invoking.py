@@ -70,6 +70,11 @@ class Host:
         self.followers = 0
         self._tg = tg
 
+    replacing_document = False
+
+    async def navigation_settled(self, budget: float) -> None:
+        pass
+
     def ended(self) -> str | None:
         return None
 
@@ -103,10 +108,16 @@ def _tool(conn: Connection) -> PageTool:
     return PageTool("search", "search", _TARGET, session, "", schema, {}, None)
 
 
+def _offered(host: Host, tool: PageTool) -> PageTool:
+    """`tool`, offered by the page as `host`'s mirror knows it."""
+    host.mirror.tools[tool.key] = tool
+    return tool
+
+
 async def test_the_call_is_written_by_its_own_task_with_the_activation_before_it() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)
-        invocation = await start_invocation(host, _tool(conn), {"q": "a"}, anyio.current_time() + 5)
+        invocation = await start_invocation(host, _offered(host, _tool(conn)), {"q": "a"}, anyio.current_time() + 5)
     assert invocation.invocation_id is not None and invocation.invocation_id.startswith("inv-")
     assert host.followers == 0, "no task was needed to send it"
     assert browser.methods() == ["Runtime.evaluate", "WebMCP.invokeTool"]
@@ -117,7 +128,9 @@ async def test_the_call_is_written_by_its_own_task_with_the_activation_before_it
 async def test_a_command_too_long_for_one_pipe_write_is_sent_by_a_task_of_its_own() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)
-        invocation = await start_invocation(host, _tool(conn), {"q": "x" * 8192}, anyio.current_time() + 5)
+        invocation = await start_invocation(
+            host, _offered(host, _tool(conn)), {"q": "x" * 8192}, anyio.current_time() + 5
+        )
     assert invocation.invocation_id is not None
     assert host.followers == 1
     assert browser.methods() == ["Runtime.evaluate", "WebMCP.invokeTool"]
@@ -129,7 +142,7 @@ async def test_a_call_the_page_takes_only_after_its_deadline_is_cancelled_once_t
         host = Host(tg, deadline_s=0.05)
         browser.take = anyio.Event()  # the page's main thread is busy
         with pytest.raises(ToolError) as refused:
-            await start_invocation(host, _tool(conn), arguments, anyio.current_time() + 0.05)
+            await start_invocation(host, _offered(host, _tool(conn)), arguments, anyio.current_time() + 0.05)
         assert refused.value.code == "action_timeout" and refused.value.to_dict()["pageTold"] is False
         assert "WebMCP.cancelInvocation" not in browser.methods(), "nothing to cancel before the page takes it"
         browser.take.set()
@@ -150,7 +163,7 @@ async def test_a_call_its_agent_gave_up_on_before_the_page_took_it_is_cancelled_
         browser.take = anyio.Event()
         with anyio.CancelScope() as scope:
             tg.start_soon(_cancel_when_sent, browser, scope)
-            await start_invocation(host, _tool(conn), {"q": "a"}, anyio.current_time() + 5)
+            await start_invocation(host, _offered(host, _tool(conn)), {"q": "a"}, anyio.current_time() + 5)
         assert scope.cancelled_caught
         browser.take.set()
         with anyio.fail_after(5):
@@ -166,7 +179,7 @@ async def _cancel_when_sent(browser: Browser, scope: anyio.CancelScope) -> None:
 async def test_a_refused_call_is_a_tool_error_and_leaves_nothing_in_flight() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)
-        tool = _tool(conn)
+        tool = _offered(host, _tool(conn))
         await browser.transport.close()  # the browser went away
         with pytest.raises(ToolError) as refused:
             await start_invocation(host, tool, {"q": "a"}, anyio.current_time() + 5)

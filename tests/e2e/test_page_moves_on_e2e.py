@@ -24,6 +24,10 @@ def _window(doc: dict[str, Any], window_id: str) -> dict[str, Any]:
     return next(w for w in doc["windows"] if w["id"] == window_id)
 
 
+def _crashed(doc: dict[str, Any], window_id: str) -> bool:
+    return any(b.get("id") == "crashed" for b in _window(doc, window_id)["blocks"])
+
+
 def _load(doc: dict[str, Any], window_id: str) -> int:
     """Which load of the wizard the tab's window shows (0: none yet)."""
     found = re.search(r"\(load (\d+)\)", str(_window(doc, window_id)["blocks"]))
@@ -64,7 +68,7 @@ async def test_a_call_right_after_accepting_an_alert_that_reloads_the_page_answe
 ) -> None:
     win = await _open(stage, f"?reload_ms={reload_ms}")
     load = _load(await stage.wait_windows(lambda d: _load(d, win) > 0), win)
-    for _ in range(6):  # the call races the reload: the race goes either way, each round is another throw
+    for _ in range(10):  # the call races the reload: the race goes either way, each round is another throw
         opened = await stage.call(f"{win}__start_over")
         assert not opened.is_error, opened.structured_content
         (dlg,) = opened.structured_content["openedWindowIds"]
@@ -72,12 +76,20 @@ async def test_a_call_right_after_accepting_an_alert_that_reloads_the_page_answe
         assert not accepted.is_error, accepted.structured_content
         status = await stage.call(f"{win}__wizard_status")
         body = status.structured_content
-        # Answered by the old document (the call won the race) or the new one, or the tool is
-        # gone: never a call that waits for a document that no longer exists.
-        assert not status.is_error or body["code"] == "action_not_available", body
-        if not status.is_error:
-            assert body["result"]["step"] == 1 and body["result"]["load"] in (load, load + 1), body
-        # The reload is over before the next round: the window shows the next load.
-        load += 1
-        await stage.wait_windows(lambda d, n=load: _load(d, win) == n)
+        # The reload is over before the next round: the window shows the next load (or the crash below).
+        doc = await stage.wait_windows(lambda d, last=load: _load(d, win) > last or _crashed(d, win))
+        if _crashed(doc, win):
+            # Chromium 156's renderer sometimes dies when a call reaches a document as it is replaced
+            # (seen over raw CDP too, without the bridge): the answer says so, the tab is reloaded.
+            assert not status.is_error or body["code"] in ("call_interrupted", "action_not_available"), body
+            reloaded = await stage.call(f"{win}__reload")
+            assert not reloaded.is_error, reloaded.structured_content
+            doc = await stage.wait_windows(lambda d, last=load: _load(d, win) > last)
+        else:
+            # Answered by the old document (the call won the race) or the new one, or the tool is
+            # gone: never a call that waits for a document that no longer exists.
+            assert not status.is_error or body["code"] == "action_not_available", body
+            if not status.is_error:
+                assert body["result"]["step"] == 1 and body["result"]["load"] in (load, load + 1), body
+        load = _load(doc, win)
         await stage.wait_tools(lambda names: f"{win}__start_over" in names)

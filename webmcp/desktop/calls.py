@@ -79,6 +79,10 @@ class CallHost(Protocol):
         """Counts the documents the tab's main frame has committed."""
 
     @property
+    def replacing_document(self) -> bool:
+        """The main frame began loading another document, which has not committed yet."""
+
+    @property
     def address(self) -> str: ...
     @property
     def mirror(self) -> ToolMirror: ...

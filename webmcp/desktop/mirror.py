@@ -99,13 +99,23 @@ class Invocation:
     """Set along with `done`: a waiter's one event that other things may set too."""
     cancel_reason: str | None = None
     """Why the bridge told the page to cancel the call (None: it did not); a `Canceled` answer is then its doing."""
+    started: bool = False
+    """The page began running the call (`WebMCP.toolInvoked`)."""
+    start_wakers: list[anyio.Event] = field(default_factory=list)
+    """Set when the page starts the call, when it settles, and when the tab commits another document."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
             self.outcome = outcome
             self.done.set()
-            for waker in self.wakers:
+            for waker in (*self.wakers, *self.start_wakers):
                 waker.set()
+
+    def moved_on(self, url: str) -> None:
+        """The tab committed another document (at `url`) while the call ran."""
+        self.navigated_to = url
+        for waker in self.start_wakers:
+            waker.set()
 
 
 @dataclass(eq=False)
@@ -194,6 +204,8 @@ class ToolMirror:
         self._handles: dict[tuple[str | None, str, str], str] = {}
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
+        self._early_started: dict[str, None] = {}
+        """Calls the page reported started before `invokeTool`'s answer named them."""
         self.in_flight: set[Invocation] = set()
         self.unusable: dict[tuple[str | None, str, str], Unusable] = {}
         """Tools a page registered that cannot be published, with the reason."""
@@ -209,6 +221,7 @@ class ToolMirror:
         session.on("WebMCP.toolsAdded", lambda p: self._added(session, p))
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
+        session.on("WebMCP.toolInvoked", self._invoked)
         session.on("Page.frameDetached", self._frame_detached)
 
     def _frame_detached(self, params: dict[str, Any]) -> None:
@@ -379,6 +392,18 @@ class ToolMirror:
         while len(self._early) > _EARLY_KEEP:
             self._early.pop(next(iter(self._early)))
 
+    def _invoked(self, params: dict[str, Any]) -> None:
+        invocation_id = str(params.get("invocationId", ""))
+        pending = self._pending.get(invocation_id)
+        if pending is None:
+            self._early_started[invocation_id] = None
+            while len(self._early_started) > _EARLY_KEEP:
+                self._early_started.pop(next(iter(self._early_started)))
+            return
+        pending.started = True
+        for waker in pending.start_wakers:
+            waker.set()
+
     async def start(
         self,
         tool: PageTool,
@@ -445,6 +470,9 @@ class ToolMirror:
     def _taken(self, invocation: Invocation, reply: dict[str, Any]) -> Invocation:
         invocation.invocation_id = str(reply["invocationId"])
         self._pending[invocation.invocation_id] = invocation
+        if invocation.invocation_id in self._early_started:
+            del self._early_started[invocation.invocation_id]
+            invocation.started = True
         if invocation.tool.declarative:
             self._on_form_call()
         early = self._early.pop(invocation.invocation_id, None)
@@ -461,7 +489,7 @@ class ToolMirror:
     def navigated(self, url: str) -> None:
         """The tab committed another document: calls in flight go on (a form's answer comes later)."""
         for invocation in self.in_flight:
-            invocation.navigated_to = url
+            invocation.moved_on(url)
 
     def interrupt_all(self, reason: str, only: Callable[[Invocation], bool] = lambda _i: True) -> None:
         """Settle in-flight calls as Interrupted (tab closed, crashed or navigated)."""
