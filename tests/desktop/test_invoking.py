@@ -61,14 +61,30 @@ class Browser:
         return [m["method"] for m in self.received]
 
 
+class _Mirror(ToolMirror):
+    """The tab's mirror, offering the tools the test says the page registered."""
+
+    def __init__(self) -> None:
+        super().__init__(set(), lambda: None)
+        self.offered: dict[tuple[str | None, str, str], PageTool] = {}
+
+    def current(self, key: tuple[str | None, str, str]) -> PageTool | None:
+        return self.offered.get(key)
+
+
 class Host:
     """What `start_invocation` needs of a tab; its followers run in the test's task group."""
 
     def __init__(self, tg: anyio.abc.TaskGroup, deadline_s: float = 5.0) -> None:
         self.timeouts = Timeouts(command=5.0, tool_call=deadline_s)
-        self.mirror = ToolMirror(set(), lambda: None)
+        self.mirror = _Mirror()
         self.followers = 0
         self._tg = tg
+
+    replacing_document = False
+
+    async def navigation_settled(self, budget: float) -> None:
+        pass
 
     def ended(self) -> str | None:
         return None
@@ -103,10 +119,18 @@ def _tool(conn: Connection) -> PageTool:
     return PageTool("search", "search", _TARGET, session, "", schema, {}, None)
 
 
+def _offered(host: Host, tool: PageTool) -> PageTool:
+    """`tool`, offered by the page as `host`'s mirror knows it."""
+    host.mirror.offered[tool.key] = tool
+    return tool
+
+
 async def test_the_call_is_written_by_its_own_task_with_the_activation_before_it() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)
-        invocation = await start_invocation(host, host.mirror, _tool(conn), {"q": "a"}, anyio.current_time() + 5)
+        invocation = await start_invocation(
+            host, host.mirror, _offered(host, _tool(conn)), {"q": "a"}, anyio.current_time() + 5
+        )
     assert invocation.invocation_id is not None and invocation.invocation_id.startswith("inv-")
     assert host.followers == 0, "no task was needed to send it"
     assert browser.methods() == ["Runtime.evaluate", "WebMCP.invokeTool"]
@@ -117,7 +141,9 @@ async def test_the_call_is_written_by_its_own_task_with_the_activation_before_it
 async def test_a_command_too_long_for_one_pipe_write_is_sent_by_a_task_of_its_own() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)
-        invocation = await start_invocation(host, host.mirror, _tool(conn), {"q": "x" * 8192}, anyio.current_time() + 5)
+        invocation = await start_invocation(
+            host, host.mirror, _offered(host, _tool(conn)), {"q": "x" * 8192}, anyio.current_time() + 5
+        )
     assert invocation.invocation_id is not None
     assert host.followers == 1
     assert browser.methods() == ["Runtime.evaluate", "WebMCP.invokeTool"]
@@ -129,7 +155,9 @@ async def test_a_call_the_page_takes_only_after_its_deadline_is_cancelled_once_t
         host = Host(tg, deadline_s=0.05)
         browser.take = anyio.Event()  # the page's main thread is busy
         with pytest.raises(ToolError) as refused:
-            await start_invocation(host, host.mirror, _tool(conn), arguments, anyio.current_time() + 0.05)
+            await start_invocation(
+                host, host.mirror, _offered(host, _tool(conn)), arguments, anyio.current_time() + 0.05
+            )
         assert refused.value.code == "action_timeout" and refused.value.to_dict()["pageTold"] is False
         assert "WebMCP.cancelInvocation" not in browser.methods(), "nothing to cancel before the page takes it"
         browser.take.set()
@@ -150,7 +178,7 @@ async def test_a_call_its_agent_gave_up_on_before_the_page_took_it_is_cancelled_
         browser.take = anyio.Event()
         with anyio.CancelScope() as scope:
             tg.start_soon(_cancel_when_sent, browser, scope)
-            await start_invocation(host, host.mirror, _tool(conn), {"q": "a"}, anyio.current_time() + 5)
+            await start_invocation(host, host.mirror, _offered(host, _tool(conn)), {"q": "a"}, anyio.current_time() + 5)
         assert scope.cancelled_caught
         browser.take.set()
         with anyio.fail_after(5):
@@ -166,7 +194,7 @@ async def _cancel_when_sent(browser: Browser, scope: anyio.CancelScope) -> None:
 async def test_a_refused_call_is_a_tool_error_and_leaves_nothing_in_flight() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)
-        tool = _tool(conn)
+        tool = _offered(host, _tool(conn))
         await browser.transport.close()  # the browser went away
         with pytest.raises(ToolError) as refused:
             await start_invocation(host, host.mirror, tool, {"q": "a"}, anyio.current_time() + 5)

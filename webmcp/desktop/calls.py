@@ -29,7 +29,7 @@ from webmcp.desktop.effects import Act, Effects, Marks, TabFacts
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch
 from webmcp.desktop.invoking import Invocations, start_invocation
-from webmcp.desktop.mirror import Invocation, Outcome, PageTool
+from webmcp.desktop.mirror import Invocation, PageTool, moved_without_answer
 from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
@@ -60,6 +60,12 @@ class CallHost(TabFacts, Protocol):
 
     @property
     def origin(self) -> str: ...
+    @property
+    def replacing_document(self) -> bool:
+        """The main frame began loading another document, which has not committed yet."""
+
+    async def navigation_settled(self, budget: float) -> None:
+        """Until a navigation under way has made its page usable (bounded), or a dialog stops it."""
 
     def ended(self) -> str | None:
         """ "crashed" or "closed" once the tab can no longer answer, else None."""
@@ -422,13 +428,7 @@ async def end_navigated_calls(invocations: list[Invocation]) -> None:
     """Calls whose tab loaded another document get `NAVIGATION_ANSWER_GRACE` to answer, then end."""
     await anyio.sleep(NAVIGATION_ANSWER_GRACE)
     for invocation in invocations:
-        invocation.settle(
-            Outcome(
-                "Interrupted",
-                error_text=f"The tab moved to {invocation.navigated_to} during the call and the page gave no "
-                "answer; whether the call took effect is unknown: read the window before trying again.",
-            )
-        )
+        invocation.settle(moved_without_answer(invocation.navigated_to))
 
 
 def _left(deadline: float) -> float:

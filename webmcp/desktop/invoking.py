@@ -42,6 +42,8 @@ class Invocations(Protocol):
     async def taken(self, starting: Starting, timeout: float) -> Invocation: ...
     async def cancel(self, invocation: Invocation, timeout: float, reason: str) -> bool: ...
     def finish(self, invocation: Invocation) -> None: ...
+    def current(self, key: tuple[str | None, str, str]) -> PageTool | None:
+        """The tool the page offers now under `key` (a new document registers new objects)."""
 
 
 class StartHost(Protocol):
@@ -49,6 +51,11 @@ class StartHost(Protocol):
 
     @property
     def timeouts(self) -> Timeouts: ...
+    @property
+    def replacing_document(self) -> bool:
+        """The main frame began loading another document, which has not committed yet."""
+
+    async def navigation_settled(self, budget: float) -> None: ...
 
     def ended(self) -> str | None:
         """ "crashed" or "closed" once the tab can no longer answer, else None."""
@@ -72,19 +79,27 @@ async def start_invocation(
     Written from the caller's task when the channel takes it at once (`ToolMirror.begin`),
     else from a task of its own (see the module's docstring). A call given up on before the
     page took it (its deadline, its client's cancel) leaves a task that cancels it if it
-    is taken later.
+    is taken later. A call made while the tab's document is being replaced goes to the new
+    document (see `_tool_of_the_document_shown`), and so does one that the old document took
+    and lost with itself.
 
     Raises:
-        ToolError: the page did not take the call by the deadline, or the browser refused it.
+        ToolError: the page did not take the call by the deadline, the browser refused it,
+            or the tool is gone with the document that offered it.
     """
     # The edge of the call's start: a browser failure anywhere in it is this call's tool error.
     with cdp_errors(f"the call to {tool.name!r}", host.timeouts.command):
-        return await _start(host, mirror, tool, arguments, deadline)
+        while True:
+            tool = await _tool_of_the_document_shown(host, mirror, tool, deadline)
+            invocation = await _start(host, mirror, tool, arguments, deadline)
+            if not await _lost_with_its_document(host, mirror, invocation, deadline):
+                return invocation
 
 
 async def _start(
     host: StartHost, mirror: Invocations, tool: PageTool, arguments: dict[str, Any], deadline: float
 ) -> Invocation:
+    """Send `invokeTool` once and wait for the page to take it (see `start_invocation`)."""
     timeouts = host.timeouts
     wake = anyio.Event()
     starting = mirror.begin(tool, arguments, preceded_by=_acting_for_the_user(tool))
@@ -102,6 +117,62 @@ async def _start(
     if not starting.reply.answered:
         raise _not_taken(host, tool)
     return await mirror.taken(starting, timeouts.command)
+
+
+async def _tool_of_the_document_shown(
+    host: StartHost, mirror: Invocations, tool: PageTool, deadline: float
+) -> PageTool:
+    """`tool` as the document the tab shows offers it, once a document that replaces the last one is usable.
+
+    Chromium 156 loses a call that reaches a document being replaced (an alert's page that
+    reloads once it is accepted): it never answers `invokeTool`, or answers it and never runs
+    the tool. A call made then waits for the new document and calls the tool it registered
+    (a new object, with the same key), or says at once that the tool is gone.
+
+    Raises:
+        ToolError: the tool is gone, or the new document did not commit by the deadline.
+    """
+    if not host.replacing_document and mirror.current(tool.key) is tool:
+        return tool
+    await host.navigation_settled(_left(deadline))
+    if host.replacing_document:
+        raise ToolError(
+            "action_timeout",
+            f"The tab was still loading another document when the call to {tool.name} was due; it was not sent.",
+            page_told=False,
+        )
+    live = mirror.current(tool.key)
+    if live is None:
+        raise ToolError(
+            "action_not_available",
+            f"The page no longer offers {tool.name} (it may have loaded another document); it did not run. "
+            "Re-read tools/list.",
+        )
+    return live
+
+
+async def _lost_with_its_document(
+    host: StartHost, mirror: Invocations, invocation: Invocation, deadline: float
+) -> bool:
+    """True when the page took the call as its document was being replaced, and never ran it.
+
+    Such a call runs if the page starts it before the new document commits; once that
+    document has committed, Chromium 156 never starts it nor answers it. Waits (bounded) for
+    the one or the other only when a document is being replaced.
+    """
+    if not host.replacing_document or invocation.started or invocation.done.is_set():
+        return False
+    wake = anyio.Event()
+    invocation.start_wakers.append(wake)
+    try:
+        with anyio.move_on_after(_left(deadline)), host.woken_by_its_end(wake):
+            await wake.wait()
+    finally:
+        invocation.start_wakers.remove(wake)
+    if invocation.started or invocation.done.is_set() or invocation.navigated_to is None:
+        return False
+    mirror.finish(invocation)
+    return True
 
 
 async def _cancel_if_taken_late(host: StartHost, mirror: Invocations, starting: Starting) -> None:

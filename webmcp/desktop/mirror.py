@@ -28,7 +28,7 @@ from webmcp.js import call, load
 from webmcp.untrusted.page_limits import cap_window_tools
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
-__all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror"]
+__all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror", "moved_without_answer"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,15 @@ class Outcome:
     error_text: str = ""
 
 
+def moved_without_answer(url: str | None) -> Outcome:
+    """The outcome of a call whose tab loaded another document before the page answered it."""
+    return Outcome(
+        "Interrupted",
+        error_text=f"The tab moved to {url} during the call and the page gave no answer; whether the call took "
+        "effect is unknown: read the window before trying again.",
+    )
+
+
 @dataclass(eq=False)
 class Invocation:
     """One call in flight; `done` is set once `outcome` is known."""
@@ -93,13 +102,23 @@ class Invocation:
     """Set along with `done`: a waiter's one event that other things may set too."""
     cancel_reason: str | None = None
     """Why the bridge told the page to cancel the call (None: it did not); a `Canceled` answer is then its doing."""
+    started: bool = False
+    """The page began running the call (`WebMCP.toolInvoked`)."""
+    start_wakers: list[anyio.Event] = field(default_factory=list)
+    """Set when the page starts the call, when it settles, and when the tab commits another document."""
 
     def settle(self, outcome: Outcome) -> None:
         if not self.done.is_set():
             self.outcome = outcome
             self.done.set()
-            for waker in self.wakers:
+            for waker in (*self.wakers, *self.start_wakers):
                 waker.set()
+
+    def moved_on(self, url: str) -> None:
+        """The tab committed another document (at `url`) while the call ran."""
+        self.navigated_to = url
+        for waker in self.start_wakers:
+            waker.set()
 
 
 @dataclass(eq=False)
@@ -149,6 +168,26 @@ def _error_message(params: WebMCPToolResponded) -> str:
     return first_line or str(params.get("errorText") or "") or "The page tool failed without a message"
 
 
+def _no_answer_of_the_page(invocation: Invocation, outcome: Outcome) -> Outcome | None:
+    """The outcome of a call whose `Completed` is Chromium's own, not the page's: None when it is the page's.
+
+    When the document of a call still running is replaced, Chromium 156 answers the call
+    itself once the new document has loaded: `Completed`, with the new document's JSON-LD as
+    output, or `[]` when it has none. A form that submits to another page is answered so by
+    design (its submit is its effect); a script tool answered `[]` after its document went
+    (one that set `location` and never resolved) gave no answer, and what it did is unknown.
+    A tool's own `[]`, returned as it set `location`, comes before the commit.
+    """
+    if (
+        invocation.navigated_to is None
+        or invocation.tool.declarative
+        or outcome.status != "Completed"
+        or outcome.output != []
+    ):
+        return None
+    return moved_without_answer(invocation.navigated_to)
+
+
 class ToolMirror(Part):
     """The page tools of one tab, kept in step with WebMCP events (a part of the tab: parts.py)."""
 
@@ -170,6 +209,8 @@ class ToolMirror(Part):
         self._handles: dict[tuple[str | None, str, str], str] = {}
         self._pending: dict[str, Invocation] = {}
         self._early: dict[str, WebMCPToolResponded] = {}
+        self._early_started: dict[str, None] = {}
+        """Calls the page reported started before `invokeTool`'s answer named them."""
         self._in_flight: set[Invocation] = set()
         self._unusable: dict[tuple[str | None, str, str], Unusable] = {}
         """Tools a page registered that cannot be published, with the reason."""
@@ -203,6 +244,10 @@ class ToolMirror(Part):
         """Frame id → the origin of the document it shows (a copy)."""
         return dict(self._frame_origins)
 
+    def current(self, key: tuple[str | None, str, str]) -> PageTool | None:
+        """The tool the page offers now under `key` (a new document registers new objects)."""
+        return self._tools.get(key)
+
     def has_frame(self, frame_id: str) -> bool:
         """Whether a frame of the tab showed a document with this id (a removed one, for a while)."""
         return frame_id in self._frame_origins
@@ -224,6 +269,7 @@ class ToolMirror(Part):
         session.on("WebMCP.toolsAdded", lambda p: self._added(session, p))
         session.on("WebMCP.toolsRemoved", lambda p: self._removed(session, p))
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
+        session.on("WebMCP.toolInvoked", self._invoked)
         session.on("Page.frameDetached", self._frame_detached)
         session.on("Page.frameDetached", lambda p: self.drop_frames(lambda t: t.frame_id != p["frameId"]))
         session.on("Page.frameNavigated", self._frame_navigated)
@@ -424,12 +470,24 @@ class ToolMirror(Part):
         if pending is not None:
             if pending.tool.declarative:
                 self._on_form_call()
-            pending.settle(outcome)
+            pending.settle(_no_answer_of_the_page(pending, outcome) or outcome)
             return
         # Chromium may send toolResponded before the invokeTool answer names the id.
         self._early[invocation_id] = params
         while len(self._early) > _EARLY_KEEP:
             self._early.pop(next(iter(self._early)))
+
+    def _invoked(self, params: dict[str, Any]) -> None:
+        invocation_id = str(params.get("invocationId", ""))
+        pending = self._pending.get(invocation_id)
+        if pending is None:
+            self._early_started[invocation_id] = None
+            while len(self._early_started) > _EARLY_KEEP:
+                self._early_started.pop(next(iter(self._early_started)))
+            return
+        pending.started = True
+        for waker in pending.start_wakers:
+            waker.set()
 
     async def start(
         self,
@@ -497,6 +555,9 @@ class ToolMirror(Part):
     def _taken(self, invocation: Invocation, reply: dict[str, Any]) -> Invocation:
         invocation.invocation_id = str(reply["invocationId"])
         self._pending[invocation.invocation_id] = invocation
+        if invocation.invocation_id in self._early_started:
+            del self._early_started[invocation.invocation_id]
+            invocation.started = True
         if invocation.tool.declarative:
             self._on_form_call()
         early = self._early.pop(invocation.invocation_id, None)
@@ -513,7 +574,7 @@ class ToolMirror(Part):
     def navigated(self, url: str) -> None:
         """The tab committed another document: calls in flight go on (a form's answer comes later)."""
         for invocation in self._in_flight:
-            invocation.navigated_to = url
+            invocation.moved_on(url)
 
     def interrupt_all(self, reason: str, only: Callable[[Invocation], bool] = lambda _i: True) -> None:
         """Settle in-flight calls as Interrupted (tab closed, crashed or navigated)."""

@@ -110,6 +110,11 @@ class Navigator(Part):
         return self._loading
 
     @property
+    def replacing(self) -> bool:
+        """The main frame began loading another document, which has not committed (nor stopped) yet."""
+        return self._navigating and not self._committed
+
+    @property
     def main_frame_id(self) -> str:
         # A page target's id is its main frame's id; the commits tell if that ever differs.
         return self._main_frame or self._page.target_id

@@ -185,6 +185,11 @@ class Tab:
         return self._navigator.loading
 
     @property
+    def replacing_document(self) -> bool:
+        """The main frame began loading another document, which has not committed yet."""
+        return self._navigator.replacing
+
+    @property
     def doc_seq(self) -> int:
         """Counts the main frame's documents: it moves on every cross-document navigation."""
         return self._life.doc_seq
