@@ -219,7 +219,8 @@ class WindowActions:
     async def _acting(self, work: Callable[[], Awaitable[Any]], check: VersionCheck | None) -> tuple[Any, Act]:
         """Run `work` in the page through the effects path: (its value, the settled write)."""
         timeouts = self._host.timeouts
-        async with self._effects.write(check) as act:
+        # The bridge's own script acted in the page: what it changed is read whole.
+        async with self._effects.write(check, read="whole") as act:
             try:
                 finished, value = await self._effects.unless_dialog(work, timeouts.tool_call)
             except CDPError as exc:

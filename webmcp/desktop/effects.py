@@ -27,7 +27,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
 
@@ -56,6 +56,12 @@ OPENED_WAIT = 2.0
 """How long an answer waits for tabs its page opened to be set up (none come when blocked)."""
 DOWNLOAD_WAIT = 1.0
 """After a navigation that did not commit (Chromium turned it into a download), how long to wait for it."""
+Read = Literal["changes", "whole", "none"]
+"""How a write's settling catches the view up: "changes", what the page's observers reported
+during the write (a page tool's own change, or none: the common quiet call costs no read);
+"whole", a whole read (the bridge's own script acted in the page: `fill`, `press`, `submit`);
+"none", no read (a navigation reads its new page itself once usable, and its answer
+names the version it read)."""
 _DRAIN = 1.0
 """After a dialog is answered, how long the page may take to finish the script that opened it (s)."""
 
@@ -225,14 +231,13 @@ class Effects:
 
     @asynccontextmanager
     async def write(
-        self, check: VersionCheck | None = None, *, answered_dialog: bool = False, reads: bool = False
+        self, check: VersionCheck | None = None, *, answered_dialog: bool = False, read: Read = "changes"
     ) -> AsyncIterator[Act]:
         """Hold the guard (with `check`), take the marks, run the body, settle what it started.
 
         `answered_dialog`: the body answers a JavaScript dialog, and the script that opened it
         goes on only then (a confirm() before a form goes on): the settling waits for it.
-        `reads`: the body reads the page itself once it is usable (a navigation: its answer
-        names the version it read), so the settling does not read it again.
+        `read`: how the view is caught up after the write (see `Read`).
 
         Raises:
             ToolError: stale_state (the person typed since `check`; nothing done), or what
@@ -248,7 +253,7 @@ class Effects:
                 await act.release_guard()
             if answered_dialog:
                 await self._drained()
-            await self._settle(act, watch, reads=reads)
+            await self._settle(act, watch, read)
         finally:
             watch.close()
 
@@ -257,7 +262,7 @@ class Effects:
         act = Act(marks, self._facts)
         watch = _NavWatch(self._page)
         try:
-            await self._settle(act, watch)
+            await self._settle(act, watch, "changes")
         finally:
             watch.close()
         return act
@@ -313,7 +318,7 @@ class Effects:
 
         await self._modals.unless_dialog(round_trip, _DRAIN)
 
-    async def _settle(self, act: Act, watch: _NavWatch, *, reads: bool = False) -> None:
+    async def _settle(self, act: Act, watch: _NavWatch, read: Read) -> None:
         timeouts = self._facts.timeouts
         if self._modals.dialog is None and watch.requested and not watch.started:
             await watch.until_started(NAV_START_WAIT)
@@ -324,8 +329,9 @@ class Effects:
             # The page cannot be read under a dialog: its answer settles the rest.
             act.opened.append(act.dialog.window.id)
         else:
-            if not reads:
-                self._view.mark_dirty()  # what the write did may not be reported yet: read it whole
+            if read == "whole":
+                self._view.mark_dirty()
+            if read != "none":
                 await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
             opens = self._facts.window_opens - act.marks.opens
             if opens > 0:

@@ -278,8 +278,7 @@ class Tab:
         return self._bridge.take_unsolicited_popup()
 
     def _tools_changed(self) -> None:
-        self.mark_dirty()
-        self._window.compose(self._view.view)  # the tool notices
+        self.mark_dirty()  # the window's tool notices are composed with the next read
         self._desktop.changed()
 
     def _loaded(self) -> None:
@@ -476,7 +475,7 @@ class Tab:
 
     async def navigate(self, url: str) -> ToolResult:
         """Load `url` and return once it has loaded (or a dialog stops it, or it is a download)."""
-        async with self._effects.write(reads=True) as act:
+        async with self._effects.write(read="none") as act:
             try:
                 answer = await self._navigator.navigate(url)
             except ToolError as exc:
@@ -492,13 +491,13 @@ class Tab:
 
     async def history(self, step: int) -> ToolResult:
         """Go `step` entries back (-1) or forward (+1) in the tab's history."""
-        async with self._effects.write(reads=True) as act:
+        async with self._effects.write(read="none") as act:
             answer = await self._navigator.history(step)
         return act.answer(answer, where=False)
 
     async def reload(self) -> ToolResult:
         """Reload the page and return once it has loaded."""
-        async with self._effects.write(reads=True) as act:
+        async with self._effects.write(read="none") as act:
             answer = await self._navigator.reload()
         return act.answer(answer, where=False)
 
