@@ -1,4 +1,4 @@
-"""End to end: every kind of action × every kind of effect it can start, each named by the answer and shown by the next read.
+"""End to end: every kind of action × every effect it can start, named by the answer and shown by the next read.
 
 Issue 38 asks for one path for what an action did. This matrix holds every writer to it: a page
 tool, a form tool that submits itself, a waiting form's `submit`, the window actions `fill`,
@@ -47,7 +47,7 @@ TESTED: dict[str, tuple[str, ...]] = {
     "press": EFFECTS,
     "submit": EFFECTS,
     "accept": EFFECTS,
-    "navigate": ("new_tab", "js_dialog", "modal", "sign_in", "download", "navigation", "same_page"),
+    "navigate": ("js_dialog", "modal", "sign_in", "download", "navigation", "same_page"),
     "open_tab": ("new_tab", "js_dialog", "modal", "sign_in", "download", "navigation"),
 }
 
@@ -56,8 +56,13 @@ _NO_GESTURE = (
     "ignored without one)"
 )
 CANNOT_OCCUR: dict[tuple[str, str], str] = {
-    ("form_submit", "file_chooser"): f"the bridge submits a waiting form with requestSubmit() and no gesture: {_NO_GESTURE}",
+    (
+        "form_submit",
+        "file_chooser",
+    ): f"the bridge submits a waiting form with requestSubmit() and no gesture: {_NO_GESTURE}",
     ("navigate", "file_chooser"): f"a page that loads has had no gesture: {_NO_GESTURE}",
+    ("navigate", "new_tab"): "a tab a page opens as it loads comes with no click and outside any page-tool call: the "
+    "bridge closes it as a popup blocker would (Tab._window_opened, docs/security.md) and says so in a notice",
     ("open_tab", "file_chooser"): f"a page that loads in a new tab has had no gesture: {_NO_GESTURE}",
     ("open_tab", "same_page"): "the tab is new: there is no page before it whose text could change; what it loads is "
     "the open_tab-navigation cell",
@@ -65,6 +70,9 @@ CANNOT_OCCUR: dict[tuple[str, str], str] = {
 
 CELLS = [(action, effect) for action in ACTIONS for effect in TESTED[action]]
 LAB = "/effects/lab.html"
+# A call Chromium never answers fails at the bridge's --tool-timeout, not the client's 30 s: the
+# matrix stays short when a cell hangs, and every effect here comes within a second or two.
+TOOL_TIMEOUT_S = 8
 CELL_WAIT = 45.0
 
 
@@ -73,7 +81,9 @@ def test_the_untested_cells_are_exactly_those_that_cannot_occur() -> None:
     tested = set(CELLS)
     assert len(tested) == len(CELLS), "a cell is listed twice"
     assert not tested & set(CANNOT_OCCUR), f"tested and said impossible: {sorted(tested & set(CANNOT_OCCUR))}"
-    assert tested | set(CANNOT_OCCUR) == every, f"neither tested nor explained: {sorted(every - tested - set(CANNOT_OCCUR))}"
+    assert tested | set(CANNOT_OCCUR) == every, (
+        f"neither tested nor explained: {sorted(every - tested - set(CANNOT_OCCUR))}"
+    )
     assert all(reason.strip() for reason in CANNOT_OCCUR.values())
 
 
@@ -102,6 +112,7 @@ async def lab(anyio_backend: str, lab_site: str, tmp_path_factory: pytest.TempPa
     browser: BrowserProcess = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     try:
         command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, "--download-dir", str(downloads)]
+        command += ["--tool-timeout", str(TOOL_TIMEOUT_S)]
         async with (
             open_stdio_client([*command, f"{lab_site}{LAB}?effect=same_page"], mode="auto") as mcp,
             Connection.connect(browser.ws_url) as cdp,
@@ -168,7 +179,7 @@ async def _act(stage: Stage, action: str, effect: str) -> Acted:
         targets = {
             "js_dialog": f"{site}{LAB}?effect=js_dialog&auto=open_tab",
             "modal": f"{site}{LAB}?effect=modal&auto=open_tab",
-            "new_tab": f"{site}{LAB}?effect=new_tab&auto=open_tab",
+            "new_tab": f"{site}/effects/popup.html?via=open_tab",
             "sign_in": f"{site}/private/?via=open_tab",
             "download": f"{site}/effects/download?via=open_tab",
             "navigation": f"{site}/effects/landed.html?via=open_tab",
@@ -176,7 +187,8 @@ async def _act(stage: Stage, action: str, effect: str) -> Acted:
         answer = await _ok(stage, "app__open_tab", {"url": targets[effect]})
         opened = answer.get("openedWindowIds") or []
         assert opened, f"app__open_tab named no window: {answer}"
-        return Acted(str(opened[0]), answer, before)
+        # The tab it opens is the new tab of open_tab-new_tab; for the other effects, their owner.
+        return Acted("" if effect == "new_tab" else str(opened[0]), answer, before)
     tab = await _lab_tab(stage, effect)
     before = await stage.windows()
     if action == "page_tool":
@@ -226,8 +238,17 @@ def _new_in_answer(acted: Acted, doc: dict[str, Any], *, modal: bool) -> list[di
     return [w for w in named if w is not None and w["modal"] is modal]
 
 
+def _owned_by(doc: dict[str, Any], window: dict[str, Any], tab: str) -> bool:
+    """`window` is owned by `tab`, directly or through a chain of modals (a prompt over a waiting form)."""
+    owner = window["ownerId"]
+    while owner is not None and owner != tab:
+        above = _window(doc, owner)
+        owner = above["ownerId"] if above is not None else None
+    return owner == tab
+
+
 def _owned_modal(acted: Acted, doc: dict[str, Any], what: str) -> dict[str, Any]:
-    modals = [w for w in _new_in_answer(acted, doc, modal=True) if w["ownerId"] == acted.tab]
+    modals = [w for w in _new_in_answer(acted, doc, modal=True) if _owned_by(doc, w, acted.tab)]
     assert modals, (
         f"the answer names no {what} window of {acted.tab}: openedWindowIds={_opened(acted)}, "
         f"message={acted.answer.get('message')!r}; the read shows "
@@ -274,7 +295,8 @@ async def _check(stage: Stage, action: str, effect: str, acted: Acted) -> None:
     elif effect == "navigation":
         wanted = f"{stage.site}/effects/landed.html?via={via}"
         path = wanted.removeprefix(stage.site)
-        assert path in str(answer.get("message")), f"the answer does not say the tab is at {path}: {answer}"
+        said = _text({"message": answer.get("message"), "result": answer.get("result")})
+        assert path in said, f"the answer does not say the tab is at {path}: {answer}"
         tab = _window(doc, acted.tab)
         assert tab is not None and address_of(tab).startswith(wanted), (tab and address_of(tab), wanted)
         assert f"Arrived by {via}." in _text(tab["blocks"]), tab["blocks"]
@@ -282,7 +304,7 @@ async def _check(stage: Stage, action: str, effect: str, acted: Acted) -> None:
         assert effect == "same_page"
         assert not _opened(acted), f"a change of text opened no window: {answer}"
         message = str(answer.get("message"))
-        assert "now shows" not in message and "moved to" not in message, message
+        assert "now shows" not in message, f"a change of text is no new document: {message}"
         tab = _window(doc, acted.tab)
         assert tab is not None and address_of(tab).startswith(f"{stage.site}{LAB}?effect=same_page"), tab
         assert f"Changed by {via}." in _text(tab["blocks"]), tab["blocks"]
