@@ -127,13 +127,23 @@ async def lab(anyio_backend: str, lab_site: str, tmp_path_factory: pytest.TempPa
 
 
 async def _close_what_the_cell_opened(lab: Lab) -> None:
-    """Close every page the cell opened, straight through CDP (a blocked tab cannot close itself)."""
+    """Close every page the cell opened, straight through CDP (a blocked tab cannot close itself).
+
+    A window that outlives its closed page fails this cell, and is then kept: the next cells are
+    measured against what is left, so one stuck window cannot fail every cell after it.
+    """
     with anyio.fail_after(15):
         targets = (await lab.cdp.browser.send("Target.getTargets"))["targetInfos"]
         for target in targets:
             if target["type"] == "page" and target["targetId"] not in lab.kept_targets:
                 await lab.cdp.browser.send("Target.closeTarget", {"targetId": target["targetId"]})
-    await lab.stage.wait_windows(lambda d: [w["id"] for w in d["windows"]] == lab.kept_windows, timeout=15)
+    try:
+        await lab.stage.wait_windows(lambda d: [w["id"] for w in d["windows"]] == lab.kept_windows, timeout=15)
+    except TimeoutError:
+        left = [(w["id"], w["title"]) for w in (await lab.stage.windows())["windows"]]
+        lab.kept_windows = [w_id for w_id, _ in left]
+        lab.kept_targets = {t["targetId"] for t in (await lab.cdp.browser.send("Target.getTargets"))["targetInfos"]}
+        raise AssertionError(f"windows outlived their closed pages: {left}") from None
 
 
 # --- the actions ---------------------------------------------------------------------------------
