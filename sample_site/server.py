@@ -36,6 +36,7 @@ from typing import Any
 from aiohttp import web
 
 from sample_site.auth import add_auth_routes
+from sample_site.effects import add_effect_routes
 from sample_site.files import add_file_routes
 from sample_site.kitchen import SITE_KEY, add_kitchen_routes, reset_kitchen
 from sample_site.plain import add_plain_routes, reset_plain
@@ -327,6 +328,7 @@ def make_app() -> web.Application:
     add_plain_routes(app)
     add_auth_routes(app)
     add_file_routes(app)
+    add_effect_routes(app)
     app.router.add_static("/", STATIC_DIR, show_index=False)
     return app
 
