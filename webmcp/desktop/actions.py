@@ -124,8 +124,9 @@ class WindowActions:
                 fields=problems,
             )
 
-        async def work() -> list[str]:
-            done: list[str] = []
+        done: list[str] = []
+
+        async def work() -> None:
             for target, value in plan:
                 reply = await self._on(target, "fill", value.kind, value.text or "", bool(value.checked))
                 if reply.get("error"):
@@ -138,10 +139,14 @@ class WindowActions:
                     )
                 done.append(_shown_label(target))
                 self._last_filled = (self._host.doc_seq, target.frame_key, target.backend_id)
-            return done
 
-        done, act = await self._acting(work, check)
+        _, act = await self._acting(work, check)
         message = f"Filled {len(done)} field{'s' if len(done) != 1 else ''} of {self._host.id}: {', '.join(done)}."
+        if len(done) < len(plan):
+            # A dialog opened while a field was set (its change handler asked): the rest waits.
+            left = len(plan) - len(done) - 1
+            rest = f"; the {left} after it were not filled" if left else ""
+            message = f"{message} {_shown_label(plan[len(done)][0])} was being set when the page opened a dialog{rest}."
         return act.answer(ToolResult(message=message))
 
     async def press(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
@@ -207,7 +212,8 @@ class WindowActions:
                 )
             return reply
 
-        reply, act = await self._acting(work, check)
+        value, act = await self._acting(work, check)
+        reply = value or {}  # none when a dialog the submit opened stopped its script
         name = str(reply.get("form") or "")
         by = str(reply.get("submitter") or "")
         what = f"the form \u201c{name}\u201d" if name else "the form"

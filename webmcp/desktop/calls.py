@@ -229,28 +229,18 @@ class PageCalls:
         if deadline is None:
             deadline = anyio.current_time() + timeouts.tool_call
         waits_for_person = tool.declarative and not tool.annotations.get("autosubmit")
+        unanswered: ToolResult | None = None
         async with effects.write(check) as act:
             async with PageCall(host, self._tools, act, tool, arguments, deadline, check) as call:
                 invocation = await call.start(effects)
                 # A dialog the tool opens may come before invokeTool's answer: then it is open already,
                 # and until_answered returns at once.
                 limit = min(_FORM_FILL_WAIT, _left(deadline)) if waits_for_person else _left(deadline)
-                await effects.until_answered(invocation, limit)
+                await effects.until_answered(invocation, limit, or_started=tool.declarative)
                 if invocation.outcome is None:
-                    dialog = effects.dialog
-                    if waits_for_person and dialog is None:
-                        return await self._open_pending_form(tool, call)
-                    if dialog is not None:
-                        dialog.carries(invocation)
-                        host.spawn_follower(self._follow_call, dialog, call.hand_over())
-                        return ToolResult(
-                            message=f"{tool.name} opened a {dialog.kind} dialog ({dialog.window.id}); the page waits "
-                            "for it. Answer it with its accept or dismiss tool; the answer carries this call's "
-                            "outcome.",
-                            opened_window_ids=[dialog.window.id],
-                        )
-                    told = await call.cancel(CANCEL_GRACE, f"it did not answer within {timeouts.tool_call:g} s")
-                    raise _timed_out(tool, timeouts.tool_call, told, invocation.navigated_to)
+                    unanswered = await self._unanswered(tool, call, act, waits_for_person)
+        if unanswered is not None:
+            return act.answer(unanswered, where=False)
         # Settled: a tool that sets `location` answers before the new page commits, so the call
         # is over once that page is usable (bounded) and the agent's next step meets it; unless
         # the new page alerts meanwhile, which then waits for the agent. The view is read after
@@ -265,6 +255,46 @@ class PageCalls:
             )
         # Where the tab is: said by the answer when the page moved on during the call.
         return act.answer(answer, where=act.moved and invocation.navigated_to is None)
+
+    async def _unanswered(self, tool: PageTool, call: PageCall, act: Act, waits_for_person: bool) -> ToolResult:
+        """The page has not answered the call: why, and who follows it from here.
+
+        A dialog it opened waits for the agent (its answer carries the call's outcome); a form
+        whose submit went to a new tab, a file or a sign-in is over as far as the page goes
+        (Chromium never answers such a call); a form that waits for its submit is published.
+
+        Raises:
+            ToolError: action_timeout, when none of these is why.
+        """
+        effects, timeouts = self._effects, self._host.timeouts
+        dialog = effects.dialog
+        if dialog is not None:
+            dialog.carries(call.invocation)
+            self._host.spawn_follower(self._follow_call, dialog, call.hand_over())
+            return ToolResult(
+                message=f"{tool.name} opened a {dialog.kind} dialog ({dialog.window.id}); the page waits for it. "
+                "Answer it with its accept or dismiss tool; the answer carries this call's outcome.",
+                opened_window_ids=[dialog.window.id],
+            )
+        if tool.declarative and effects.left_the_page(act.marks):
+            self._host.spawn_follower(self._let_go, call.hand_over())
+            return ToolResult(
+                message=f"{tool.name} submitted its form, which opened what follows; the page gives no answer "
+                "of its own to such a submit.",
+                result={"submitted": True},
+            )
+        if waits_for_person:
+            return await self._open_pending_form(tool, call)
+        told = await call.cancel(CANCEL_GRACE, f"it did not answer within {timeouts.tool_call:g} s")
+        raise _timed_out(tool, timeouts.tool_call, told, call.invocation.navigated_to)
+
+    async def _let_go(self, invocation: Invocation) -> None:
+        """A form call whose submit left the page: finish it when Chromium ends it, or after a while."""
+        try:
+            with anyio.move_on_after(self._host.timeouts.tool_call):
+                await invocation.done.wait()
+        finally:
+            self._tools.finish(invocation)
 
     async def _answer_then_dialog(self, tool: PageTool, invocation: Invocation, act: Act) -> ToolResult:
         """The call has its answer, and the page it led to opened a dialog: answer now, with the dialog.
@@ -325,14 +355,32 @@ class PageCalls:
 
         The submit is a write the page makes (the agent's submit tool, or the person's click):
         what it started is settled by the effects path from the marks taken as the form opened.
+        A submit that opens a dialog hands the call to the dialog (its answer carries it); one
+        that goes to a new tab, a file or a sign-in gets no answer from Chromium: the form ends
+        with what it opened.
         """
         outcome: dict[str, Any] | None = None
         opened: list[str] = []
         timeouts = self._host.timeouts
+        effects = self._effects
+        owned = True
         try:
             with anyio.move_on_after(timeouts.human):
-                await invocation.done.wait()
-            if invocation.outcome is None:
+                while not invocation.done.is_set() and effects.dialog is None and not effects.left_the_page(marks):
+                    await effects.until_answered(invocation, timeouts.human, or_started=True)
+            dialog = effects.dialog
+            if invocation.outcome is None and dialog is not None:
+                dialog.carries(invocation)
+                self._host.spawn_follower(self._follow_call, dialog, invocation)
+                owned = False
+                opened = [dialog.window.id]
+                outcome = {"pending": True, "message": f"The page opened a {dialog.kind} dialog ({dialog.window.id})."}
+            elif invocation.outcome is None and effects.left_the_page(marks):
+                act = await effects.settle(marks)
+                opened = [w for w in act.opened if w != form.window.id]
+                notes = " ".join(act.notes(frozenset(opened), where=False))
+                outcome = {"submitted": True, "message": f"The page gives no answer of its own to this submit. {notes}"}
+            elif invocation.outcome is None:
                 await self._tools.cancel(
                     invocation, timeouts.command, f"nobody submitted the form within {timeouts.human:g} s"
                 )
@@ -342,14 +390,15 @@ class PageCalls:
                     ).to_dict()
                 }
             else:
-                act = await self._effects.settle(marks)
+                act = await effects.settle(marks)
                 opened = [w for w in act.opened if w != form.window.id]
                 try:
                     outcome = (await self._page_result(invocation.tool, invocation)).wire()
                 except ToolError as exc:
                     outcome = {"error": exc.to_dict()}
         finally:
-            self._tools.finish(invocation)
+            if owned:
+                self._tools.finish(invocation)
             form.settle(outcome, opened)
             self._forms.close_form(form)
 

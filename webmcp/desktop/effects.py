@@ -196,6 +196,8 @@ class Effects:
         self._downloads = downloads
         self._modal_ids = modal_ids
         self._desktop = desktop
+        self._starts: set[anyio.Event] = set()
+        """Waits that the page beginning a tab or a download ends (`page_started`)."""
 
     # --- what a write may ask on its way ---------------------------------------------
 
@@ -204,9 +206,35 @@ class Effects:
         """The JavaScript dialog open on the tab now, if any."""
         return self._modals.dialog
 
-    async def until_answered(self, invocation: Invocation, timeout: float) -> None:
-        """Until `invocation` settles, a JavaScript dialog opens, or `timeout` passes (`ModalStack`)."""
-        await self._modals.until_answered(invocation, timeout)
+    async def until_answered(self, invocation: Invocation, timeout: float, *, or_started: bool = False) -> None:
+        """Until `invocation` settles, a JavaScript dialog opens, or `timeout` passes (`ModalStack`).
+
+        `or_started`: also until the page opens a prompt, a tab or a download, which a form's submit
+        leads to without Chromium ever answering the call (a form to `_blank`, to a page that asks
+        for a sign-in, to a file)."""
+        if not or_started:
+            await self._modals.until_answered(invocation, timeout)
+            return
+        wake = anyio.Event()
+        self._starts.add(wake)
+        try:
+            await self._modals.until_answered(invocation, timeout, wake)
+        finally:
+            self._starts.discard(wake)
+
+    def page_started(self) -> None:
+        """The page began a tab or a download: the waits for a form's answer look at it."""
+        for wake in list(self._starts):
+            wake.set()
+
+    def left_the_page(self, marks: Marks) -> bool:
+        """Whether, since `marks`, the page opened a tab or a browser prompt, or began a download: where
+        a form's submit goes when Chromium never answers its call."""
+        return (
+            self._facts.window_opens > marks.opens
+            or bool(self._downloads.since(marks.downloads))
+            or any(p.window.id not in marks.modals for p in self._modals.prompts())
+        )
 
     async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
         """Run `work` until it ends, a JavaScript dialog opens, or `timeout` passes: (finished, value)."""

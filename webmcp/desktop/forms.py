@@ -143,15 +143,29 @@ class PendingForm(ModalWindow):
         def gone(exc: CDPError) -> ToolError:
             return ToolError("window_not_found", f"The form of {self.window.id} is gone: {exc}")
 
-        with cdp_errors(f"submitting {self.window.id}", gone=gone):
-            resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend}, timeout=timeouts.command)
-            await session.send(
-                "Runtime.callFunctionOn",
-                {
-                    "objectId": resolved["object"]["objectId"],
-                    "functionDeclaration": "function () { this.requestSubmit(); }",
-                },
-                timeout=timeouts.command,
+        began = False
+
+        async def request_submit() -> None:
+            nonlocal began
+            began = True
+            with cdp_errors(f"submitting {self.window.id}", timeouts.command, gone=gone):
+                resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend}, timeout=timeouts.command)
+                await session.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": resolved["object"]["objectId"],
+                        "functionDeclaration": "function () { this.requestSubmit(); }",
+                    },
+                    timeout=timeouts.command,
+                )
+
+        # A submit handler may open a dialog (a confirm before it goes on): the page then waits for the
+        # agent, and the form's answer names the dialog (the call that follows it hands it over).
+        await self.owner.unless_dialog(request_submit, timeouts.command + 1)  # the command's own timeout first
+        if not began:
+            raise ToolError(
+                "action_not_available",
+                f"{self.tab_id} waits for a dialog or prompt to be answered first; nothing was submitted.",
             )
         return await self._answer("Submitted")
 
@@ -173,8 +187,15 @@ class PendingForm(ModalWindow):
                 message=f"{what} the form \u201c{name}\u201d; the page has not answered yet.",
                 result={"originalCall": {"tool": name, "pending": True}},
             )
+        if self._outcome.get("pending"):
+            # A dialog the submit opened holds the call: its answer carries the outcome.
+            said = f"{self._outcome['message']} It waits for it; its answer carries the call's outcome."
+        elif self._outcome.get("submitted"):
+            said = str(self._outcome["message"])
+        else:
+            said = f"The call to {name} has finished."
         return ToolResult(
-            message=f"{what} the form \u201c{name}\u201d; the call to {name} has finished.",
+            message=f"{what} the form \u201c{name}\u201d. {said}",
             result={"originalCall": {"tool": name, **self._outcome}},
             opened_window_ids=self._opened or None,
         )

@@ -186,21 +186,26 @@ class ModalStack(Part):
             self._prompt_waiters.discard(opened)
         return first.index == 0, first.value
 
-    async def until_answered(self, invocation: Invocation, timeout: float) -> None:
+    async def until_answered(self, invocation: Invocation, timeout: float, wake: anyio.Event | None = None) -> None:
         """Wait until `invocation` settles, a JavaScript dialog opens on the tab, or `timeout` passes.
 
         `unless_dialog` for the hot path of a page-tool call: one event that both the answer
-        and a dialog set, where a task for each cost ~0.15 ms of every call.
+        and a dialog set, where a task for each cost ~0.15 ms of every call. Given `wake` (which
+        others may set too), a prompt opening ends the wait as well.
         """
         if self._dialog is not None or invocation.done.is_set():
             return
-        wake = anyio.Event()
+        prompts = wake is not None
+        wake = wake or anyio.Event()
         invocation.wakers.append(wake)
+        if prompts:
+            self._prompt_waiters.add(wake)
         try:
             with self._woken_by_a_dialog(wake), anyio.move_on_after(timeout):
                 await wake.wait()
         finally:
             invocation.wakers.remove(wake)
+            self._prompt_waiters.discard(wake)
 
     # --- in-page modals ------------------------------------------------------------
 

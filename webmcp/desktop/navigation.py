@@ -17,6 +17,7 @@ Every wait is bounded by `navigation`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -32,9 +33,11 @@ from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.races import first_of
 from webmcp.desktop.refresher import LiveView
-from webmcp.errors import ToolError
+from webmcp.errors import ToolError, best_effort
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["AFTER_COMMIT_LIMIT", "SETTLE_LIMIT", "SETTLE_QUIET", "STILL_LOADING", "Navigator", "check_url"]
 
@@ -223,13 +226,20 @@ class Navigator(Part):
         check_url(self._policy, url)
 
         async def start() -> str | ToolResult | None:
-            reply = await self._page.session.send("Page.navigate", {"url": url}, timeout=self._timeouts.navigation)
+            began = anyio.current_time()
+            session = self._page.session
+            reply = await session.send("Page.navigate", {"url": url}, timeout=self._timeouts.navigation)
             if reply.get("errorText"):
                 raise ToolError(
                     "browser_error", f"Could not load {url}: {reply['errorText']}", detail=reply["errorText"]
                 )
             if not reply.get("loaderId"):
-                return ToolResult(message=f"{self._tab_id} moved to {url} within the page.")
+                # The page's hashchange/popstate handlers run a task later: one round trip behind them,
+                # then what they changed is read (read after write, as for any move).
+                with best_effort(logger, "the page did not answer after moving within itself"):
+                    await session.send("Runtime.evaluate", {"expression": "0"}, timeout=self._timeouts.command)
+                await self._view.catch_up(self._timeouts.snapshot, since=began)
+                return ToolResult(message=f"{self._tab_id} moved to {url} within the page (version {self._version()}).")
             return str(reply["loaderId"])
 
         return await self._run("navigate", start)

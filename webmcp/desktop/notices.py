@@ -27,14 +27,20 @@ class BridgeNotices(Part):
     """Faults, closed popups and page tools not offered, for one tab."""
 
     def __init__(
-        self, tab_id: str, mirror: ToolMirror, capped: Callable[[], str | None], changed: Callable[[], None]
+        self,
+        tab_id: str,
+        mirror: ToolMirror,
+        capped: Callable[[], str | None],
+        changed: Callable[[], None],
+        opened: Callable[[], None] = lambda: None,
     ) -> None:
         """`capped` gives the notice text when page tools were left out for the caps; `changed` is
-        called when a count the window shows moved."""
+        called when a count the window shows moved; `opened` when the page opened a tab."""
         self._tab_id = tab_id
         self._mirror = mirror
         self._capped = capped
         self._changed = changed
+        self._opened = opened
         self._faults = 0
         self._fault_name = ""
         self._window_opens = 0
@@ -55,6 +61,7 @@ class BridgeNotices(Part):
         # As a popup blocker would: no click and no agent call asked for it (docs/security.md).
         if not params.get("userGesture") and not self._mirror.in_flight:
             self._unsolicited_opens += 1
+        self._opened()
 
     def take_unsolicited_popup(self) -> bool:
         """A tab this page opened has come: True (and counted as closed) when nobody asked for it."""

@@ -14,7 +14,7 @@ of its lifecycle through `parts.TabPart`, and a write is handed `effects.TabFact
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -137,6 +137,9 @@ class ModalOwner(Protocol):
 
     async def close_unasked(self, what: str) -> ToolResult:
         """Close the tab without running the page's beforeunload handler."""
+
+    async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
+        """Run `work` until it ends, a JavaScript dialog opens on the tab, or `timeout` passes."""
 
     def write(
         self, check: VersionCheck | None = None, *, answered_dialog: bool = False

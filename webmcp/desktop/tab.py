@@ -22,7 +22,7 @@ through its methods. Operations run with `op_lock` held by the caller (the dispa
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Any
 
@@ -98,7 +98,13 @@ class Tab:
         )
         self._sign_in = SignInWatch(self, desktop, self._modals.open_prompt)
         self._downloads = TabDownloads(desktop.downloads, window_id)
-        self._bridge = BridgeNotices(window_id, self._mirror, lambda: self.capped_tools()[1], self._notices_changed)
+        self._bridge = BridgeNotices(
+            window_id,
+            self._mirror,
+            lambda: self.capped_tools()[1],
+            self._notices_changed,
+            opened=lambda: self._effects.page_started(),
+        )
         self._parts: list[TabPart] = [
             self._sign_in,
             self._view,
@@ -244,6 +250,10 @@ class Tab:
         self, check: VersionCheck | None = None, *, answered_dialog: bool = False
     ) -> AbstractAsyncContextManager[Act]:
         return self._effects.write(check, answered_dialog=answered_dialog)
+
+    async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
+        """Run `work` until it ends, a JavaScript dialog opens, or `timeout` passes: (finished, value)."""
+        return await self._effects.unless_dialog(work, timeout)
 
     # --- following the page ------------------------------------------------------------
 
@@ -431,6 +441,7 @@ class Tab:
     def downloads_changed(self) -> None:
         """A download of this tab began, moved on or ended: the window lists it as it is now."""
         self._window.compose(self._view.view)
+        self._effects.page_started()
 
     def _notices_changed(self) -> None:
         self._window.compose(self._view.view)
