@@ -154,7 +154,7 @@ class Act:
                 if facts.loading:
                     notes.append(STILL_LOADING)
             else:
-                notes.append(f"The window is at version {facts.version}.")
+                notes.append(f"{facts.id} is at version {facts.version}.")
         if self.downloads:
             notes.append(started_note(facts.id, self.downloads))
         return notes
