@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Container, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,6 +136,11 @@ class CDPSession:
         self.target_id = target_id
         self._handlers: dict[str, list[EventHandler]] = {}
         self.closed = False
+        self._followers: list[tuple[str, Mapping[str, Any]]] = []
+        """Commands written right after the next write on this session (`follow_next_write`)."""
+        self._held: list[tuple[str, dict[str, Any]]] | None = None
+        """Events kept while `hold_events` is on, in order; None: events go out as they come."""
+        self._let_through: Container[str] = ()
 
     async def send(
         self,
@@ -211,6 +216,38 @@ class CDPSession:
             raise SessionClosed(f"{method}: the target's session is closed")
         return self.connection._send_now(method, params, self.session_id, preceded_by)
 
+    def follow_next_write(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Write `method` right after the next command(s) written on this session, in the same write.
+
+        Nobody waits for its answer (an error in it is dropped). For what must reach the browser
+        after a set-up that someone else writes, but must not wait for that set-up's answers.
+        """
+        self._followers.append((method, params or {}))
+
+    def unfollow(self) -> bool:
+        """Drop what `follow_next_write` queued that is not written yet: True if there was some."""
+        dropped = bool(self._followers)
+        self._followers = []
+        return dropped
+
+    def _take_followers(self) -> list[tuple[str, Mapping[str, Any]]]:
+        followers, self._followers = self._followers, []
+        return followers
+
+    def hold_events(self, let_through: Container[str] = ()) -> None:
+        """Keep this session's events, in order, instead of handing them to the handlers, until
+        `release_events`; those named in `let_through` still go out as they come, as do the
+        answers to commands."""
+        if self._held is None:
+            self._held = []
+        self._let_through = let_through
+
+    def release_events(self) -> None:
+        """Hand the kept events to the handlers, in order; from now on each as it comes."""
+        held, self._held = self._held, None
+        for method, params in held or ():
+            self._hand_out(method, params)
+
     def on(self, method: str, handler: EventHandler) -> Callable[[], None]:
         """Call `handler(params)` for each `method` event; returns the unsubscribe function."""
         self._handlers.setdefault(method, []).append(handler)
@@ -235,6 +272,12 @@ class CDPSession:
             unsubscribe()
 
     def _dispatch(self, method: str, params: dict[str, Any]) -> None:
+        if self._held is not None and method not in self._let_through:
+            self._held.append((method, params))
+            return
+        self._hand_out(method, params)
+
+    def _hand_out(self, method: str, params: dict[str, Any]) -> None:
         for handler in list(self._handlers.get(method, ())):
             try:
                 handler(params)
@@ -367,10 +410,11 @@ class Connection:
         self._pending[message_id] = pending
         try:
             with anyio.move_on_after(deadline):
-                if preceded_by:
-                    # Not pending: `_route` drops an answer whose id nobody waits for.
-                    first = [self._message(next(Connection._ids), m, p, session_id) for m, p in preceded_by]
-                    await send_together(self._transport, [*first, message])
+                # Not pending: `_route` drops an answer whose id nobody waits for.
+                first = self._unanswered(preceded_by, session_id)
+                then = self._followers_of(session_id)
+                if first or then:
+                    await send_together(self._transport, [*first, message, *then])
                 else:
                     await self._transport.send(message)
                 await pending.done.wait()
@@ -392,6 +436,7 @@ class Connection:
             message_id = next(Connection._ids)
             waits.append((message_id, _Pending(method, session_id)))
             messages.append(self._message(message_id, method, params or {}, session_id))
+        messages.extend(self._followers_of(session_id))
         self._pending.update(waits)
         try:
             with anyio.move_on_after(deadline):
@@ -423,18 +468,32 @@ class Connection:
         if send_now is None:  # a websocket or the relay: their writes are awaited
             return None
         message_id = next(Connection._ids)
-        first = [self._message(next(Connection._ids), m, p, session_id) for m, p in preceded_by]
+        first = self._unanswered(preceded_by, session_id)
+        session = self._sessions.get(session_id)
+        followers = session._take_followers() if session is not None else []
+        then = self._unanswered(followers, session_id)
         pending = _Pending(method, session_id)
         self._pending[message_id] = pending
         try:
-            written = send_now([*first, self._message(message_id, method, params or {}, session_id)])
+            written = send_now([*first, self._message(message_id, method, params or {}, session_id), *then])
         except ConnectionClosed as exc:
             self._pending.pop(message_id, None)
             raise ConnectionClosed(f"{method}: {exc}") from exc
         if not written:
             self._pending.pop(message_id, None)
+            if session is not None:
+                session._followers[:0] = followers  # nothing was written: they follow the next write
             return None
         return Reply(self, message_id, pending)
+
+    def _unanswered(self, commands: Sequence[tuple[str, Mapping[str, Any]]], session_id: str | None) -> list[str]:
+        """`commands` as they go on the wire, with ids nobody waits for (`_route` drops their answers)."""
+        return [self._message(next(Connection._ids), m, p, session_id) for m, p in commands]
+
+    def _followers_of(self, session_id: str | None) -> list[str]:
+        """What `CDPSession.follow_next_write` queued on the session, taken for the write being made."""
+        session = self._sessions.get(session_id)
+        return self._unanswered(session._take_followers(), session_id) if session is not None else []
 
     @staticmethod
     def _message(message_id: int, method: str, params: Mapping[str, Any], session_id: str | None) -> str:

@@ -43,6 +43,9 @@ _EVERY_TARGET = [{"type": "browser", "exclude": True}, {"type": "tab", "exclude"
 # Under a page: its out-of-process iframes and workers; pages are reported by the browser.
 _EVERY_CHILD = [{"type": "page", "exclude": True}, *_EVERY_TARGET]
 
+_ANSWER_AT_ONCE = frozenset({"Fetch.requestPaused", "Fetch.authRequired"})
+"""Events the browser waits on an answer to before the page's navigation goes on."""
+
 SessionSetup = Callable[["PageTarget", CDPSession], Awaitable[None]]
 """Enables what the agent side needs on a new page or iframe session, before it runs."""
 
@@ -187,6 +190,7 @@ class BrowserTargets:
                 await self._release(session, paused)
                 return
             page = owner
+        resume_written = False
         try:
             await session.send(
                 "Target.setAutoAttach",
@@ -197,29 +201,55 @@ class BrowserTargets:
                     "filter": _EVERY_CHILD,
                 },
             )
+            if paused:
+                self._run_once_set_up_is_written(session)
             await self._setup(page, session)
+            resume_written = paused and not session.unfollow()  # else it is written below
         except CDPError as exc:
             # The target may close while it is being set up; that is not a failure of the bridge.
             logger.debug("setting up %s failed: %s", target_id, exc)
         except Exception:  # boundary: whatever a page's target does, the bridge keeps serving the others
             logger.exception("setting up %s failed", target_id)
         finally:
-            await self._release(session, paused)
-        if session.closed or target_id in self._closed_targets:
-            return
-        if info["type"] == "page":
-            # Title and URL may have changed while the session was being set up.
-            latest = self._latest_info.pop(target_id, None)
-            if latest is not None:
-                page.url, page.title = latest.get("url", page.url), latest.get("title", page.title)
-            self.pages[target_id] = page
-            self._observer.page_added(page)
-            waiter = self._attach_waiters.pop(target_id, None)
-            if waiter is not None:
-                waiter.set()
-        else:
-            page.frame_sessions[target_id] = session
-            self._observer.frame_session_added(page, session)
+            session.unfollow()
+            if not resume_written:
+                await self._release(session, paused)
+        try:
+            if session.closed or target_id in self._closed_targets:
+                return
+            if info["type"] == "page":
+                # Title and URL may have changed while the session was being set up.
+                latest = self._latest_info.pop(target_id, None)
+                if latest is not None:
+                    page.url, page.title = latest.get("url", page.url), latest.get("title", page.title)
+                self.pages[target_id] = page
+                self._observer.page_added(page)
+                waiter = self._attach_waiters.pop(target_id, None)
+                if waiter is not None:
+                    waiter.set()
+            else:
+                page.frame_sessions[target_id] = session
+                self._observer.frame_session_added(page, session)
+        finally:
+            session.release_events()
+
+    @staticmethod
+    def _run_once_set_up_is_written(session: CDPSession) -> None:
+        """Let the paused target run as soon as its set-up is written, not once it is answered.
+
+        A page opened without an opener (a `target=_blank` link or form, which imply `noopener`,
+        or `window.open(…, "noopener")`) has no renderer until its navigation runs, and
+        `waitForDebuggerOnStart` holds that navigation: its page-side commands are answered
+        only once it runs, so waiting for their answers before resuming it never ended. The
+        browser hands a session's commands to the page in order, before the document they
+        were sent for runs a line of script, so writing the resume right after the set-up still
+        sets the page up before it runs. Its events wait until the set-up is done and the page
+        is published, so what the set-up read (the frame tree) comes before what the page then
+        did; but for a paused request (`_ANSWER_AT_ONCE`), which holds the very navigation that
+        makes the page's renderer, and so the set-up's answers.
+        """
+        session.follow_next_write("Runtime.runIfWaitingForDebugger")
+        session.hold_events(let_through=_ANSWER_AT_ONCE)
 
     @staticmethod
     async def _release(session: CDPSession, paused: bool) -> None:

@@ -18,6 +18,7 @@ import websockets
 from anyio.abc import TaskGroup
 from websockets.asyncio.server import ServerConnection, serve
 
+from cdp_bridge.batch import SetUp, set_up
 from cdp_bridge.connection import CDPSession, Connection
 from cdp_bridge.targets import CLOSED_KEEP, BrowserTargets, PageTarget
 
@@ -36,6 +37,9 @@ class _Observer:
         pass
 
     def page_removed(self, page: PageTarget) -> None:
+        pass
+
+    def page_crashed(self, page: PageTarget) -> None:
         pass
 
     def frame_session_added(self, page: PageTarget, session: CDPSession) -> None:
@@ -139,3 +143,84 @@ def test_destroyed_targets_are_remembered_up_to_a_bound_over_a_long_run() -> Non
 
 async def _no_setup(page: PageTarget, session: CDPSession) -> None:
     pass
+
+
+@asynccontextmanager
+async def _browser_with_a_noopener_popup(received: list[dict[str, Any]]) -> AsyncIterator[str]:
+    """A fake browser whose one page has no renderer until it runs, as a `target=_blank` link's tab.
+
+    Its page-side commands are answered only once the page runs, and it runs only once resumed;
+    then its document's request pauses (`Fetch.requestPaused`) until the bridge continues it, and
+    only then is its renderer made: the set-up is answered, then the document commits.
+    """
+
+    async def serve_one(ws: ServerConnection) -> None:
+        waiting: list[dict[str, Any]] = []
+
+        async def answer(message: dict[str, Any]) -> None:
+            await ws.send(json.dumps({"id": message["id"], "result": {}, "sessionId": message.get("sessionId")}))
+
+        async def event(method: str, params: dict[str, Any]) -> None:
+            await ws.send(json.dumps({"method": method, "params": params, "sessionId": "S-popup"}))
+
+        try:
+            async for raw in ws:
+                message = json.loads(raw)
+                received.append(message)
+                method, session = message["method"], message.get("sessionId")
+                if session is None:
+                    await ws.send(json.dumps({"id": message["id"], "result": {}}))
+                    if method == "Target.setAutoAttach":
+                        await ws.send(_attached("S-popup", "T-popup", "page"))
+                elif method in ("Target.setAutoAttach", "Runtime.runIfWaitingForDebugger"):  # the browser's own
+                    await answer(message)
+                    if method == "Runtime.runIfWaitingForDebugger":
+                        await event("Fetch.requestPaused", {"requestId": "R1"})
+                elif method == "Fetch.continueRequest":
+                    await answer(message)
+                    for queued in waiting:  # the renderer is made: what waited for it is answered
+                        await answer(queued)
+                    await event("Page.frameNavigated", {"frame": {"id": "T-popup", "url": "http://127.0.0.1/p"}})
+                else:
+                    waiting.append(message)
+        except websockets.ConnectionClosed:
+            pass
+
+    async with serve(serve_one, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/devtools/browser/test"
+
+
+async def test_a_page_that_answers_only_once_it_runs_is_set_up_run_and_added() -> None:
+    # A target=_blank link's tab never became a window: the bridge waited for the set-up's
+    # answers before letting the page run, and the page answers only once it runs.
+    received: list[dict[str, Any]] = []
+    heard: list[str] = []
+    observer = _Observer()
+
+    async with (
+        _browser_with_a_noopener_popup(received) as url,
+        Connection.connect(url) as conn,
+        anyio.create_task_group() as tg,
+    ):
+
+        async def setup(page: PageTarget, session: CDPSession) -> None:
+            def paused(params: dict[str, Any]) -> None:
+                tg.start_soon(session.send, "Fetch.continueRequest", params)
+
+            session.on("Fetch.requestPaused", paused)
+            session.on("Page.frameNavigated", lambda p: heard.append("navigated"))
+            await set_up(session, [SetUp("Page.enable"), SetUp("Fetch.enable"), SetUp("Page.getFrameTree")])
+            heard.append("set up")
+
+        targets = BrowserTargets(conn, tg, observer, setup)
+        await targets.start()
+        page = await targets.wait_attached("T-popup", timeout=5)
+        tg.cancel_scope.cancel()
+
+    assert page is not None and [p.target_id for p in observer.pages] == ["T-popup"], "the page is published"
+    popup = [m["method"] for m in received if m.get("sessionId") == "S-popup"]
+    assert popup.index("Page.getFrameTree") < popup.index("Runtime.runIfWaitingForDebugger"), (
+        f"the set-up is written before the page runs: {popup}"
+    )
+    assert heard == ["set up", "navigated"], "what the page did once it ran is heard after the set-up's answers"
