@@ -65,6 +65,8 @@ class ModalStack(Part):
         self._prompt_waiters: set[anyio.Event] = set()
         """Waits that a prompt ends too (not a page-tool call's: its page may go on while a frame asks)."""
         self._doc_seq = 0
+        self._closed = False
+        """The tab closed: a read that ends after it publishes no `<dialog>` again."""
         self._form_answer: dict[str, Any] | None = None
         """The notice with the page's answer to a form the person submitted (nobody's call was waiting for it)."""
 
@@ -211,6 +213,8 @@ class ModalStack(Part):
 
     def sync(self, found: list[Modal]) -> bool:
         """Publish the `<dialog>`s the latest view found open; True when a window changed."""
+        if self._closed:
+            return False
         seen = {m.key: m for m in found}
         changed = False
         for key in [k for k in self._modals if k not in seen]:
@@ -293,7 +297,8 @@ class ModalStack(Part):
         self._prompts.clear()
 
     def tab_closed(self) -> None:
-        """The tab went away: every modal window of it goes."""
+        """The tab went away: every modal window of it goes, and none comes after."""
+        self._closed = True
         self.renderer_crashed()
         for form in self._forms:
             self._forget(form)

@@ -349,6 +349,8 @@ class LiveView(Part):
                 # The tab committed another document during the read: this is the one it left.
                 self._dirty.set()
                 return False
+            if self._closed:
+                return False  # the tab closed during the read: nothing of it is shown any more
             self._clean = asked  # a whole read asked for meanwhile is still to come
             self._shown_began = began
             self._take(read)
