@@ -38,11 +38,11 @@ async def test_the_main_frames_tools_come_first_in_registration_order_and_the_re
     _registered(oopif, "OOPIF", "reviews")
     _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
     _registered(page_session, "MAIN", "cart.add", "close", "checkout")
-    ordered, listed, capped = mirror.listed(page_session, "MAIN")
+    ordered, listed, _capped = mirror.listed()
     every = [t.name for t in ordered]
     assert every == [*(f"bulk_{i}" for i in range(300)), "cart.add", "close", "checkout", "search_kb", "reviews"]
     assert [t.name for t in listed] == every[:MAX_TOOLS_PER_WINDOW]
-    notices = BridgeNotices("tab-1", mirror, lambda: capped, lambda: None).notices()
+    notices = BridgeNotices("tab-1", mirror, lambda: None).notices()
     [notice] = [n for n in notices if n["id"] == "tools-capped"]
     assert "305 tools; 177 of them are not listed" in notice["text"]
     assert "tab-1__list_page_tools" in notice["text"] and "tab-1__call_page_tool" in notice["text"]
@@ -54,7 +54,7 @@ async def test_a_page_whose_own_tools_come_first_keeps_them_listed_whatever_a_sc
     mirror.watch(page_session, main=True)
     _registered(page_session, "MAIN", "cart.add", "close")
     _registered(page_session, "MAIN", *(f"bulk_{i}" for i in range(300)))
-    listed = [t.name for t in mirror.listed(page_session, "MAIN")[1]]
+    listed = [t.name for t in mirror.listed()[1]]
     assert listed[:2] == ["cart.add", "close"] and len(listed) == MAX_TOOLS_PER_WINDOW
 
 

@@ -29,7 +29,7 @@ from webmcp.desktop.effects import Act, Effects, Marks, TabFacts
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.input_guard import HOLD_LIMIT, StartWatch
 from webmcp.desktop.invoking import Invocations, start_invocation
-from webmcp.desktop.mirror import Invocation, PageTool, moved_without_answer
+from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
@@ -39,7 +39,7 @@ from webmcp.untrusted.page_limits import cap_result
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import mask_secrets
 
-__all__ = ["CallHost", "FormWindows", "PageCall", "PageCalls", "end_navigated_calls"]
+__all__ = ["CallHost", "FormWindows", "PageCall", "PageCalls"]
 
 _ERROR_TEXT_BYTES = 2048
 """How much of a page tool's error message is passed on."""
@@ -47,12 +47,6 @@ _FORM_FILL_WAIT = 0.3
 """How long a form tool without autosubmit may take to answer by itself before it is shown as waiting."""
 CANCEL_GRACE = 1.0
 """Past the deadline, how long a call waits for the page to confirm that it cancelled."""
-NAVIGATION_ANSWER_GRACE = 2.0
-"""After a call's tab has loaded another document, how long the call may still answer.
-
-A form tool that submits to another page answers a few hundred ms after the new page
-loads (its output read from that page); past this grace the outcome is unknown.
-"""
 
 
 class CallHost(TabFacts, Protocol):
@@ -471,13 +465,6 @@ class PageCalls:
             outcome.error_text or f"The call to {tool.name} was interrupted.",
             outcome="unknown",
         )
-
-
-async def end_navigated_calls(invocations: list[Invocation]) -> None:
-    """Calls whose tab loaded another document get `NAVIGATION_ANSWER_GRACE` to answer, then end."""
-    await anyio.sleep(NAVIGATION_ANSWER_GRACE)
-    for invocation in invocations:
-        invocation.settle(moved_without_answer(invocation.navigated_to))
 
 
 def _left(deadline: float) -> float:

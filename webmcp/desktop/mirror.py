@@ -28,7 +28,16 @@ from webmcp.js import call, load
 from webmcp.untrusted.page_limits import cap_window_tools
 from webmcp.untrusted.schema_guard import WRAPPED_KEY, Unusable, handle_for, normalise_tool
 
-__all__ = ["Invocation", "Outcome", "PageTool", "Starting", "ToolMirror", "moved_without_answer"]
+__all__ = [
+    "NAVIGATION_ANSWER_GRACE",
+    "Invocation",
+    "Outcome",
+    "PageTool",
+    "Starting",
+    "ToolMirror",
+    "end_navigated_calls",
+    "moved_without_answer",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -168,6 +177,21 @@ def _error_message(params: WebMCPToolResponded) -> str:
     return first_line or str(params.get("errorText") or "") or "The page tool failed without a message"
 
 
+NAVIGATION_ANSWER_GRACE = 2.0
+"""After a call's tab has loaded another document, how long the call may still answer.
+
+A form tool that submits to another page answers a few hundred ms after the new page
+loads (its output read from that page); past this grace the outcome is unknown.
+"""
+
+
+async def end_navigated_calls(invocations: list[Invocation]) -> None:
+    """Calls whose tab loaded another document get `NAVIGATION_ANSWER_GRACE` to answer, then end."""
+    await anyio.sleep(NAVIGATION_ANSWER_GRACE)
+    for invocation in invocations:
+        invocation.settle(moved_without_answer(invocation.navigated_to))
+
+
 def _no_answer_of_the_page(invocation: Invocation, outcome: Outcome) -> Outcome | None:
     """The outcome of a call whose `Completed` is Chromium's own, not the page's: None when it is the page's.
 
@@ -192,10 +216,18 @@ class ToolMirror(Part):
     """The page tools of one tab, kept in step with WebMCP events (a part of the tab: parts.py)."""
 
     def __init__(
-        self, reserved: set[str], on_change: Callable[[], None], on_form_call: Callable[[], None] = lambda: None
+        self,
+        reserved: set[str],
+        on_change: Callable[[], None],
+        on_form_call: Callable[[], None] = lambda: None,
+        follow: Callable[..., None] = lambda *_a: None,
     ) -> None:
         self._reserved = reserved
         self._on_change = on_change
+        self._follow = follow
+        """Runs a task past the current event, supervised (`Tab.spawn_follower`)."""
+        self._main: tuple[CDPSession | None, str] = (None, "")
+        """The page's own session and its main frame (the tools listed first)."""
         self._on_form_call = on_form_call
         """Called when the page takes a call of a declarative tool, and when it answers it: while the
         call runs, Chromium matches the form with `:tool-form-active` and its submit button with
@@ -252,12 +284,13 @@ class ToolMirror(Part):
         """Whether a frame of the tab showed a document with this id (a removed one, for a while)."""
         return frame_id in self._frame_origins
 
-    def listed(self, main: CDPSession, main_frame: str) -> tuple[list[PageTool], list[PageTool], str | None]:
+    def listed(self) -> tuple[list[PageTool], list[PageTool], str | None]:
         """(every tool in the page's order, those listed within the per-window caps, the notice when
         some were left out). The page's order: as registered (WebMCP announces each registration live,
         in order; on attaching to a loaded page Chromium replays them by name), the main frame's first."""
         # Every call and every tools/list asks; the caps are worked out once per tool set.
         if self._listed[0] != self._revision:
+            main, main_frame = self._main
             ordered = sorted(self._tools.values(), key=lambda t: not (t.session is main and t.frame_id == main_frame))
             self._listed = (self._revision, ordered, *cap_window_tools(ordered))
         return list(self._listed[1]), list(self._listed[2]), self._listed[3]
@@ -273,7 +306,10 @@ class ToolMirror(Part):
         session.on("Page.frameDetached", self._frame_detached)
         session.on("Page.frameDetached", lambda p: self.drop_frames(lambda t: t.frame_id != p["frameId"]))
         session.on("Page.frameNavigated", self._frame_navigated)
+        session.on("Page.loadEventFired", lambda _p: self._grace())
         if main:
+            # A page target's id is its main frame's id; the commits tell if that ever differs.
+            self._main = (session, self._main[1] or session.target_id or "")
             session.on("Page.frameStartedNavigating", lambda p: self._starting(session, p))
         return []
 
@@ -288,8 +324,17 @@ class ToolMirror(Part):
 
     def committed(self, doc: Commit) -> None:
         self._crashed = False
+        self._main = (doc.session, doc.frame_id)
         self.navigated(doc.url)
         self.document_committed(doc.session, doc.restored)
+        if doc.restored:
+            self._grace()  # a page restored whole fires no load event
+
+    def _grace(self) -> None:
+        """The page the tab moved to has loaded: calls still waiting get their grace, then end."""
+        waiting = [i for i in self._in_flight if i.navigated_to is not None and not i.done.is_set()]
+        if waiting:
+            self._follow(end_navigated_calls, waiting)
 
     def frame_left(self, frame_id: str) -> None:
         self.interrupt_all(

@@ -30,15 +30,12 @@ class BridgeNotices(Part):
         self,
         tab_id: str,
         mirror: ToolMirror,
-        capped: Callable[[], str | None],
         changed: Callable[[], None],
         opened: Callable[[], None] = lambda: None,
     ) -> None:
-        """`capped` gives the notice text when page tools were left out for the caps; `changed` is
-        called when a count the window shows moved; `opened` when the page opened a tab."""
+        """`changed` is called when a count the window shows moved; `opened` when the page opened a tab."""
         self._tab_id = tab_id
         self._mirror = mirror
-        self._capped = capped
         self._changed = changed
         self._opened = opened
         self._faults = 0
@@ -99,7 +96,7 @@ class BridgeNotices(Part):
                     "outside an agent's call; the bridge closed them, as a popup blocker would.",
                 )
             )
-        capped = self._capped()
+        capped = self._mirror.listed()[2]
         if capped:
             reach = (
                 f"{self._tab_id}__list_page_tools lists them all with their schemas, and "

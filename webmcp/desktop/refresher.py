@@ -150,10 +150,16 @@ class LiveView(Part):
     def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
         """The change observer in every frame of `session`; the main document's parse and load."""
         session.on("Runtime.bindingCalled", lambda p: self.reported_change() if p.get("name") == BINDING else None)
-        session.on("Page.loadEventFired", lambda _p: self.parsed())
-        if main:
-            session.on("Page.domContentEventFired", lambda _p: self.parsed())
+        session.on("Page.loadEventFired", lambda _p: self._document_event(parsed=True))
+        session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
+        session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
         return list(OBSERVER_SET_UP)
+
+    def _document_event(self, *, parsed: bool) -> None:
+        """The page parsed or loaded a document: read it (whole), and no longer wait for its parse."""
+        if parsed:
+            self.parsed()
+        self.mark_dirty()
 
     def committed(self, doc: Commit) -> None:
         self.new_document(parsing=not doc.restored)

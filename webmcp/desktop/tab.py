@@ -34,7 +34,7 @@ from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.actions import FieldValue, WindowActions
-from webmcp.desktop.calls import PageCalls, end_navigated_calls
+from webmcp.desktop.calls import PageCalls
 from webmcp.desktop.closing import TabCloser
 from webmcp.desktop.dialogs import JsDialog
 from webmcp.desktop.downloads import TabDownloads
@@ -82,7 +82,7 @@ class Tab:
         """Held by whoever operates the window: one operation at a time."""
         self._life = TabLife(page)
         # The parts, each owning its state; `_parts` is the order they are told things in.
-        self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty)
+        self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty, self.spawn_follower)
         self._view = LiveView(
             page,
             self._timeouts,
@@ -101,7 +101,6 @@ class Tab:
         self._bridge = BridgeNotices(
             window_id,
             self._mirror,
-            lambda: self.capped_tools()[1],
             self._notices_changed,
             opened=lambda: self._effects.page_started(),
         )
@@ -270,9 +269,8 @@ class Tab:
         steps = [step for part in self._parts for step in part.watch(session, main)]
         on = session.on
         on("Page.frameNavigated", lambda p: self._navigated(session, p))
-        on("Page.navigatedWithinDocument", lambda p: self._moved_within(session, p))
-        on("Page.loadEventFired", lambda _p: self._loaded())
-        on("Page.domContentEventFired", lambda _p: self.mark_dirty())
+        if main:
+            on("Page.navigatedWithinDocument", self._moved_within)
         *_, tree = await set_up(session, [*steps, SetUp("Page.getFrameTree")])
         self._mirror.frames_show(frame_origins(tree))
         if main and self._page.url in ("", "about:blank"):
@@ -291,14 +289,9 @@ class Tab:
         self.mark_dirty()  # the window's tool notices are composed with the next read
         self._desktop.changed()
 
-    def _loaded(self) -> None:
-        self.mark_dirty()
-        self._give_navigated_calls_a_grace()
-
-    def _moved_within(self, session: CDPSession, params: dict[str, Any]) -> None:
-        if session is self._page.session and params.get("frameId") == self._navigator.main_frame_id:
+    def _moved_within(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self._navigator.main_frame_id:
             self._life.moved_within(str(params.get("url", "")))
-        self.mark_dirty()
 
     def _navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
@@ -311,17 +304,10 @@ class Tab:
                 part.committed(doc)
             # From the commit on, the window shows the new document, as far as it has rendered.
             self._window.compose(None)
-            if restored:
-                self._give_navigated_calls_a_grace()
         else:
             for part in self._parts:
                 part.frame_left(frame_id)
         self.mark_dirty()
-
-    def _give_navigated_calls_a_grace(self) -> None:
-        waiting = [i for i in self._mirror.in_flight if i.navigated_to is not None and not i.done.is_set()]
-        if waiting:
-            self.spawn_follower(end_navigated_calls, waiting)
 
     def fault(self, exc: BaseException) -> None:
         """The bridge failed while following this page: say so in the window (the details are logged)."""
@@ -421,18 +407,11 @@ class Tab:
 
     def page_tools(self) -> list[PageTool]:
         """The page's tools the window lists: the first in the page's order, within the per-window caps."""
-        return self.capped_tools()[0] if self.blocked() is None else []
+        return self._mirror.listed()[1] if self.blocked() is None else []
 
     def every_page_tool(self) -> list[PageTool]:
         """All the page's tools, listed or not, in the page's order (none while the page is blocked)."""
-        return (
-            self._mirror.listed(self._page.session, self._navigator.main_frame_id)[0] if self.blocked() is None else []
-        )
-
-    def capped_tools(self) -> tuple[list[PageTool], str | None]:
-        """The page's tools within the per-window caps, and the notice text when some were left out."""
-        _all, capped, notice = self._mirror.listed(self._page.session, self._navigator.main_frame_id)
-        return capped, notice
+        return self._mirror.listed()[0] if self.blocked() is None else []
 
     def has_downloads(self) -> bool:
         """The tab's page began at least one download."""
