@@ -230,7 +230,7 @@ class PageCalls:
                 # A dialog the tool opens may come before invokeTool's answer: then it is open already,
                 # and until_answered returns at once.
                 limit = min(_FORM_FILL_WAIT, _left(deadline)) if waits_for_person else _left(deadline)
-                await effects.until_answered(invocation, limit, or_started=tool.declarative)
+                await self._until_answered(tool, invocation, act, anyio.current_time() + limit)
                 if invocation.outcome is None:
                     unanswered = await self._unanswered(tool, call, act, waits_for_person)
         if unanswered is not None:
@@ -249,6 +249,19 @@ class PageCalls:
             )
         # Where the tab is: said by the answer when the page moved on during the call.
         return act.answer(answer, where=act.moved and invocation.navigated_to is None)
+
+    async def _until_answered(self, tool: PageTool, invocation: Invocation, act: Act, until: float) -> None:
+        """Until the page answers, opens a dialog, or (a form) its submit leaves the page; at most until `until`."""
+        effects = self._effects
+        while True:
+            await effects.until_answered(
+                invocation, max(0.0, until - anyio.current_time()), or_started=tool.declarative
+            )
+            if invocation.done.is_set() or effects.dialog is not None or anyio.current_time() >= until:
+                return
+            if not tool.declarative or effects.left_the_page(act.marks):
+                return
+            # Woken by what the page began before this call (a download's progress): wait on.
 
     async def _unanswered(self, tool: PageTool, call: PageCall, act: Act, waits_for_person: bool) -> ToolResult:
         """The page has not answered the call: why, and who follows it from here.
