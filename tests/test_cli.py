@@ -233,7 +233,9 @@ def test_a_sigterm_while_the_bridge_imports_waits_for_it_and_stops_the_browser_c
     # signal then waits (raised mid-import it broke the import: exit 1, or a pyo3 panic), and the
     # browser it spawned starts with no signal blocked.
     fake = tmp_path / "chromium"
-    fake.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/started"\nsleep 600\n')
+    # `exec`: the shell becomes the sleep, so its mask is the one the bridge gave it (forking a child,
+    # dash blocks every signal for a moment: read then, the test failed under load).
+    fake.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/started"\nexec sleep 600\n')
     fake.chmod(0o755)
     code = f"""
 import importlib.abc, sys, tempfile, time
