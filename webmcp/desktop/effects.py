@@ -288,11 +288,7 @@ class Effects:
     async def settle(self, marks: Marks) -> Act:
         """What happened since `marks` (a write whose body ran elsewhere: a form the person submitted)."""
         act = Act(marks, self._facts)
-        watch = _NavWatch(self._page)
-        try:
-            await self._settle(act, watch, "changes")
-        finally:
-            watch.close()
+        await self._settle(act, None, "changes")  # the navigation, if any, is under way or done: no watch
         return act
 
     async def _hold(self, act: Act, check: VersionCheck | None) -> None:
@@ -346,9 +342,9 @@ class Effects:
 
         await self._modals.unless_dialog(round_trip, _DRAIN)
 
-    async def _settle(self, act: Act, watch: _NavWatch, read: Read) -> None:
+    async def _settle(self, act: Act, watch: _NavWatch | None, read: Read) -> None:
         timeouts = self._facts.timeouts
-        if self._modals.dialog is None and watch.requested and not watch.started:
+        if self._modals.dialog is None and watch is not None and watch.requested and not watch.started:
             await watch.until_started(NAV_START_WAIT)
         if self._modals.dialog is None:
             await self._navigator.settled(timeouts.navigation)
@@ -367,7 +363,7 @@ class Effects:
                 act.opened.extend(await self._desktop.opened_since(target, act.marks.opened, opens, OPENED_WAIT))
         act.opened.extend(m for m in self._modal_ids() if m not in act.marks.modals and m not in act.opened)
         act.downloads = self._downloads.since(act.marks.downloads)
-        if not act.downloads and watch.started and not act.moved and act.dialog is None:
+        if not act.downloads and watch is not None and watch.started and not act.moved and act.dialog is None:
             # A navigation that committed nothing: Chromium may have made it a download.
             act.downloads = await self._downloads.began_since(act.marks.downloads, DOWNLOAD_WAIT)
 

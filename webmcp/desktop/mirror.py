@@ -221,10 +221,13 @@ class ToolMirror(Part):
         on_change: Callable[[], None],
         on_form_call: Callable[[], None] = lambda: None,
         follow: Callable[..., None] = lambda *_a: None,
+        ended: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._reserved = reserved
         self._on_change = on_change
         self._follow = follow
+        self._ended = ended
+        """ "crashed" or "closed" once the tab can no longer answer (`TabLife.ended`)."""
         """Runs a task past the current event, supervised (`Tab.spawn_follower`)."""
         self._main: tuple[CDPSession | None, str] = (None, "")
         """The page's own session and its main frame (the tools listed first)."""
@@ -252,7 +255,6 @@ class ToolMirror(Part):
         """Frames removed from the page, oldest first: forgotten past GONE_FRAMES_KEEP."""
         self._incoming: set[tuple[str | None, str, str]] | None = None
         """Tools announced since the main frame began a cross-document navigation."""
-        self._crashed = False
 
     # --- what others read ---------------------------------------------------------------
 
@@ -323,7 +325,6 @@ class ToolMirror(Part):
             self.document_starting()
 
     def committed(self, doc: Commit) -> None:
-        self._crashed = False
         self._main = (doc.session, doc.frame_id)
         self.navigated(doc.url)
         self.document_committed(doc.session, doc.restored)
@@ -344,12 +345,11 @@ class ToolMirror(Part):
         self.drop_frames(lambda t: t.frame_id != frame_id)
 
     def crashed(self) -> None:
-        self._crashed = True
         self.interrupt_all("The tab crashed while the tool was running; whether the call took effect is unknown.")
         self.drop_frames(lambda _t: False)
 
     def closing(self) -> None:
-        what = "crashed" if self._crashed else "closed"
+        what = self._ended() or "closed"
         self.interrupt_all(f"The tab {what} while the tool was running; whether the call took effect is unknown.")
 
     def _frame_detached(self, params: dict[str, Any]) -> None:

@@ -21,7 +21,6 @@ through its methods. Operations run with `op_lock` held by the caller (the dispa
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Any
@@ -63,8 +62,6 @@ from webmcp.view.build import View
 
 __all__ = ["TAB_OPERATIONS", "Tab"]
 
-logger = logging.getLogger(__name__)
-
 TAB_OPERATIONS = BROWSER_ACTIONS
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
@@ -82,7 +79,9 @@ class Tab:
         """Held by whoever operates the window: one operation at a time."""
         self._life = TabLife(page)
         # The parts, each owning its state; `_parts` is the order they are told things in.
-        self._mirror = ToolMirror(set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty, self.spawn_follower)
+        self._mirror = ToolMirror(
+            set(TAB_OPERATIONS), self._tools_changed, self.mark_dirty, self.spawn_follower, self._life.ended
+        )
         self._view = LiveView(
             page,
             self._timeouts,
