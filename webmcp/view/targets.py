@@ -29,10 +29,18 @@ __all__ = [
     "coerce",
     "field_kind",
     "resolve",
+    "resolve_press",
+    "PRESSABLE",
     "with_block_ids",
 ]
 
-TargetKind = Literal["field", "button", "link"]
+TargetKind = Literal["field", "button", "link", "control", "text"]
+"""field: takes a value (`fill`); button, link: pressed; control: any other element a person
+clicks (a tab, tree item, menu item, option, grid cell, disclosure, or an element that takes
+clicks); text: a list item, cell, heading or run of text, pressed by its text as a last resort."""
+
+PRESSABLE = frozenset({"button", "link", "control"})
+"""Kinds `press` takes first (then a checkable field, then `text`: see `resolve_press`)."""
 
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "textfield", "combobox", "spinbutton"})
 _CHECK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
@@ -67,6 +75,12 @@ class ActionTarget:
     group: str = ""
     """A radio's group (its radiogroup's name), so `{label: group, value: option}` picks one."""
     multiline: bool = False
+    states: tuple[str, ...] = ()
+    """What the window says of its state: expanded, collapsed, selected, checked, pressed, current."""
+    multiselect: bool = False
+    """A multiple select or multi-selectable listbox: `fill` takes an array of options."""
+    selected: tuple[str, ...] = ()
+    """The options it holds chosen (a select or listbox)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +157,9 @@ def with_block_ids(targets: Sequence[ActionTarget], ids: dict[Any, str]) -> list
             t.disabled_options,
             t.group,
             t.multiline,
+            t.states,
+            t.multiselect,
+            t.selected,
         )
         for t in targets
     ]
@@ -202,6 +219,16 @@ def resolve(
         f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d (in blocks {places}); give blockId to say which.",
         candidates=candidates,
     )
+
+
+def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> Resolved | Refusal:
+    """What `press` means by `label`: a button, link or control; else a checkable field; else shown text."""
+    found = resolve(targets, label, block_id, PRESSABLE, "button, link or control")
+    if isinstance(found, Resolved) or found.candidates:
+        return found
+    return resolve(targets, label, block_id, frozenset({"text"}), "text") if any(
+        t.kind == "text" for t in targets
+    ) else found
 
 
 def _shown(pool: Sequence[ActionTarget]) -> list[str]:
