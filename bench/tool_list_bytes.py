@@ -61,9 +61,10 @@ async def run(code: Path) -> None:
                 print(f"| `{t.name}` | {_size(t):,} |")
             print(f"\n{win}'s browser and window actions together: **{sum(_size(t) for t in own):,} B**\n")
 
-            steps: list[tuple[str, str, dict[str, Any]]] = []
-            for page in ("search.html", "guide.html", "account.html", "cart.html", "index.html"):
-                steps.append((f"navigate {page}", "navigate", {"url": f"{site}/plain/{page}"}))
+            pages = ("search.html", "guide.html", "account.html", "cart.html", "index.html")
+            steps: list[tuple[str, str, dict[str, Any]]] = [
+                (f"navigate {page}", "navigate", {"url": f"{site}/plain/{page}"}) for page in pages
+            ]
             steps += [
                 ("navigate search.html", "navigate", {"url": f"{site}/plain/search.html"}),
                 ("back", "back", {}),
