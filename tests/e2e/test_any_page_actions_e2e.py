@@ -73,6 +73,8 @@ async def test_press_opens_an_accordion_section_and_a_tree_item(
         assert "Section 2" in said and "expanded" in said, said
         shown = await _result_line(stage, "/patterns/accordion.html")
         assert "Opened: Section 2" in shown and "Refunds go back to the card" in shown
+        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Section 3"})
+        assert "Opened: Section 3" in await _result_line(stage, "/patterns/accordion.html")
         await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/tree.html"})
         await _ok(stage, f"{win}__press", {"label": "Billing"})
         assert "Opened: Billing" in await _result_line(stage, "/patterns/tree.html")
@@ -124,9 +126,6 @@ async def test_keys_submit_close_and_move(site: str, browser: BrowserProcess, tr
         assert "Tip closed" in shown and "press Escape to close" not in shown
         await _ok(stage, f"{win}__press_key", {"key": "ArrowDown", "label": "Queue"})
         assert "Queue: Network" in await _result_line(stage, "/patterns/keys.html")
-        await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/accordion.html"})
-        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Section 3"})
-        assert "Opened: Section 3" in await _result_line(stage, "/patterns/accordion.html")
 
 
 async def test_fill_sets_several_options_and_says_what_the_page_holds(
@@ -164,6 +163,12 @@ async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProc
         assert covered["code"] == "action_not_available" and "covered by" in covered["message"], covered
         assert "Saving" in covered["message"], "it says what covers the button"
         assert "Archived" not in await _result_line(stage, "/patterns/keys.html")
+    async with _bridge(site, browser, "stdio", "/patterns/keys.html", "--human-submit") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
+        kept = await _error(stage, f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+        assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
+        assert "Saved" not in await _result_line(stage, "/patterns/keys.html")
 
 
 async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(site: str, browser: BrowserProcess) -> None:

@@ -137,6 +137,8 @@ def _split(text: str) -> list[str]:
 
 
 def _key(part: str, *, shift: bool) -> Key | None:
+    if not part:
+        return None
     if len(part) > 1:
         named = _NAMED.get(part.casefold())
         if named is not None:
