@@ -82,7 +82,9 @@ async def test_press_opens_an_accordion_section_and_a_tree_item(
         assert "Chose: Refunds" in await _result_line(stage, "/patterns/tree.html")
 
 
-async def test_hover_opens_a_menu_whose_item_is_then_pressed(site: str, browser: BrowserProcess, transport: str) -> None:
+async def test_hover_opens_a_menu_whose_item_is_then_pressed(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
     async with _bridge(site, browser, transport, "/patterns/menu.html") as stage:
         win = (await stage.tab_for("/patterns/menu.html"))["id"]
         assert "Export" not in await _result_line(stage, "/patterns/menu.html"), "the submenu is closed at first"
@@ -171,7 +173,9 @@ async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProc
         assert "Saved" not in await _result_line(stage, "/patterns/keys.html")
 
 
-async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(site: str, browser: BrowserProcess) -> None:
+async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(
+    site: str, browser: BrowserProcess
+) -> None:
     async with _bridge(site, browser, "stdio", "/patterns/keys.html") as stage:
         win = (await stage.tab_for("/patterns/keys.html"))["id"]
         # Another tab comes to the front: the bridge's tab is in the background, as a person's often is.
