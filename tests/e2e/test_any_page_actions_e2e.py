@@ -185,3 +185,18 @@ async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(
         await _ok(stage, f"{win}__press_key", {"key": "Tab"})
         shown = await _result_line(stage, "/patterns/keys.html")
         assert "focus (page focused: true), blur" in shown, shown
+
+
+@pytest.mark.parametrize("path", ["/partner.html", "/"])
+async def test_press_and_keys_reach_into_frames(site: str, browser: BrowserProcess, path: str) -> None:
+    """`/partner.html` embeds the knowledge base from another site (an out-of-process iframe, its own
+    session); `/` embeds it from its own origin (the page's session, the page's viewport)."""
+    async with _bridge(site, browser, "stdio", path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search articles", "value": "refund"}]})
+        said = await _ok(stage, f"{win}__press", {"label": "Search"})
+        assert "by script" not in said, "a trusted click reached the frame"
+        await stage.wait_windows(lambda d: "Refunding a duplicate card charge" in json.dumps(d))
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search articles", "value": "password"}]})
+        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Search articles"})
+        await stage.wait_windows(lambda d: "How to reset a customer password" in json.dumps(d))
