@@ -20,7 +20,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
+
+import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
@@ -31,6 +34,7 @@ from webmcp.desktop.effects import Act, Effects, TabFacts
 from webmcp.desktop.keys import EXAMPLES, Chord, KeyRefused, key_events, parse_key
 from webmcp.desktop.live_view import WORLD, PageRead
 from webmcp.desktop.parts import Part
+from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
 from webmcp.js import load
@@ -330,11 +334,12 @@ class WindowActions:
             _refuse_probe(target, probe)
             before = await _call(element.frame.send, element.object_id, "state", [], timeout)
             await act.release_guard()  # the input below is trusted: the guard would hold it as the person's
-            if not await self._click(element, f"\u201c{target.label}\u201d"):
+            clicked = await self._click(element, f"\u201c{target.label}\u201d")
+            if not clicked:
                 await _call(element.frame.send, element.object_id, "press", [may_submit], timeout)
                 how.append("by script: it has no box on the screen to click")
-            after = await _after(element, timeout)
-            return before, after
+            # A document the page is leaving may not answer (one whose next page asks for a sign-in).
+            return before, {} if clicked == "left" else await _after(element, timeout)
 
         value, act = await self._acting(work, check)
         changed = _changed(*value) if value else ""
@@ -401,7 +406,13 @@ class WindowActions:
                 focused = await _call(element.frame.send, element.object_id, "focus", [], timeout)
                 if not focused.get("focused"):
                     await self._click(element, f"\u201c{target.label}\u201d")
-            await _keys(element.frame.send, chord, self._host.timeouts.command)
+            left = anyio.Event()
+            off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
+            try:
+                # As for a click: a key that sends a form to a page behind a sign-in may go unanswered.
+                await first_of(partial(_keys, element.frame.send, chord, self._host.timeouts.command), left.wait)
+            finally:
+                off()
 
         _, act = await self._acting(work, check)
         where = f" in {_what(target)}" if target is not None else ""
@@ -489,17 +500,25 @@ class WindowActions:
                 )
         return value, act
 
-    async def _click(self, element: _Element, name: str, *, modifiers: int = 0) -> bool:
-        """A trusted click on `element`; False when it has no box to click (nothing sent).
+    async def _click(self, element: _Element, name: str, *, modifiers: int = 0) -> str:
+        """A trusted click on `element`: "clicked", "left" (the page asked to leave its document), or ""
+        when it has no box to click (nothing sent).
 
         Raises:
             ToolError: action_not_available when something covers it (nothing sent).
         """
         aimed = await self._aim(element, name)
         if aimed is None:
-            return False
-        await pointer.click(element.frame, aimed, self._host.timeouts.command, modifiers=modifiers)
-        return True
+            return ""
+        left = anyio.Event()
+        off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
+        try:
+            await pointer.click(
+                element.frame, aimed, self._host.timeouts.command, modifiers=modifiers, or_left=left.wait
+            )
+        finally:
+            off()
+        return "left" if left.is_set() else "clicked"
 
     async def _aim(self, element: _Element, name: str) -> pointer.Aimed | None:
         limit = self._host.timeouts.command

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from cdp_bridge.errors import ProtocolError
+from webmcp.desktop.races import first_of
 
 __all__ = ["Aimed", "Frame", "Missed", "aim", "click", "hover"]
 
@@ -100,8 +102,15 @@ async def aim(frame: Frame, node: dict[str, Any], judge: Judge, timeout: float) 
     return Aimed(float(x), float(y))
 
 
-async def click(frame: Frame, point: Aimed, timeout: float, *, modifiers: int = 0) -> None:
-    """Move onto `point` and click there with the left button, as a person's mouse does."""
+async def click(
+    frame: Frame, point: Aimed, timeout: float, *, modifiers: int = 0, or_left: Callable[[], Awaitable[Any]]
+) -> None:
+    """Move onto `point` and click there with the left button, as a person's mouse does.
+
+    `or_left` ends when the page asked to leave its document: the browser may answer the button's
+    release only once that navigation is answered (a page behind a sign-in prompt: never, until
+    the person or the agent signs in), and the click has happened by then.
+    """
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
     await frame.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none"}, timeout=timeout)
     await frame.send(
@@ -109,11 +118,8 @@ async def click(frame: Frame, point: Aimed, timeout: float, *, modifiers: int = 
         {**base, "type": "mousePressed", "button": "left", "buttons": 1, "clickCount": 1},
         timeout=timeout,
     )
-    await frame.send(
-        "Input.dispatchMouseEvent",
-        {**base, "type": "mouseReleased", "button": "left", "buttons": 0, "clickCount": 1},
-        timeout=timeout,
-    )
+    release = {**base, "type": "mouseReleased", "button": "left", "buttons": 0, "clickCount": 1}
+    await first_of(partial(frame.send, "Input.dispatchMouseEvent", release, timeout=timeout), or_left)
 
 
 async def hover(frame: Frame, point: Aimed, timeout: float) -> None:
