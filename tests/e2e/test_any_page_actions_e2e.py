@@ -128,6 +128,9 @@ async def test_keys_submit_close_and_move(site: str, browser: BrowserProcess, tr
         assert "Tip closed" in shown and "press Escape to close" not in shown
         await _ok(stage, f"{win}__press_key", {"key": "ArrowDown", "label": "Queue"})
         assert "Queue: Network" in await _result_line(stage, "/patterns/keys.html")
+        # A menu that opens 300 ms after the pointer came is read before the hover answers.
+        await _ok(stage, f"{win}__hover", {"label": "More"})
+        assert "Print the note" in await _result_line(stage, "/patterns/keys.html")
 
 
 async def test_fill_sets_several_options_and_says_what_the_page_holds(

@@ -121,6 +121,24 @@ class ActionHost(TabFacts, Protocol):
     def agent_may_submit(self) -> bool: ...
 
 
+class PageChanges(Protocol):
+    """When the page's own observer reported changes (refresher.py `LiveView`)."""
+
+    async def reported_after(self, moment: float) -> None:
+        """Until the page reports a change after `moment`; the caller bounds it."""
+
+    async def quiet(self, period: float) -> None:
+        """Until the page has reported no change for `period` seconds."""
+
+
+HOVER_FIRST = 0.35
+"""After the pointer moved onto an element, how long the page may take to begin what it shows (s)."""
+HOVER_QUIET = 0.35
+"""...and how long it must then stay still (jQuery UI opens a submenu 300 ms after the pointer came)."""
+HOVER_MOST = 1.5
+"""The longest a hover waits for its effect in all (a page that never stops changing)."""
+
+
 @dataclass(frozen=True)
 class _Many:
     """What a multiple select or listbox is to hold: these options, and no other."""
@@ -142,9 +160,15 @@ class WindowActions:
     """Fill, press, hover, press_key and submit on one tab (the caller holds the tab's op_lock)."""
 
     def __init__(
-        self, host: ActionHost, effects: Effects, page: PageTarget, last_read: Callable[[], PageRead | None]
+        self,
+        host: ActionHost,
+        effects: Effects,
+        page: PageTarget,
+        last_read: Callable[[], PageRead | None],
+        changes: PageChanges,
     ) -> None:
         self._host = host
+        self._changes = changes
         self._effects = effects
         self._page = page
         self._last_read = last_read
@@ -366,7 +390,13 @@ class WindowActions:
                     "action_not_available",
                     f"\u201c{target.label}\u201d has no box on the screen to move the pointer onto.",
                 )
+            moved = anyio.current_time()
             await pointer.hover(element.frame, aimed, self._host.timeouts.command)
+            # What a hover opens, the page opens by itself, maybe after a delay: answered once it is still.
+            with anyio.move_on_after(HOVER_MOST):
+                with anyio.move_on_after(HOVER_FIRST):
+                    await self._changes.reported_after(moved)
+                await self._changes.quiet(HOVER_QUIET)
 
         _, act = await self._acting(work, check)
         return act.answer(ToolResult(message=f"The pointer is on {_what(target)} in {self._host.id}."))

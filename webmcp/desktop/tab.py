@@ -128,7 +128,7 @@ class Tab:
             desktop=desktop,
         )
         self._calls = PageCalls(self, self._effects, self._mirror, self._modals)
-        self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read)
+        self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read, self._view)
         self._closer = TabCloser(window_id, page, self._life, self._modals, desktop)
         self._window = TabWindow(
             window_id,
