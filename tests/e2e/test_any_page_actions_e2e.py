@@ -203,3 +203,32 @@ async def test_press_and_keys_reach_into_frames(site: str, browser: BrowserProce
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search articles", "value": "password"}]})
         await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Search articles"})
         await stage.wait_windows(lambda d: "How to reset a customer password" in json.dumps(d))
+
+
+async def test_fill_says_what_a_field_holds_when_the_page_changed_it(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/patterns/keys.html") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        said = await _ok(stage, f"{win}__fill", {"fields": [{"label": "Reference", "value": "ab 12 c"}]})
+        assert "\u201cReference\u201d holds \u201cAB12C\u201d" in said, said
+        assert "ab 12 c" not in said.split("holds")[1], "it never says the field holds what it does not"
+
+
+async def test_submit_is_offered_only_where_a_form_is_shown(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/patterns/autocomplete.html") as stage:
+        win = (await stage.tab_for("/patterns/autocomplete.html"))["id"]
+        names = await stage.tool_names()
+        assert f"{win}__fill" in names and f"{win}__press" in names and f"{win}__submit" not in names, names
+        refused = await _error(stage, f"{win}__submit", {})
+        assert refused["code"] == "action_not_available" and "shows no form" in refused["message"], refused
+        assert "removed it or navigated" not in refused["message"]
+        await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/keys.html"})
+        await stage.wait_tools(lambda n: f"{win}__submit" in n)
+
+
+async def test_press_toggles_a_checkbox_and_says_its_state(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
+        win = (await stage.tab_for("/plain/signin.html"))["id"]
+        said = await _ok(stage, f"{win}__press", {"label": "Remember me"})
+        assert "It is now checked." in said, said
+        said = await _ok(stage, f"{win}__press", {"label": "Remember me"})
+        assert "It is now unchecked." in said, said
