@@ -162,14 +162,17 @@ class PressInput(_Input):
     )
 
 
+class HoverInput(_Input):
+    """As press's (its descriptions said once, there)."""
+
+    label: str = Field(min_length=1)
+    block_id: str | None = Field(default=None, alias="blockId")
+
+
 class PressKeyInput(_Input):
-    key: str = Field(
-        min_length=1, max_length=40, description='A key or chord: "Enter", "Escape", "Shift+Tab", "ArrowDown", "a".'
-    )
-    label: str | None = Field(
-        default=None, min_length=1, description="Focus this first (as the blocks show it); else the focused element."
-    )
-    block_id: str | None = Field(default=None, alias="blockId", description="The block that shows the label.")
+    key: str = Field(min_length=1, max_length=40)
+    label: str | None = Field(default=None, min_length=1)
+    block_id: str | None = Field(default=None, alias="blockId")
 
 
 class SubmitInput(_Input):
@@ -293,7 +296,7 @@ async def _press(tab: Tab, params: PressInput, check: VersionCheck | None) -> To
     return await tab.press(params.label, params.block_id, check)
 
 
-async def _hover(tab: Tab, params: PressInput, check: VersionCheck | None) -> ToolResult:
+async def _hover(tab: Tab, params: HoverInput, check: VersionCheck | None) -> ToolResult:
     return await tab.hover(params.label, params.block_id, check)
 
 
@@ -482,9 +485,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="press",
         applies_to="tab",
         title="Press",
-        description="Click what the window shows, by its text or name as the blocks show it (a button, link, tab, "
-        "menu or tree item, checkbox, list item, suggestion, cell); give blockId when several share it."
-        + _PREFER_PAGE_TOOLS,
+        description="Click what the window shows, by its text or name (a button, link, tab, menu or tree item, "
+        "checkbox, list item, suggestion, cell); blockId when several share it." + _PREFER_PAGE_TOOLS,
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
@@ -495,9 +497,9 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="hover",
         applies_to="tab",
         title="Hover",
-        description="Move the pointer onto what the window shows (a menu that opens on hover); answers once its "
-        "effect is readable.",
-        input_model=PressInput,
+        description="Move the pointer onto it, as press names it (a menu opening on hover); answers once what it "
+        "opened shows.",
+        input_model=HoverInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         guarded=_hover,
         offered=lambda tab: tab.offers_action("hover"),
@@ -507,7 +509,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="press_key",
         applies_to="tab",
         title="Press a key",
-        description="Press a key or chord in the element labelled `label` (focused first), else in the focused one.",
+        description='Press a key or chord ("Enter", "Escape", "Shift+Tab", "ArrowDown", "a") in `label` (focused '
+        "first, named as press names it), else where the focus is.",
         input_model=PressKeyInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press_key,
