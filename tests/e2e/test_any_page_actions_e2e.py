@@ -173,7 +173,14 @@ async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProc
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
         kept = await _error(stage, f"{win}__press_key", {"key": "Enter", "label": "Subject"})
         assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
+        kept = await _error(stage, f"{win}__press", {"label": "Save note"})
+        assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
         assert "Saved" not in await _result_line(stage, "/patterns/keys.html")
+        tab = await stage.tab_for("/patterns/keys.html")
+        for action, args in (("hover", {"label": "More"}), ("press_key", {"key": "Escape"})):
+            stale = await _error(stage, f"{win}__{action}", {**args, "expectedVersion": tab["version"] - 1})
+            assert stale["code"] == "stale_state", stale
+        assert "Tip closed" not in await _result_line(stage, "/patterns/keys.html"), "a refused key is not sent"
 
 
 async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(

@@ -160,6 +160,14 @@ function windowAction(op, a, b, c) {
     const form = submitterOf(el);
     if (form && !allowSubmit) return { error: 'human-submit' };
     if (off(el)) return { error: 'disabled' };
+    const select = el.tagName === 'OPTION' ? el.closest('select') : null;
+    if (select) {
+      // An option of a closed drop-down has no box: pressing it picks it, as the list would.
+      if (select.multiple) el.selected = !el.selected; else select.value = el.value;
+      select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return later({ ok: true });
+    }
     focus(el);
     pointer(el);
     el.click();
