@@ -56,6 +56,12 @@ __all__ = ["ActionHost", "FieldValue", "PersonFocus", "WindowActions"]
 logger = logging.getLogger(__name__)
 
 _ACTIONS_JS = load("window_actions.js")
+# The focused element, followed into same-origin frames (an out-of-process frame's stays its <iframe>).
+_ACTIVE = """(() => {
+  let at = document.activeElement || document.body || document.documentElement;
+  while (at && at.contentDocument && at.contentDocument.activeElement) at = at.contentDocument.activeElement;
+  return at;
+})()"""
 _FILLABLE = frozenset({"field"})
 _ANY = frozenset({"field", *PRESSABLE, "text"})
 _REFUSED = {
@@ -610,7 +616,7 @@ class WindowActions:
         context = int(world["executionContextId"])
         active = await send(
             "Runtime.evaluate",
-            {"expression": "document.activeElement || document.body || document.documentElement", "contextId": context},
+            {"expression": _ACTIVE, "contextId": context},
             timeout=limit,
         )
         object_id = (active.get("result") or {}).get("objectId")
@@ -737,7 +743,8 @@ def _read_back(target: ActionTarget, value: Coerced | _Many, held: Any) -> str:
         same = [_norm(h) for h in held] == [_norm(value.text or "")]
         shown = "; ".join(f"\u201c{h}\u201d" for h in held) or "nothing"
     else:
-        same = str(held) == (value.text or "")
+        # A textarea holds its line breaks as "\n", whatever was typed.
+        same = str(held) == (value.text or "").replace("\r\n", "\n")
         shown = f"\u201c{held}\u201d"
     if same:
         return ""
