@@ -285,13 +285,15 @@ def resolve(
 
 
 def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> Resolved | Refusal:
-    """What `press` means by `label`: a button, link or control; else a checkable field; else shown text."""
+    """What `press` means by `label`: a button, link or control; else a checkable or read-only field;
+    else shown text."""
     found = resolve(targets, label, block_id, PRESSABLE, "button, link or control")
     if isinstance(found, Resolved) or found.candidates:
         return found
-    checkable = [t for t in targets if t.kind == "field" and t.role in _CHECKABLE_ROLES]
-    if checkable:
-        ticked = resolve(checkable, label, block_id, frozenset({"field"}), "checkbox")
+    # A check box a person ticks, a read-only box a person clicks to open its picker.
+    clicked = [t for t in targets if t.kind == "field" and (t.role in _CHECKABLE_ROLES or t.readonly)]
+    if clicked:
+        ticked = resolve(clicked, label, block_id, frozenset({"field"}), "field")
         if isinstance(ticked, Resolved) and ticked.option is None:
             return ticked
     if any(t.kind == "text" for t in targets):
