@@ -149,9 +149,8 @@ def test_nameless_icon_controls_are_named_from_their_class_or_title_as_a_guess()
     for node, answer in zip(found, answers, strict=True):
         give_name(node, guess_name(answer))
     view = build_view(frames, BlockIds())
-    assert "From Ann: printer jams again reply (guessed) trash (guessed) star filled (guessed) Forward" in _texts(
-        view
-    )
+    shown = "From Ann: printer jams again reply (guessed) trash (guessed) star filled (guessed) Forward"
+    assert shown in _texts(view)
     assert _press(view, "reply").role == "button" and _press(view, "trash").states == ("guessed",)
     assert _press(view, "star filled").kind == "control"
     assert guess_name({"node": {"attributes": ["class", "btn icon", "title", "Archive  it"]}}) == "Archive it"
