@@ -119,6 +119,8 @@ def test_choices_are_in_the_window_chosen_ones_as_the_value_long_lists_cut() -> 
 
 
 def test_a_read_only_picker_box_says_so_and_press_opens_it() -> None:
+    frames = _frames("datepicker")
+    assert nameless_nodes(frames[0].nodes) == [], "the inside of a read-only box is no icon"
     view = _view("datepicker")
     assert _fields(view)["Callback date"] == {"label": "Callback date", "value": "", "readonly": True}
     box = _press(view, "Callback date")

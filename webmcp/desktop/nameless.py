@@ -12,8 +12,8 @@ import logging
 from cdp_bridge.ax import PageNodes
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.view.nameless import give_name, guess_name, nameless_nodes
-from webmcp.view.nodes import Node
+from webmcp.view.nameless import MAX_NAMELESS, give_name, guess_name, nameless_nodes
+from webmcp.view.nodes import Node, name_of
 
 __all__ = ["name_nameless"]
 
@@ -26,14 +26,19 @@ async def name_nameless(session: CDPSession, read: PageNodes, *, whole: bool) ->
     `whole`: `read` is a whole read (every node is new); else a spliced one, whose frames' changed
     nodes are the new ones.
     """
-    fresh: list[Node] = []
+    wanted: list[Node] = []
     for frame in read.frames:
         spliced = frame.spliced
+        left = MAX_NAMELESS - len(wanted)
         if whole:
-            fresh.extend(frame.nodes)
+            wanted += nameless_nodes(frame.nodes, None, left)
         elif spliced is not None:
-            fresh.extend(spliced.by_id[i] for i in spliced.changed if i in spliced.by_id)
-    wanted = nameless_nodes(fresh)
+            fresh = [spliced.by_id[i] for i in spliced.changed if i in spliced.by_id]
+            wanted += nameless_nodes(fresh, spliced.by_id, left)
+    # A tooltip tied to it (`aria-describedby`) is in the tree already: no need to ask.
+    for node in wanted:
+        give_name(node, " ".join(str((node.get("description") or {}).get("value", "") or "").split()))
+    wanted = [n for n in wanted if not name_of(n)]
     if not wanted:
         return
     try:

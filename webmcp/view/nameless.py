@@ -2,20 +2,21 @@
 
 A `<button class="icon reply">` with no text, label or title has no accessible name, and a
 `<span class="star" onclick>` is an empty generic the tree keeps only for its click handler: a
-person still tells them apart by their picture. The AX tree has no class names or image files,
-so `desktop/nameless.py` asks the page for those of these nodes alone (`DOM.describeNode`), and
-`guess_name` makes a name of them: its title, else the words of its class, else of its image's
-file name. The node gets that name and the `GUESSED` property, so the window shows it as
-"reply (guessed)" and `press` takes "reply".
+person still tells them apart by their picture. A tooltip tied to it (`aria-describedby`) names
+it; the AX tree has no class names or image files, so `desktop/nameless.py` asks the page for
+those of the others alone (`DOM.describeNode`), and `guess_name` makes a name of them: its
+title, else the words of its class, else of its image's file name. The node gets that name
+and the `GUESSED` property, so the window shows it as "reply (guessed)" and `press` takes "reply".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .nodes import GUESSED, Node, name_of, prop, role_of
+from .walk_roles import FIELD_ROLES
 
 __all__ = ["MAX_NAMELESS", "give_name", "guess_name", "nameless_nodes"]
 
@@ -36,9 +37,12 @@ _NOISE = frozenset(
 )  # fmt: skip
 
 
-def nameless_nodes(nodes: Iterable[Node]) -> list[Node]:
+def nameless_nodes(
+    nodes: Sequence[Node], parents: Mapping[str, Node] | None = None, most: int = MAX_NAMELESS
+) -> list[Node]:
     """The icon-only controls among `nodes` with no name: buttons and links, and empty elements the
-    tree keeps only because they take clicks (at most `MAX_NAMELESS`)."""
+    tree keeps only because they take clicks (at most `most`). `parents`: the frame's nodes by id
+    (made from `nodes` when needed, if not given), to leave out the inner box of a text field."""
     found: list[Node] = []
     for node in nodes:
         if node.get("ignored") or (node.get("name") or {}).get("value") or "backendDOMNodeId" not in node:
@@ -46,10 +50,16 @@ def nameless_nodes(nodes: Iterable[Node]) -> list[Node]:
         role = role_of(node)
         if role not in _ICON_ROLES:
             continue
-        if role == "generic" and (node.get("childIds") or prop(node, "editable")):
-            continue
+        if role == "generic":
+            if node.get("childIds") or prop(node, "editable"):
+                continue
+            if parents is None:
+                parents = {str(n["nodeId"]): n for n in nodes}
+            parent = parents.get(str(node.get("parentId", "")))
+            if parent is None or role_of(parent) in FIELD_ROLES:
+                continue
         found.append(node)
-        if len(found) == MAX_NAMELESS:
+        if len(found) >= most:
             break
     return found
 
