@@ -200,3 +200,20 @@ def _tab_at(stage: Stage, doc: dict[str, Any], path: str) -> dict[str, Any]:
                 if str(block["items"][0]["value"]).startswith(stage.site + path):
                     return window
     return {"blocks": []}
+
+
+async def test_an_icon_button_the_page_adds_later_is_named_too(stage: Stage) -> None:
+    """A nameless icon button the page adds after it loaded is named as one there from the start is
+    (the read after a change splices the new nodes in: `name_nameless(..., whole=False)`)."""
+    path = "/patterns/clickable.html"
+    page = await stage.user.contexts[0].new_page()
+    await user_navigates(page, stage.site + path)
+    await stage.wait_windows(lambda d: "trash (guessed)" in _text(_tab_at(stage, d, path)))
+    await page.evaluate("""() => {
+      const b = document.createElement('button');
+      b.className = 'icon archive';
+      b.addEventListener('click', () => { document.getElementById('result').textContent = 'Archived'; });
+      document.querySelector('.mail').append(b);
+    }""")
+    doc = await stage.wait_windows(lambda d: "archive (guessed)" in _text(_tab_at(stage, d, path)))
+    assert "Forward archive (guessed)" in _text(_tab_at(stage, doc, path))
