@@ -203,8 +203,8 @@ def _tab_at(stage: Stage, doc: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 async def test_an_icon_button_the_page_adds_later_is_named_too(stage: Stage) -> None:
-    """A nameless icon button the page adds after it loaded is named as one there from the start is
-    (the read after a change splices the new nodes in: `name_nameless(..., whole=False)`)."""
+    """A nameless icon button the page adds after it loaded is named as one there from the start is,
+    whether the bridge reads the page again whole or splices the changed nodes in."""
     path = "/patterns/clickable.html"
     page = await stage.user.contexts[0].new_page()
     await user_navigates(page, stage.site + path)
