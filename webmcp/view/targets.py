@@ -188,7 +188,12 @@ STATE_WORDS = frozenset(
 )
 """What a label's suffix may say of its target's state: "Section 2 (collapsed)", "Pay (unavailable)"."""
 _SUFFIX = re.compile(r" \(([a-z-]+(?:, [a-z-]+)*)\)$")
-_ORDINAL = re.compile(r"^(.*\S) #([1-9]\d{0,3})$")
+_ORDINALS = (
+    (re.compile(r"^(.*\S) #([1-9]\d{0,3})$"), "{} #{}"),
+    (re.compile(r"^(.*\S) \(#([1-9]\d{0,3})\)$"), "{} (#{})"),
+    (re.compile(r"^(.*\S) \[#([1-9]\d{0,3})\]$"), "{} [#{}]"),
+)
+"""How an ordinal is written: "Reply #2"; where the page shows that very label, "Reply (#2)"."""
 
 
 def _plain(label: str) -> str:
@@ -212,12 +217,14 @@ def _same_case(found: list[ActionTarget], label: str) -> list[ActionTarget]:
 
 def _by_ordinal(pool: Sequence[ActionTarget], label: str) -> ActionTarget | None:
     """The target `label` names as "Reply #2": the second of the window's targets named "Reply"."""
-    found = _ORDINAL.match(label.strip())
-    if found is None:
-        return None
-    base, n = found.group(1), int(found.group(2))
-    same = _same_case([t for t in pool if _named(t, _norm(base))], base)
-    return same[n - 1] if n <= len(same) else None
+    for pattern, _form in _ORDINALS:
+        found = pattern.match(label.strip())
+        if found is not None:
+            base, n = found.group(1), int(found.group(2))
+            same = _same_case([t for t in pool if _named(t, _norm(base))], base)
+            if n <= len(same):
+                return same[n - 1]
+    return None
 
 
 def as_listed(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
@@ -227,7 +234,12 @@ def as_listed(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
     same = [t for t in pool if _spaced(_plain(t.label)) == plain]
     if len(same) < 2:
         return target.label
-    return f"{plain} #{next(i for i, t in enumerate(same, 1) if t is target)}"
+    n = next(i for i, t in enumerate(same, 1) if t is target)
+    for _pattern, form in _ORDINALS:
+        listed = form.format(plain, n)
+        if not any(_named(t, _norm(listed)) for t in pool):  # no label of the page's reads so
+            return listed
+    return listed
 
 
 def resolve(
@@ -285,13 +297,15 @@ def resolve(
 
 
 def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> Resolved | Refusal:
-    """What `press` means by `label`: a button, link or control; else a checkable field; else shown text."""
+    """What `press` means by `label`: a button, link or control; else a checkable or read-only field;
+    else shown text."""
     found = resolve(targets, label, block_id, PRESSABLE, "button, link or control")
     if isinstance(found, Resolved) or found.candidates:
         return found
-    checkable = [t for t in targets if t.kind == "field" and t.role in _CHECKABLE_ROLES]
-    if checkable:
-        ticked = resolve(checkable, label, block_id, frozenset({"field"}), "checkbox")
+    # A check box a person ticks, a read-only box a person clicks to open its picker.
+    clicked = [t for t in targets if t.kind == "field" and (t.role in _CHECKABLE_ROLES or t.readonly)]
+    if clicked:
+        ticked = resolve(clicked, label, block_id, frozenset({"field"}), "field")
         if isinstance(ticked, Resolved) and ticked.option is None:
             return ticked
     if any(t.kind == "text" for t in targets):

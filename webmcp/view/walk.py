@@ -23,6 +23,7 @@ from cdp_bridge.ax import UNREAD, FrameNodes
 from webmcp.models import fields_block, list_block, notice_block, text_block
 
 from .nodes import (
+    GUESSED,
     LINE,
     Node,
     guess_mime,
@@ -94,7 +95,10 @@ class _Walker(WalkState):
                 self.add_text(f" {shown} ")
                 self.target("button", node, shown, self.sink.text_key)
         elif role in CONTROL_ROLES or (
-            role == "generic" and node.get("name") and name_of(node) and prop(node, "focusable")
+            role == "generic"
+            and node.get("name")
+            and name_of(node)
+            and (prop(node, "focusable") or prop(node, GUESSED))
         ):
             self.control(node)
         elif role in SKIP_ROLES:
