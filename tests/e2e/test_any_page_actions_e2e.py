@@ -168,6 +168,10 @@ async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProc
         assert covered["code"] == "action_not_available" and "covered by" in covered["message"], covered
         assert "Saving" in covered["message"], "it says what covers the button"
         assert "Archived" not in await _result_line(stage, "/patterns/keys.html")
+        # A veil on its way out (gone 700 ms after it came) is waited for, as a person waits.
+        await _ok(stage, f"{win}__press", {"label": "Check again"})
+        await _ok(stage, f"{win}__press", {"label": "Send report"})
+        assert "Report sent" in await _result_line(stage, "/patterns/keys.html")
     async with _bridge(site, browser, "stdio", "/patterns/keys.html", "--human-submit") as stage:
         win = (await stage.tab_for("/patterns/keys.html"))["id"]
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})

@@ -141,6 +141,10 @@ HOVER_FIRST = 0.35
 """After the pointer moved onto an element, how long the page may take to begin what it shows (s)."""
 HOVER_QUIET = 0.35
 """...and how long it must then stay still (jQuery UI opens a submenu 300 ms after the pointer came)."""
+COVER_WAIT = 1.0
+"""How long a press on a covered element waits for the page to change before it looks again (s)."""
+COVER_QUIET = 0.1
+"""...and how long the page must then be still."""
 HOVER_MOST = 1.5
 """The longest a hover waits for its effect in all (a page that never stops changing)."""
 
@@ -576,6 +580,14 @@ class WindowActions:
             return None if reply.get("ok") else str(reply.get("cover") or "another element")
 
         aimed = await pointer.aim(element.frame, node, judge, limit)
+        if isinstance(aimed, pointer.Missed) and aimed.why == "covered":
+            # What covers it may be on its way out (a menu or picker closing): as a person would,
+            # wait for the page to change (and be still a moment), and look once more.
+            seen = anyio.current_time()
+            with anyio.move_on_after(COVER_WAIT):
+                await self._changes.reported_after(seen)
+                await self._changes.quiet(COVER_QUIET)
+            aimed = await pointer.aim(element.frame, node, judge, limit)
         if isinstance(aimed, pointer.Missed) and aimed.why == "covered":
             raise ToolError(
                 "action_not_available",
