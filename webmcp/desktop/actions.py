@@ -184,8 +184,8 @@ class WindowActions:
         self._last_read = last_read
         self._last_filled: tuple[int, str, int] | None = None
         """(document, frame key, backend id) of the field the last fill set: the form submit means."""
-        self._forms: tuple[int, bool] = (0, False)
-        """(id of a view, whether its page shows a form): asked on every tools/list, found once a read."""
+        self._forms: tuple[object, bool] = (None, False)
+        """(a view, whether its page shows a form): asked on every tools/list, found once a read."""
 
     def targets(self) -> list[ActionTarget]:
         read = self._last_read()
@@ -219,7 +219,7 @@ class WindowActions:
         read = self._last_read()
         if read is None:
             return False
-        if self._forms[0] == id(read.view):
+        if self._forms[0] is read.view:
             return self._forms[1]
         if not read.sessions:
             return True  # its nodes were let go: the fields it shows may be a form's
@@ -229,7 +229,7 @@ class WindowActions:
             for frame in nodes.frames
             for node in frame.nodes
         )
-        self._forms = (id(read.view), shows)
+        self._forms = (read.view, shows)
         return shows
 
     async def _current(self) -> list[ActionTarget]:
