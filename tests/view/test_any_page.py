@@ -157,3 +157,33 @@ def test_nameless_icon_controls_are_named_from_their_class_or_title_as_a_guess()
     assert _press(view, "star filled").kind == "control"
     assert guess_name({"node": {"attributes": ["class", "btn icon", "title", "Archive  it"]}}) == "Archive it"
     assert guess_name({"node": {"attributes": ["class", "btn-sm icon"]}}) == ""
+
+
+def test_a_summary_is_a_disclosure_shown_with_its_state() -> None:
+    # <details><summary>More options</summary>…</details> as Chromium 156 reads it.
+    nodes = [
+        {"nodeId": "1", "role": {"value": "RootWebArea"}, "childIds": ["2"], "backendDOMNodeId": 1},
+        {"nodeId": "2", "parentId": "1", "role": {"value": "group"}, "childIds": ["3"], "backendDOMNodeId": 2},
+        {
+            "nodeId": "3",
+            "parentId": "2",
+            "role": {"value": "DisclosureTriangle"},
+            "name": {"value": "More options"},
+            "properties": [
+                {"name": "focusable", "value": {"value": True}},
+                {"name": "expanded", "value": {"value": False}},
+            ],
+            "childIds": ["4"],
+            "backendDOMNodeId": 3,
+        },
+        {
+            "nodeId": "4",
+            "parentId": "3",
+            "role": {"value": "StaticText"},
+            "name": {"value": "More options"},
+            "backendDOMNodeId": 4,
+        },
+    ]
+    view = build_view([FrameNodes("main", nodes)], BlockIds())
+    assert _texts(view) == ["More options (collapsed)"]
+    assert _press(view, "More options").backend_id == 3

@@ -91,15 +91,18 @@ class BlockReader(TextReader):
                 c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
             ]
             # The text as shown: Chromium's name of "https:<wbr>//www" is "https: //www".
-            texts: list[str] = []
-            for cell in cells:
-                mark = len(self.collected)
-                text = self.text_of(cell) or name_of(cell)
-                texts.append(text)
-                if text and len(rows) < TEXT_RUN_TARGETS and len(self.collected) == mark:
-                    # A cell `press` takes by its text (one holding a link or button is pressed by that).
-                    kind: TargetKind = "control" if role_of(cell) == "gridcell" else "text"
-                    self.collected.append((kind, cell, " ".join(text.split())))
+            if len(rows) >= TEXT_RUN_TARGETS:
+                texts = [self.text_of(c) or name_of(c) for c in cells]
+            else:
+                texts = []
+                for cell in cells:
+                    mark = len(self.collected)
+                    text = self.text_of(cell) or name_of(cell)
+                    texts.append(text)
+                    if text and len(self.collected) == mark:
+                        # A cell `press` takes by its text (one holding a link or button is pressed by that).
+                        kind: TargetKind = "control" if role_of(cell) == "gridcell" else "text"
+                        self.collected.append((kind, cell, " ".join(text.split())))
             if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
                 columns = texts
             elif cells:

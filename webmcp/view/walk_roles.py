@@ -41,8 +41,9 @@ FIELD_ROLES = frozenset(
         "InputTime",
     }
 )
-CONTROL_ROLES = frozenset({"tab", "treeitem", "menuitem", "option"})
-"""Roles a person clicks that are no button, link or field: each is a `control` target, shown with its state."""
+CONTROL_ROLES = frozenset({"tab", "treeitem", "menuitem", "option", "DisclosureTriangle"})
+"""Roles a person clicks that are no button, link or field (`DisclosureTriangle`: a `<summary>`): each is a
+`control` target, shown with its state."""
 IN_CONTROL = frozenset({"group", "menu", "tree", "listbox", "tabpanel", "list", "table", "grid", "dialog"})
 """What a control may hold that is not its label: a tree item's group, a menu item's submenu."""
 TEXT_RUN_TARGETS = 100

@@ -244,6 +244,8 @@ class WalkState(BlockReader):
         """What walking the container of `entry` gives, as the last walk found it."""
         s = self.sink
         s.out.extend(entry.out)
+        if entry.out and entry.out[-1][1]["type"] == "text":
+            self.last_text = entry.out[-1]  # as walking it would leave it (a field after may take it)
         self.targets.extend(entry.targets)
         self.headings.extend(entry.headings)
         self.modals.extend(RawModal(m.key, m.title, list(m.blocks), m.backend_ids) for m in entry.modals)
