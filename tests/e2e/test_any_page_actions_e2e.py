@@ -199,6 +199,10 @@ async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(
         await _ok(stage, f"{win}__press_key", {"key": "Tab"})
         shown = await _result_line(stage, "/patterns/keys.html")
         assert "focus (page focused: true), blur" in shown, shown
+        # A text box is pressed as a person clicks into it: it takes the focus.
+        await _ok(stage, f"{win}__press", {"label": "Subject"})
+        shown = await _result_line(stage, "/patterns/keys.html")
+        assert "blur, focus (page focused: true)" in shown, shown
 
 
 @pytest.mark.parametrize("path", ["/partner.html", "/"])

@@ -46,7 +46,6 @@ from webmcp.view.targets import (
     Refusal,
     Resolved,
     coerce,
-    field_kind,
     resolve,
     resolve_press,
 )
@@ -194,10 +193,8 @@ class WindowActions:
     def offers(self, action: str) -> bool:
         """Whether the window shows something `action` can act on now."""
         targets = self.targets()
-        if action in ("press", "hover"):
-            return any(t.kind != "field" or field_kind(t) in ("checkbox", "radio") for t in targets)
-        if action == "press_key":
-            return bool(targets)
+        if action in ("press", "hover", "press_key"):
+            return bool(targets)  # everything shown takes a click, the pointer and keys
         if action == "fill":
             return any(t.kind == "field" and not t.disabled for t in targets)
         if action == "submit":
@@ -503,9 +500,9 @@ class WindowActions:
             if isinstance(field, Resolved) or field.candidates:
                 found = field
         elif isinstance(found, Refusal) and not found.candidates:
-            # A checkbox, radio or switch is pressed too: it toggles.
+            # Any field takes a click too: a checkbox toggles, a text box takes the focus.
             field = resolve(targets, label, block_id, _FILLABLE, "field")
-            if isinstance(field, Resolved) and field_kind(field.target) in ("checkbox", "radio"):
+            if isinstance(field, Resolved):
                 found = field
         if isinstance(found, Refusal):
             raise ToolError("validation_failed", found.message, fields=[_problem("label", found)])
