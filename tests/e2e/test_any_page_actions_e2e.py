@@ -247,3 +247,17 @@ async def test_press_toggles_a_checkbox_and_says_its_state(site: str, browser: B
         assert "It is now checked." in said, said
         said = await _ok(stage, f"{win}__press", {"label": "Remember me"})
         assert "It is now unchecked." in said, said
+
+
+async def test_a_key_typed_into_a_secret_field_is_not_said_back(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
+        win = (await stage.tab_for("/plain/signin.html"))["id"]
+        said = await _ok(stage, f"{win}__press_key", {"key": "Q", "label": "Password"})
+        assert "Pressed Q" not in said and "sensitive" in said, said
+        said = await _ok(stage, f"{win}__press_key", {"key": "z"})
+        assert "Pressed z" not in said and "sensitive" in said, said
+        fields = {
+            i["label"]: i for b in (await stage.tab_for("/plain/signin.html"))["blocks"] if b["type"] == "fields"
+            for i in b["items"]
+        }  # fmt: skip
+        assert fields["Password"]["sensitive"] and fields["Password"]["value"] not in ("", "Qz"), fields["Password"]

@@ -430,6 +430,8 @@ class WindowActions:
         target = self._pick(await self._current(), label, block_id, press=False) if label else None
         may_submit = self._host.agent_may_submit
 
+        secret: list[bool] = []
+
         async def work(act: Act) -> None:
             timeout = self._host.timeouts.tool_call
             element = await self._element(target) if target is not None else await self._focused()
@@ -438,6 +440,7 @@ class WindowActions:
             probe = await _call(element.frame.send, element.object_id, "probe", [chord.key.key, may_submit], timeout)
             if target is not None or probe.get("error") == "human-submit":
                 _refuse_probe(target, probe)
+            secret.append(bool(probe.get("secret")))
             await act.release_guard()
             if target is not None:
                 focused = await _call(element.frame.send, element.object_id, "focus", [], timeout)
@@ -453,7 +456,10 @@ class WindowActions:
 
         _, act = await self._acting(work, check)
         where = f" in {_what(target)}" if target is not None else ""
-        return act.answer(ToolResult(message=f"Pressed {chord.name}{where} in {self._host.id}."))
+        hidden = chord.key.text and (any(secret) or (target is not None and target.sensitive))
+        # What is typed into a secret field is not said back: "Pressed a" would spell the password.
+        name = "a key (sensitive: not shown)" if hidden else chord.name
+        return act.answer(ToolResult(message=f"Pressed {name}{where} in {self._host.id}."))
 
     # --- submit ------------------------------------------------------------------------
 

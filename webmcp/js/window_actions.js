@@ -146,7 +146,7 @@ function windowAction(op, a, b, c) {
     if (key === ' ' && e.tagName !== 'BUTTON' && e.type !== 'submit') form = null;
     if (form && !b) return { error: 'human-submit' };
     if (off(e)) return { error: 'disabled' };
-    return { ok: true };
+    return { ok: true, secret: e.tagName === 'INPUT' && e.type === 'password' };
   }
 
   if (op === 'focus') {
