@@ -4,8 +4,9 @@
 `WindowActions` is the tab's part that acts on the page as a person would, by the labels
 its blocks show: the view's `ActionTarget`s name the element (its backend node id, read
 with the view; no URL or selector is ever guessed), `view.targets` decides what a label
-means and what a value becomes. A press, a hover and a key are trusted input, as a
-person's mouse and keyboard give it (pointer.py, keys.py): the element is scrolled into
+means and what a value becomes (what the answers say: action_words.py). A press, a hover
+and a key are trusted input, as a person's mouse and keyboard give it (pointer.py, keys.py,
+on elements page_elements.py resolves): the element is scrolled into
 view and hit-tested first, and one that something covers is not pressed. `fill` sets
 values in the bridge's isolated world (`window_actions.js`: focus, input and change) and
 reads back what the page then holds. Each action is a write through the tab's one
@@ -30,17 +31,28 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop import pointer
+from webmcp.desktop.action_words import (
+    REFUSED,
+    Many,
+    changed_states,
+    gone,
+    many_options,
+    named,
+    problem,
+    read_back,
+    refuse_probe,
+    shown_label,
+)
 from webmcp.desktop.effects import Act, Effects, TabFacts
 from webmcp.desktop.keys import EXAMPLES, Chord, KeyRefused, key_events, parse_key
-from webmcp.desktop.live_view import WORLD, PageRead
+from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.page_elements import ACTIONS_JS, Element, call, element_of, focused_element, world_of
 from webmcp.desktop.parts import Part
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
-from webmcp.js import load
 from webmcp.models import ToolResult
 from webmcp.view.targets import (
-    PRESSABLE,
     ActionTarget,
     Coerced,
     Refusal,
@@ -54,46 +66,7 @@ __all__ = ["ActionHost", "FieldValue", "PersonFocus", "WindowActions"]
 
 logger = logging.getLogger(__name__)
 
-_ACTIONS_JS = load("window_actions.js")
-# The focused element, followed into same-origin frames (an out-of-process frame's stays its <iframe>).
-_ACTIVE = """(() => {
-  let at = document.activeElement || document.body || document.documentElement;
-  while (at && at.contentDocument && at.contentDocument.activeElement) at = at.contentDocument.activeElement;
-  return at;
-})()"""
 _FILLABLE = frozenset({"field"})
-_ANY = frozenset({"field", *PRESSABLE, "text"})
-_REFUSED = {
-    "gone": "it is no longer in the page (the page changed); re-read the window",
-    "disabled": "it is disabled",
-    "readonly": "it is read-only",
-    "no-option": "it has no such option",
-    "option-disabled": "that option is disabled",
-    "refused": "the field did not take it (not a value it can hold)",
-    "not-fillable": "it is not a field the bridge can fill",
-    "single": "it takes one option, not a list",
-}
-_ROLE_WORDS = {
-    "button": "button",
-    "link": "link",
-    "tab": "tab",
-    "treeitem": "tree item",
-    "menuitem": "menu item",
-    "menuitemcheckbox": "menu item",
-    "menuitemradio": "menu item",
-    "option": "option",
-    "checkbox": "checkbox",
-    "radio": "radio button",
-    "switch": "switch",
-    "gridcell": "cell",
-    "cell": "cell",
-    "listitem": "list item",
-}
-_STATE_WORDS = {
-    "expanded": ("expanded", "collapsed"),
-    "checked": ("checked", "unchecked"),
-    "selected": ("selected", ""),
-}
 
 
 class PersonFocus(Part):
@@ -146,23 +119,6 @@ COVER_QUIET = 0.1
 """...and how long the page must then be still."""
 HOVER_MOST = 1.5
 """The longest a hover waits for its effect in all (a page that never stops changing)."""
-
-
-@dataclass(frozen=True)
-class _Many:
-    """What a multiple select or listbox is to hold: these options, and no other."""
-
-    options: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class _Element:
-    """One element of the page resolved in the bridge's world of its frame."""
-
-    frame: pointer.Frame
-    context: int
-    object_id: str
-    backend_id: int | None
 
 
 class WindowActions:
@@ -243,22 +199,22 @@ class WindowActions:
             ToolError: validation_failed (unknown, ambiguous or refused; nothing set), stale_state.
         """
         targets = await self._current()
-        plan: list[tuple[ActionTarget, Coerced | _Many]] = []
+        plan: list[tuple[ActionTarget, Coerced | Many]] = []
         problems: list[dict[str, Any]] = []
         for index, item in enumerate(fields):
             where = f"fields[{index}]"
             found = resolve(targets, item.label, item.block_id, _FILLABLE, "field")
             if isinstance(found, Refusal):
-                problems.append(_problem(where, found))
+                problems.append(problem(where, found))
                 continue
-            decided: tuple[ActionTarget, Coerced | _Many] | Refusal
+            decided: tuple[ActionTarget, Coerced | Many] | Refusal
             if isinstance(item.value, list):
-                many = _many(found.target, item.value)
+                many = many_options(found.target, item.value)
                 decided = many if isinstance(many, Refusal) else (found.target, many)
             else:
                 decided = coerce(targets, found, item.value)
             if isinstance(decided, Refusal):
-                problems.append(_problem(where, decided))
+                problems.append(problem(where, decided))
                 continue
             plan.append(decided)
         if problems:
@@ -275,15 +231,15 @@ class WindowActions:
             for target, value in plan:
                 reply = await self._fill_one(target, value, act)
                 if reply.get("error"):
-                    why = _REFUSED.get(str(reply["error"]), str(reply["error"]))
+                    why = REFUSED.get(str(reply["error"]), str(reply["error"]))
                     said = f"Filled {', '.join(done)}; " if done else ""
                     raise ToolError(
                         "validation_failed",
                         f"{said}\u201c{target.label}\u201d refused the value: {why}.",
                         fields=[{"field": target.label, "error": why}],
                     )
-                done.append(_shown_label(target))
-                note = _read_back(target, value, reply.get("held"))
+                done.append(shown_label(target))
+                note = read_back(target, value, reply.get("held"))
                 if note:
                     differs.append(note)
                 self._last_filled = (self._host.doc_seq, target.frame_key, target.backend_id)
@@ -296,19 +252,19 @@ class WindowActions:
             # A dialog opened while a field was set (its change handler asked): the rest waits.
             left = len(plan) - len(done) - 1
             rest = f"; the {left} after it were not filled" if left else ""
-            message = f"{message} {_shown_label(plan[len(done)][0])} was being set when the page opened a dialog{rest}."
+            message = f"{message} {shown_label(plan[len(done)][0])} was being set when the page opened a dialog{rest}."
         return act.answer(ToolResult(message=message))
 
-    async def _fill_one(self, target: ActionTarget, value: Coerced | _Many, act: Act) -> dict[str, Any]:
+    async def _fill_one(self, target: ActionTarget, value: Coerced | Many, act: Act) -> dict[str, Any]:
         element = await self._element(target)
         if element is None:
             return {"error": "gone"}
         timeout = self._host.timeouts.tool_call
         if isinstance(value, Coerced):
             args = [value.kind, value.text or "", bool(value.checked)]
-            return await _call(element.frame.send, element.object_id, "fill", args, timeout)
+            return await call(element.frame.send, element.object_id, "fill", args, timeout)
         wanted = list(value.options)
-        reply = await _call(element.frame.send, element.object_id, "choose", [wanted], timeout)
+        reply = await call(element.frame.send, element.object_id, "choose", [wanted], timeout)
         if reply.get("error") != "not-select":
             return reply
         # A listbox of the page's own: its options are clicked as a person clicks them.
@@ -317,15 +273,15 @@ class WindowActions:
             if isinstance(toggle, dict):
                 return toggle
             await self._click(toggle, f"the option of \u201c{target.label}\u201d", modifiers=2)
-        return await _call(element.frame.send, element.object_id, "held", [], timeout)
+        return await call(element.frame.send, element.object_id, "held", [], timeout)
 
-    async def _options_to_toggle(self, listbox: _Element, wanted: list[str]) -> list[_Element | dict[str, Any]]:
+    async def _options_to_toggle(self, listbox: Element, wanted: list[str]) -> list[Element | dict[str, Any]]:
         send, limit = listbox.frame.send, self._host.timeouts.command
         reply = await send(
             "Runtime.callFunctionOn",
             {
                 "objectId": listbox.object_id,
-                "functionDeclaration": _ACTIONS_JS,
+                "functionDeclaration": ACTIONS_JS,
                 "arguments": [{"value": "options"}, {"value": wanted}],
                 "silent": True,
             },
@@ -338,7 +294,7 @@ class WindowActions:
             "Runtime.getProperties", {"objectId": result["objectId"], "ownProperties": True}, timeout=limit
         )
         return [
-            _Element(listbox.frame, listbox.context, prop["value"]["objectId"], None)
+            Element(listbox.frame, listbox.context, prop["value"]["objectId"], None)
             for prop in props.get("result") or []
             if prop.get("name", "").isdigit() and (prop.get("value") or {}).get("objectId")
         ]
@@ -359,23 +315,23 @@ class WindowActions:
         async def work(act: Act) -> tuple[dict[str, Any], dict[str, Any]]:
             element = await self._element(target)
             if element is None:
-                raise _gone(target)
+                raise gone(target)
             timeout = self._host.timeouts.tool_call
-            probe = await _call(element.frame.send, element.object_id, "probe", [None, may_submit], timeout)
-            _refuse_probe(target, probe)
-            before = await _call(element.frame.send, element.object_id, "state", [], timeout)
+            probe = await call(element.frame.send, element.object_id, "probe", [None, may_submit], timeout)
+            refuse_probe(target, probe)
+            before = await call(element.frame.send, element.object_id, "state", [], timeout)
             await act.release_guard()  # the input below is trusted: the guard would hold it as the person's
             clicked = await self._click(element, f"\u201c{target.label}\u201d")
             if not clicked:
-                await _call(element.frame.send, element.object_id, "press", [may_submit], timeout)
+                await call(element.frame.send, element.object_id, "press", [may_submit], timeout)
                 how.append("by script: it has no box on the screen to click")
             # A document the page is leaving may not answer (one whose next page asks for a sign-in).
             return before, {} if clicked == "left" else await _after(element, timeout)
 
         value, act = await self._acting(work, check)
-        changed = _changed(*value) if value else ""
+        changed = changed_states(*value) if value else ""
         said = f" ({how[0]})" if how else ""
-        message = f"Pressed {_what(target)} in {self._host.id}{said}.{changed}"
+        message = f"Pressed {named(target)} in {self._host.id}{said}.{changed}"
         return act.answer(ToolResult(message=message))
 
     async def hover(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
@@ -389,7 +345,7 @@ class WindowActions:
         async def work(act: Act) -> None:
             element = await self._element(target)
             if element is None:
-                raise _gone(target)
+                raise gone(target)
             await act.release_guard()
             aimed = await self._aim(element, f"\u201c{target.label}\u201d")
             if aimed is None:
@@ -406,7 +362,7 @@ class WindowActions:
                 await self._changes.quiet(HOVER_QUIET)
 
         _, act = await self._acting(work, check)
-        return act.answer(ToolResult(message=f"The pointer is on {_what(target)} in {self._host.id}."))
+        return act.answer(ToolResult(message=f"The pointer is on {named(target)} in {self._host.id}."))
 
     # --- keys --------------------------------------------------------------------------
 
@@ -434,16 +390,20 @@ class WindowActions:
 
         async def work(act: Act) -> None:
             timeout = self._host.timeouts.tool_call
-            element = await self._element(target) if target is not None else await self._focused()
+            element = (
+                await self._element(target)
+                if target is not None
+                else await focused_element(self._page, self._host.timeouts.command)
+            )
             if element is None:
-                raise _gone(target) if target is not None else ToolError("action_not_available", "The page is gone.")
-            probe = await _call(element.frame.send, element.object_id, "probe", [chord.key.key, may_submit], timeout)
+                raise gone(target) if target is not None else ToolError("action_not_available", "The page is gone.")
+            probe = await call(element.frame.send, element.object_id, "probe", [chord.key.key, may_submit], timeout)
             if target is not None or probe.get("error") == "human-submit":
-                _refuse_probe(target, probe)
+                refuse_probe(target, probe)
             secret.append(bool(probe.get("secret")))
             await act.release_guard()
             if target is not None:
-                focused = await _call(element.frame.send, element.object_id, "focus", [], timeout)
+                focused = await call(element.frame.send, element.object_id, "focus", [], timeout)
                 if not focused.get("focused"):
                     await self._click(element, f"\u201c{target.label}\u201d")
             left = anyio.Event()
@@ -455,7 +415,7 @@ class WindowActions:
                 off()
 
         _, act = await self._acting(work, check)
-        where = f" in {_what(target)}" if target is not None else ""
+        where = f" in {named(target)}" if target is not None else ""
         hidden = chord.key.text and (any(secret) or (target is not None and target.sensitive))
         # What is typed into a secret field is not said back: "Pressed a" would spell the password.
         name = "a key (sensitive: not shown)" if hidden else chord.name
@@ -511,7 +471,7 @@ class WindowActions:
             if isinstance(field, Resolved):
                 found = field
         if isinstance(found, Refusal):
-            raise ToolError("validation_failed", found.message, fields=[_problem("label", found)])
+            raise ToolError("validation_failed", found.message, fields=[problem("label", found)])
         target = found.target
         if target.disabled and press:
             raise ToolError(
@@ -543,7 +503,7 @@ class WindowActions:
                 )
         return value, act
 
-    async def _click(self, element: _Element, name: str, *, modifiers: int = 0) -> str:
+    async def _click(self, element: Element, name: str, *, modifiers: int = 0) -> str:
         """A trusted click on `element`: "clicked", "left" (the page asked to leave its document), or ""
         when it has no box to click (nothing sent).
 
@@ -563,7 +523,7 @@ class WindowActions:
             off()
         return "left" if left.is_set() else "clicked"
 
-    async def _aim(self, element: _Element, name: str) -> pointer.Aimed | None:
+    async def _aim(self, element: Element, name: str) -> pointer.Aimed | None:
         limit = self._host.timeouts.command
         node = (
             {"backendNodeId": element.backend_id} if element.backend_id is not None else {"objectId": element.object_id}
@@ -579,7 +539,7 @@ class WindowActions:
             except ProtocolError:
                 return "an element of another frame"
             extra = [{"objectId": resolved["object"]["objectId"]}]
-            reply = await _call(element.frame.send, element.object_id, "hit", [], limit, extra=extra)
+            reply = await call(element.frame.send, element.object_id, "hit", [], limit, extra=extra)
             return None if reply.get("ok") else str(reply.get("cover") or "another element")
 
         aimed = await pointer.aim(element.frame, node, judge, limit)
@@ -599,43 +559,8 @@ class WindowActions:
             )
         return aimed if isinstance(aimed, pointer.Aimed) else None
 
-    async def _element(self, target: ActionTarget) -> _Element | None:
-        """`target`'s element in the bridge's world of its frame; None when it is gone."""
-        read = self._last_read()
-        reader = read.readers.get(target.frame_key) if read is not None else None
-        if reader is None:
-            return None
-        # Each reader is its session's own `send` (read_page), which takes a timeout.
-        send: Any = reader[0]
-        frame_id = reader[1]
-        frame = pointer.Frame(send, frame_id, self._page.session.send, send != self._page.session.send)
-        limit = self._host.timeouts.command
-        world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}, timeout=limit)
-        context = int(world["executionContextId"])
-        try:
-            resolved = await send(
-                "DOM.resolveNode", {"backendNodeId": target.backend_id, "executionContextId": context}, timeout=limit
-            )
-        except ProtocolError:
-            return None
-        return _Element(frame, context, resolved["object"]["objectId"], target.backend_id)
-
-    async def _focused(self) -> _Element | None:
-        """The element that has the focus in the main document (its body when none has)."""
-        send = self._page.session.send
-        limit = self._host.timeouts.command
-        frame = pointer.Frame(send, self._page.target_id, send, False)
-        world = await send(
-            "Page.createIsolatedWorld", {"frameId": self._page.target_id, "worldName": WORLD}, timeout=limit
-        )
-        context = int(world["executionContextId"])
-        active = await send(
-            "Runtime.evaluate",
-            {"expression": _ACTIVE, "contextId": context},
-            timeout=limit,
-        )
-        object_id = (active.get("result") or {}).get("objectId")
-        return _Element(frame, context, object_id, None) if object_id else None
+    async def _element(self, target: ActionTarget) -> Element | None:
+        return await element_of(self._last_read(), self._page, target, self._host.timeouts.command)
 
     async def _on_document(self, hint: tuple[int, str, int] | None, form: str | None) -> dict[str, Any]:
         """Run the submit op on the document of the frame last filled (else the main frame's)."""
@@ -651,8 +576,7 @@ class WindowActions:
         send: Any = reader[0]
         frame_id = reader[1]
         limit = self._host.timeouts.command
-        world = await send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}, timeout=limit)
-        context = world["executionContextId"]
+        context = await world_of(send, frame_id, limit)
         doc = await send("Runtime.evaluate", {"expression": "document", "contextId": context}, timeout=limit)
         hint_arg: dict[str, Any] = {"value": None}
         if hint is not None:
@@ -663,31 +587,9 @@ class WindowActions:
                 hint_arg = {"objectId": node["object"]["objectId"]}
             except ProtocolError:
                 pass  # the field is gone: the form is then found by name or as the only one
-        return await _call(
+        return await call(
             send, doc["result"]["objectId"], "submit", [form], self._host.timeouts.tool_call, extra=[hint_arg]
         )
-
-
-async def _call(
-    send: Any, object_id: str, op: str, args: list[Any], timeout: float, extra: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    reply = await send(
-        "Runtime.callFunctionOn",
-        {
-            "objectId": object_id,
-            "functionDeclaration": _ACTIONS_JS,
-            "arguments": [{"value": op}, *({"value": a} for a in args), *(extra or [])],
-            "returnByValue": True,
-            "awaitPromise": True,
-            "userGesture": True,
-            "silent": True,
-        },
-        timeout=timeout,
-    )
-    if "exceptionDetails" in reply:
-        return {"error": "the page's handler threw"}
-    value = reply.get("result", {}).get("value")
-    return value if isinstance(value, dict) else {"error": "no answer"}
 
 
 async def _keys(send: Any, chord: Chord, timeout: float) -> None:
@@ -695,109 +597,9 @@ async def _keys(send: Any, chord: Chord, timeout: float) -> None:
         await send("Input.dispatchKeyEvent", event, timeout=timeout)
 
 
-async def _after(element: _Element, timeout: float) -> dict[str, Any]:
+async def _after(element: Element, timeout: float) -> dict[str, Any]:
     """The element's state after a press; {} when the press took the document away."""
     try:
-        return await _call(element.frame.send, element.object_id, "state", [], timeout)
+        return await call(element.frame.send, element.object_id, "state", [], timeout)
     except CDPError:
         return {}
-
-
-def _refuse_probe(target: ActionTarget | None, probe: dict[str, Any]) -> None:
-    name = f"\u201c{target.label}\u201d" if target is not None else "The focused field"
-    if probe.get("error") == "human-submit":
-        raise ToolError(
-            "action_not_available",
-            f"{name} submits a form, and only the person at the browser may submit forms here (--human-submit).",
-        )
-    if probe.get("error"):
-        why = _REFUSED.get(str(probe["error"]), str(probe["error"]))
-        raise ToolError("validation_failed", f"{name} cannot be pressed: {why}.")
-
-
-def _gone(target: ActionTarget | None) -> ToolError:
-    label = target.label if target is not None else "it"
-    return ToolError("validation_failed", f"\u201c{label}\u201d is no longer shown; re-read the window.")
-
-
-def _many(target: ActionTarget, value: list[Any]) -> _Many | Refusal:
-    """The options a list of values means for `target`, or why it takes no list."""
-    name = f"\u201c{target.label}\u201d"
-    if not target.multiselect and target.role != "listbox":
-        return Refusal(f"{name} takes one value, not a list; give a string.")
-    if not all(isinstance(v, str) for v in value):
-        return Refusal(f"{name} takes its options' texts, as strings.")
-    if target.disabled:
-        return Refusal(f"The field {name} is disabled: the page does not take a value there now.")
-    chosen: list[str] = []
-    for wanted in value:
-        match = [o for o in target.options if _norm(o) == _norm(wanted)]
-        if target.options and not match:
-            listed = "; ".join(f"\u201c{o}\u201d" for o in target.options[:40])
-            return Refusal(f"{name} has no option \u201c{wanted}\u201d; its options: {listed}.")
-        option = match[0] if match else wanted
-        if option in target.disabled_options:
-            return Refusal(f"The option \u201c{option}\u201d of {name} is disabled.")
-        chosen.append(option)
-    return _Many(tuple(chosen))
-
-
-def _read_back(target: ActionTarget, value: Coerced | _Many, held: Any) -> str:
-    """A sentence when the page holds other than what was set (its handler changed it), else ""."""
-    if held is None:
-        return ""
-    if isinstance(value, _Many):
-        same = sorted(map(_norm, value.options)) == sorted(map(_norm, held or []))
-        shown = "; ".join(f"\u201c{h}\u201d" for h in held) or "nothing"
-        return "" if same else f"\u201c{target.label}\u201d holds {shown}, not what was given."
-    if value.kind in ("checkbox", "radio"):
-        if bool(held) == bool(value.checked):
-            return ""
-        return f"\u201c{target.label}\u201d stayed {'checked' if held else 'unchecked'} (the page undid it)."
-    if isinstance(held, list):
-        same = [_norm(h) for h in held] == [_norm(value.text or "")]
-        shown = "; ".join(f"\u201c{h}\u201d" for h in held) or "nothing"
-    else:
-        # A textarea holds its line breaks as "\n", whatever was typed.
-        same = str(held) == (value.text or "").replace("\r\n", "\n")
-        shown = f"\u201c{held}\u201d"
-    if same:
-        return ""
-    if target.sensitive:
-        return f"\u201c{target.label}\u201d holds another value than the one given (the page changed it)."
-    return f"\u201c{target.label}\u201d holds {shown} (the page changed the value given)."
-
-
-def _changed(before: dict[str, Any], after: dict[str, Any]) -> str:
-    """The sentence that says each state the press changed ("It is now expanded."), or ""."""
-    words: list[str] = []
-    for state, (yes, no) in _STATE_WORDS.items():
-        old, new = before.get(state), after.get(state)
-        if new in ("true", "false") and new != old:
-            word = yes if new == "true" else no
-            if word:
-                words.append(word)
-    return f" It is now {' and '.join(words)}." if words else ""
-
-
-def _what(target: ActionTarget) -> str:
-    word = _ROLE_WORDS.get(target.role) if target.kind != "text" else None
-    return f"the {word} \u201c{target.label}\u201d" if word else f"\u201c{target.label}\u201d"
-
-
-def _norm(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
-def _problem(where: str, refusal: Refusal) -> dict[str, Any]:
-    problem: dict[str, Any] = {"field": where, "error": refusal.message}
-    if refusal.candidates:
-        problem["candidates"] = list(refusal.candidates)
-    if refusal.shown:
-        problem["shown"] = list(refusal.shown[:60])
-    return problem
-
-
-def _shown_label(target: ActionTarget) -> str:
-    label = f"\u201c{target.label}\u201d"
-    return f"{label} (sensitive: its value is not shown)" if target.sensitive else label
