@@ -36,6 +36,7 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.downloads import Download, TabDownloads, started_note
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.navigation import STILL_LOADING, Navigator
+from webmcp.desktop.refresher import FRESH_LIMIT
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, best_effort
 from webmcp.models import ToolResult
@@ -357,6 +358,8 @@ class Effects:
                 self._view.mark_dirty()
             if read != "none":
                 await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
+            # The answer names the window's version: it holds every change the page made before it.
+            await self._view.fresh(FRESH_LIMIT)
             opens = self._facts.window_opens - act.marks.opens
             if opens > 0:
                 target = self._page.target_id

@@ -370,6 +370,14 @@ class Tab:
     async def catch_up(self, budget: float, since: float | None = None) -> None:
         await self._view.catch_up(budget, since)
 
+    def is_fresh(self) -> bool:
+        """Whether the window shows every change the page made before now (`fresh` need not wait)."""
+        return self._view.is_fresh()
+
+    async def fresh(self, budget: float) -> bool:
+        """Until the window shows every change the page made before now, within `budget`; whether it does."""
+        return await self._view.fresh(budget)
+
     async def navigation_settled(self, budget: float) -> None:
         """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page
         usable, or for a dialog it opens (see `Navigator.settled`)."""
