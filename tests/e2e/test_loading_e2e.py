@@ -204,7 +204,9 @@ async def test_a_call_that_moves_the_tab_to_a_page_whose_parser_never_finishes_a
     assert window["title"] == "Tide tables — Harbor Gazette"
 
 
-@pytest.mark.parametrize(("by", "waits_for"), [("script", "a script from 127.0.0.1:"), ("style", "a stylesheet from 127.0.0.1:")])
+@pytest.mark.parametrize(
+    ("by", "waits_for"), [("script", "a script from 127.0.0.1:"), ("style", "a stylesheet from 127.0.0.1:")]
+)
 async def test_navigate_to_a_page_that_shows_nothing_yet_says_so_and_what_it_waits_for(
     stage: Stage, by: str, waits_for: str
 ) -> None:

@@ -38,9 +38,9 @@ from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.live_view import BINDING
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.origin_policy import OriginPolicy
-from webmcp.desktop.live_view import BINDING
 from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.races import first_of

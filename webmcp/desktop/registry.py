@@ -444,7 +444,8 @@ BEHIND_NOTICE = (
 def _behind(doc: dict[str, Any]) -> dict[str, Any]:
     """A window's JSON object saying, after its address, that its page changed since it was read."""
     blocks = list(doc["blocks"])
-    blocks.insert(1 if blocks and blocks[0].get("id") == "address" else 0, notice_block("behind", "warn", BEHIND_NOTICE))
+    at = 1 if blocks and blocks[0].get("id") == "address" else 0
+    blocks.insert(at, notice_block("behind", "warn", BEHIND_NOTICE))
     return {**doc, "blocks": blocks}
 
 
