@@ -6,10 +6,11 @@ filtered; these routes play that part, so that tests meet what the field does:
 * ``GET /slow/late?ms=N&type=image|font|script|css|json`` answers after N ms (at most 10 minutes).
 * ``GET /slow/never?type=...`` sends its headers and then nothing, until the client gives up
   or the site stops: a resource that never finishes.
-* ``GET /slow/held?by=script|style&where=head|after`` a page whose ``<script src>`` or stylesheet
-  comes from a second port of 127.0.0.1 that accepts connections and never answers (a
+* ``GET /slow/held?by=script|style&where=head|after&title=late`` a page whose ``<script src>`` or
+  stylesheet comes from a second port of 127.0.0.1 that accepts connections and never answers (a
   third-party host on a filtering network): ``where=head`` (the default) puts it in ``<head>``,
-  so nothing of the page renders; ``where=after`` puts it after the article.
+  after the ``<title>`` (before it with ``title=late``), so nothing of the page renders;
+  ``where=after`` puts it after the article.
 
 Pages in ``static/slow/`` use them (see sample_site/README.md).
 """
@@ -69,6 +70,7 @@ _ARTICLE = """<h1>Lighthouse keepers' logs go online</h1>
 async def held(request: web.Request) -> web.Response:
     """``GET /slow/held?by=script|style&where=head|after``: a page held by a resource from a host that never answers."""
     by, where = request.query.get("by", "script"), request.query.get("where", "head")
+    late_title = request.query.get("title") == "late"  # the resource before the <title>: no title is parsed
     if by not in ("script", "style") or where not in ("head", "after"):
         raise web.HTTPBadRequest(text="by=script|style, where=head|after")
     source = f"http://{request.app[HANG_HOST_KEY]}/{'vendor.js' if by == 'script' else 'theme.css'}"
@@ -81,8 +83,9 @@ async def held(request: web.Request) -> web.Response:
 <html lang="en">
 <head>
   <meta charset="utf-8">
+  {tag if where == "head" and late_title else ""}
   <title>Keepers' logs — Harbor Gazette</title>
-  {tag if where == "head" else ""}
+  {tag if where == "head" and not late_title else ""}
 </head>
 <body>
   <main><article>

@@ -265,3 +265,15 @@ async def test_a_window_is_titled_by_its_address_only_until_its_title_is_parsed(
     for window in on_page:
         assert window["title"] == "Keepers' logs — Harbor Gazette" or "loading" in window["summary"].lower(), window
     assert on_page[-1]["title"] == "Keepers' logs — Harbor Gazette"
+
+
+async def test_a_page_held_before_its_title_is_titled_by_its_address_and_said_to_be_loading(stage: Stage) -> None:
+    win = await _open(stage, "/slow/swap.html")
+    page = stage.site + "/slow/held?by=script&title=late"
+    with anyio.fail_after(HELD_LIMIT + 8):
+        answer = await stage.call(f"{win}__navigate", {"url": page})
+    assert "Nothing of it has rendered yet" in answer.structured_content["message"]
+    window = _tab(await stage.windows(), win)
+    assert window["title"] != "Story of the day — Harbor Gazette", "never the title of the page it left"
+    assert "Keepers' logs" not in window["title"], "no <title> was parsed"
+    assert "loading" in window["summary"].lower(), window["summary"]

@@ -531,6 +531,11 @@ class LiveView(Part):
                 await ended.wait()
         return self._shown_began >= target or self._closed or self._page.crashed
 
+    async def next_read(self) -> None:
+        """Until the next read of the page ends (the refresher reads only once the page changed);
+        the caller bounds it."""
+        await self._read_ended.wait()
+
     async def read_since(self, moment: float, budget: float) -> None:
         """Until the view comes from a read begun after `moment`, with nothing marked changed since,
         within `budget` seconds.
