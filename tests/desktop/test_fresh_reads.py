@@ -153,3 +153,20 @@ async def test_a_wait_for_the_next_read_ends_when_the_page_changed_and_was_read(
             assert await view.fresh(5)
             await read.wait()
         assert page.reads[-1] == "story 5"
+
+
+async def test_a_document_left_to_parse_is_not_read_mid_parse_for_a_reader_until_it_has_parsed(page: FakePage) -> None:
+    async with _running() as view:
+        reads = len(page.reads)
+        view.new_document(parsing=True)  # its window says nothing of it has been read yet
+        assert view.is_fresh()
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert len(page.reads) == reads, "a read mid-parse slows the parse"
+        page.shows = "the new document"
+        view.parsed()
+        view.mark_dirty()  # DOMContentLoaded
+        assert not view.is_fresh()
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert page.reads[-1] == "the new document"

@@ -499,7 +499,13 @@ class LiveView(Part):
 
     def _changed_before(self, moment: float) -> float:
         """When the page last changed before `moment` as far as the bridge can tell (`moment` itself
-        within `_FOLD_WINDOW` of a report: its observer may hold changes it has not reported yet)."""
+        within `_FOLD_WINDOW` of a report: its observer may hold changes it has not reported yet).
+
+        A document left to parse (`new_document`), of which nothing has been read, changed at
+        its commit only: its window says that nothing of it has been read yet, which is true, and
+        a read mid-parse would slow its parse."""
+        if self._view is None and not self._parsed.is_set() and moment < self._parse_ends:
+            return self._shown_began
         return moment if moment - self._last_report <= _FOLD_WINDOW else self._marked
 
     def is_fresh(self) -> bool:
@@ -514,7 +520,7 @@ class LiveView(Part):
 
         A change is known by its mark (`mark_dirty`, `reported_change`); within `_FOLD_WINDOW` of
         a report the observer may hold changes it has not reported yet, which a read begun now
-        takes. A page that has reported nothing lately costs nothing here. The wait is for the
+        takes (`_changed_before`). A page that has reported nothing lately costs nothing here. The wait is for the
         refresher's reads (hurried, not begun here), so a reader's deadline never cuts a read
         short: a page that changes without pause is read once more and shown as that read saw
         it, within `budget`.
