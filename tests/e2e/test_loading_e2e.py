@@ -225,6 +225,9 @@ async def test_navigate_to_a_page_that_shows_nothing_yet_says_so_and_what_it_wai
     assert window["title"] == "Keepers' logs — Harbor Gazette", "its <title> was parsed: never its address"
     assert "loading" in window["summary"]
     assert "Story 1" not in _text(window), "nothing of the page left"
+    (loading,) = [b for b in window["blocks"] if b.get("id") == "loading"]
+    assert "nothing of this page has rendered yet" in loading["text"] or "been read yet" in loading["text"]
+    assert "what has rendered is shown" not in loading["text"]
 
 
 @pytest.mark.parametrize("by", ["script", "style"])

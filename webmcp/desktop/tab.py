@@ -135,6 +135,7 @@ class Tab:
             self._life,
             desktop.policy,
             loading=lambda: self._navigator.loading,
+            shown=lambda: self._navigator.shown,
             notices=lambda: [block for part in self._parts for block in part.notices()],
             changed=desktop.changed,
         )
