@@ -280,3 +280,14 @@ async def test_a_page_held_before_its_title_is_titled_by_its_address_and_said_to
     assert window["title"] != "Story of the day — Harbor Gazette", "never the title of the page it left"
     assert "Keepers' logs" not in window["title"], "no <title> was parsed"
     assert "loading" in window["summary"].lower(), window["summary"]
+
+
+async def test_a_press_that_moves_the_tab_to_a_page_that_shows_nothing_yet_says_so(stage: Stage) -> None:
+    win = await _open(stage, "/slow/swap.html")
+    with anyio.fail_after(HELD_LIMIT + 8):
+        pressed = await stage.call(f"{win}__press", {"label": "Keepers' logs"})
+    assert not pressed.is_error, pressed.structured_content
+    message = pressed.structured_content["message"]
+    assert "/slow/held?by=script" in message, message
+    assert "Nothing of it has rendered yet: it waits for a script from 127.0.0.1:" in message, message
+    assert STILL_LOADING not in message
