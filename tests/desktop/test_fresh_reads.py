@@ -68,10 +68,30 @@ def page(monkeypatch: pytest.MonkeyPatch) -> FakePage:
     return fake
 
 
+class FakeSession:
+    """The page's session: a round trip to the page is answered at once (`parsed` may be told first)."""
+
+    def __init__(self) -> None:
+        self.before_answer: list[object] = []
+        self.sent: list[str] = []
+
+    async def send(self, method: str, _params: object = None, *, timeout: float | None = None) -> dict[str, Any]:
+        self.sent.append(method)
+        for event in self.before_answer:
+            event()  # type: ignore[operator]
+        self.before_answer.clear()
+        await anyio.lowlevel.checkpoint()
+        return {}
+
+
+SESSION = FakeSession()
+
+
 @asynccontextmanager
 async def _running() -> AsyncIterator[LiveView]:
     async with anyio.create_task_group() as tg:
-        view = LiveView(PageTarget(target_id="T", session=cast(CDPSession, object())), Timeouts(), FakeHost())
+        SESSION.sent.clear()
+        view = LiveView(PageTarget(target_id="T", session=cast(CDPSession, SESSION)), Timeouts(), FakeHost())
         tg.start_soon(view.run)
         view.mark_dirty()
         with anyio.fail_after(5):
@@ -159,14 +179,18 @@ async def test_a_document_left_to_parse_is_not_read_mid_parse_for_a_reader_until
     async with _running() as view:
         reads = len(page.reads)
         view.new_document(parsing=True)  # its window says nothing of it has been read yet
-        assert view.is_fresh()
+        assert not view.is_fresh(), "a reader asks the page whether it is still parsing"
         with anyio.fail_after(5):
             assert await view.fresh(5)
         assert len(page.reads) == reads, "a read mid-parse slows the parse"
+        assert SESSION.sent == ["Runtime.evaluate"], "the page was asked whether it is still parsing"
         page.shows = "the new document"
-        view.parsed()
-        view.mark_dirty()  # DOMContentLoaded
-        assert not view.is_fresh()
+
+        def dom_content_loaded() -> None:  # it fired before the read; its event comes before the answer
+            view.parsed()
+            view.mark_dirty()
+
+        SESSION.before_answer.append(dom_content_loaded)
         with anyio.fail_after(5):
             assert await view.fresh(5)
-        assert page.reads[-1] == "the new document"
+        assert page.reads[-1] == "the new document", "the first read after the parse shows the new document"

@@ -499,14 +499,12 @@ class LiveView(Part):
 
     def _changed_before(self, moment: float) -> float:
         """When the page last changed before `moment` as far as the bridge can tell (`moment` itself
-        within `_FOLD_WINDOW` of a report: its observer may hold changes it has not reported yet).
-
-        A document left to parse (`new_document`), of which nothing has been read, changed at
-        its commit only: its window says that nothing of it has been read yet, which is true, and
-        a read mid-parse would slow its parse."""
-        if self._view is None and not self._parsed.is_set() and moment < self._parse_ends:
-            return self._shown_began
+        within `_FOLD_WINDOW` of a report: its observer may hold changes it has not reported yet)."""
         return moment if moment - self._last_report <= _FOLD_WINDOW else self._marked
+
+    def _parsing_unread(self) -> bool:
+        """The document shown is left to parse (`new_document`, `PARSE_HOLD`) and nothing of it is read."""
+        return self._view is None and not self._parsed.is_set() and anyio.current_time() < self._parse_ends
 
     def is_fresh(self) -> bool:
         """Whether the view comes from a read begun after every change the page made before now."""
@@ -520,13 +518,26 @@ class LiveView(Part):
 
         A change is known by its mark (`mark_dirty`, `reported_change`); within `_FOLD_WINDOW` of
         a report the observer may hold changes it has not reported yet, which a read begun now
-        takes (`_changed_before`). A page that has reported nothing lately costs nothing here. The wait is for the
-        refresher's reads (hurried, not begun here), so a reader's deadline never cuts a read
-        short: a page that changes without pause is read once more and shown as that read saw
-        it, within `budget`.
+        takes (`_changed_before`). A page that has reported nothing lately costs nothing here.
+        The wait is for the refresher's reads (hurried, not begun here), so a reader's deadline
+        never cuts a read short: a page that changes without pause is read once more and shown as
+        that read saw it, within `budget`.
+
+        A document still parsing, of which nothing has been read, is not read for a reader: its
+        window says that nothing of it has been read yet, which is true, and a read mid-parse
+        slows a big document's parse. Whether it is still parsing is asked of the page first (one
+        round trip: its DOMContentLoaded, if it came before the read, is in before the answer).
         """
-        target = self._changed_before(anyio.current_time())
+        moment = anyio.current_time()
         with anyio.move_on_after(budget):
+            if self._parsing_unread() and not self.is_fresh():
+                try:
+                    await self._page.session.send("Runtime.evaluate", {"expression": "0"}, timeout=budget)
+                except CDPError:
+                    pass  # the document is going: what its next one does is marked as it comes
+            if self._parsing_unread():
+                return True
+            target = self._changed_before(moment)
             while self._shown_began < target and not self._closed and not self._page.crashed:
                 ended = self._read_ended
                 if not self._dirty.is_set() and not self._lock.locked():
@@ -535,7 +546,9 @@ class LiveView(Part):
                 if self._idle is not None:
                     self._idle.cancel()
                 await ended.wait()
-        return self._shown_began >= target or self._closed or self._page.crashed
+        if self._parsing_unread() or self._closed or self._page.crashed:
+            return True
+        return self._shown_began >= self._changed_before(moment)
 
     async def next_read(self) -> None:
         """Until the next read of the page ends (the refresher reads only once the page changed);
