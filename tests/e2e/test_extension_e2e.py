@@ -163,6 +163,16 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             found = await stage.call(f"{win}__search_kb", {"query": "refund"})
             assert not found.is_error, found.structured_content
             assert "Refunding a duplicate card charge" in found.structured_content["result"]["titles"]
+
+            # Acting as a person through chrome.debugger (issue 39): trusted keys, and the focus a
+            # person's window gives (the popup is in front: the shared tab is in the background).
+            await stage.call(f"{win}__navigate", {"url": site + "/patterns/keys.html"})
+            await stage.wait_tools(lambda names: f"{win}__press_key" in names)
+            filled = await stage.call(f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
+            assert not filled.is_error, filled.structured_content
+            keyed = await stage.call(f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+            assert not keyed.is_error, keyed.structured_content
+            await stage.wait_windows(lambda d: "Saved: Printer" in json.dumps(d) and "focused: true" in json.dumps(d))
             await stage.call(f"{win}__navigate", {"url": site + "/"})
             await stage.wait_tools(lambda names: f"{win}__open_ticket_in_new_tab" in names)
 

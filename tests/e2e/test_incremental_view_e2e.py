@@ -129,7 +129,8 @@ NOT_CALLED = {
 }
 WINDOW_ACTIONS = {
     "accept", "back", "call_page_tool", "cancel", "choose", "close", "close_tab", "dismiss", "fill", "focus",
-    "forward", "list_page_tools", "navigate", "open_tab", "press", "read_content", "read_download", "reload",
+    "forward", "hover", "list_page_tools", "navigate", "open_tab", "press", "press_key", "read_content",
+    "read_download", "reload",
     "screenshot", "sign_in", "stop_dialogs", "submit",
 }  # fmt: skip
 CLOSERS = ("accept", "dismiss", "cancel", "close")

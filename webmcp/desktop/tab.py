@@ -32,7 +32,7 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.reads import document_loaded
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.actions import FieldValue, WindowActions
+from webmcp.desktop.actions import FieldValue, PersonFocus, WindowActions
 from webmcp.desktop.calls import PageCalls
 from webmcp.desktop.closing import TabCloser
 from webmcp.desktop.dialogs import JsDialog
@@ -114,6 +114,7 @@ class Tab:
             PermissionRequests(desktop.permissions, self.mark_dirty),
             self._bridge,
             self._downloads,
+            PersonFocus(),
         ]
         self._effects = Effects(
             self,
@@ -127,7 +128,7 @@ class Tab:
             desktop=desktop,
         )
         self._calls = PageCalls(self, self._effects, self._mirror, self._modals)
-        self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read)
+        self._actions = WindowActions(self, self._effects, page, lambda: self._view.last_read, self._view)
         self._closer = TabCloser(window_id, page, self._life, self._modals, desktop)
         self._window = TabWindow(
             window_id,
@@ -230,6 +231,14 @@ class Tab:
         if not self._desktop.page_actions or self.blocked() is not None or self.ended() is not None:
             return False
         return self._actions.offers(action)
+
+    def why_not_action(self, action: str) -> str:
+        """Why the window action `action` is not offered now, in a sentence."""
+        if not self._desktop.page_actions:
+            return "Window actions are off here (--no-page-actions)."
+        if self.blocked() is not None or self.ended() is not None:
+            return f"{self.id} cannot be acted on now ({self.blocked() or self.ended()})."
+        return self._actions.why_not(action)
 
     def sessions(self) -> list[CDPSession]:
         return self._page.sessions()
@@ -471,6 +480,14 @@ class Tab:
 
     async def submit(self, form: str | None, check: VersionCheck | None) -> ToolResult:
         return await self._actions.submit(form, check)
+
+    async def hover(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
+        return await self._actions.hover(label, block_id, check)
+
+    async def press_key(
+        self, key: str, label: str | None, block_id: str | None, check: VersionCheck | None
+    ) -> ToolResult:
+        return await self._actions.press_key(key, label, block_id, check)
 
     async def cancel_call(self, invocation: Invocation, timeout: float, reason: str) -> bool:
         return await self._mirror.cancel(invocation, timeout, reason)

@@ -92,7 +92,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     _check_operable(states, window_id)
     kind: WindowKind = window.window_kind  # type: ignore[assignment]
     record = record_for(kind, action)
+    absent = None  # why a window action is not offered now, when it says
     if record is not None and not record.offered_on(window):
+        absent = record.why_not(window) if record.why_not is not None else None
         record = None
     # Page tools are looked up only on a window that has them (a tab, an in-page modal).
     caller: PageToolWindow | None = window if has_page_tools(window) else None
@@ -100,8 +102,9 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
     if record is None and tool is None:
         raise ToolError(
             "action_not_available",
-            f"Window {window_id} has no tool {action!r} now (the page may have "
-            "removed it or navigated); re-read tools/list.",
+            absent
+            or f"Window {window_id} has no tool {action!r} now (the page may have removed it or navigated); "
+            "re-read tools/list.",
         )
     params: BaseModel | None = None
     if record is not None:

@@ -77,6 +77,8 @@ class ToolRecord(Generic[WindowT, InputT]):
     (None without expectedVersion) for the write guard, as a page tool's call does."""
     offered: Callable[[Any], bool] | None = field(default=None, repr=False)
     """When set, the action exists only on windows for which it is true (else always)."""
+    why_not: Callable[[Any], str] | None = field(default=None, repr=False)
+    """Why the action is not offered on a window now, in a sentence (for `action_not_available`)."""
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.handler, self.page_call, self.guarded)) != 1:
@@ -139,9 +141,10 @@ class CallPageToolInput(_Input):
 
 class FieldInput(_Input):
     label: str = Field(min_length=1, description="The field's label as the window's fields blocks show it.")
-    value: str | bool | int | float = Field(
-        description="Text; for a select the option's text; for a checkbox true/false; for a radio true (or give the "
-        "group's label and the option's label as value); dates and times in ISO form (2026-12-03, 20:45)."
+    value: str | bool | int | float | list[str] = Field(
+        description="Text; for a select the option's text (a multiple select or listbox: a list of them, the others "
+        "cleared); for a checkbox true/false; for a radio true (or give the group's label and the option's label as "
+        "value); dates and times in ISO form (2026-12-03, 20:45)."
     )
     block_id: str | None = Field(
         default=None, alias="blockId", description="The block that shows the field, when several share its label."
@@ -153,12 +156,23 @@ class FillInput(_Input):
 
 
 class PressInput(_Input):
-    label: str = Field(
-        min_length=1, description="The button's or link's text (or accessible name) as the blocks show it."
-    )
+    label: str = Field(min_length=1, description="Its text or name, as the blocks show it.")
     block_id: str | None = Field(
         default=None, alias="blockId", description="The block that shows it, when several share the label."
     )
+
+
+class HoverInput(_Input):
+    """As press's (its descriptions said once, there)."""
+
+    label: str = Field(min_length=1)
+    block_id: str | None = Field(default=None, alias="blockId")
+
+
+class PressKeyInput(_Input):
+    key: str = Field(min_length=1, max_length=40)
+    label: str | None = Field(default=None, min_length=1)
+    block_id: str | None = Field(default=None, alias="blockId")
 
 
 class SubmitInput(_Input):
@@ -280,6 +294,14 @@ async def _fill(tab: Tab, params: FillInput, check: VersionCheck | None) -> Tool
 
 async def _press(tab: Tab, params: PressInput, check: VersionCheck | None) -> ToolResult:
     return await tab.press(params.label, params.block_id, check)
+
+
+async def _hover(tab: Tab, params: HoverInput, check: VersionCheck | None) -> ToolResult:
+    return await tab.hover(params.label, params.block_id, check)
+
+
+async def _press_key(tab: Tab, params: PressKeyInput, check: VersionCheck | None) -> ToolResult:
+    return await tab.press_key(params.key, params.label, params.block_id, check)
 
 
 async def _submit_form(tab: Tab, params: SubmitInput, check: VersionCheck | None) -> ToolResult:
@@ -457,17 +479,43 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         annotations={"destructiveHint": False, "idempotentHint": True, "openWorldHint": True},
         guarded=_fill,
         offered=lambda tab: tab.offers_action("fill"),
+        why_not=lambda tab: tab.why_not_action("fill"),
     ),
     ToolRecord(
         action="press",
         applies_to="tab",
-        title="Press a button or link",
-        description="Press a button or follow a link the window shows, by its text (or an icon's accessible name) "
-        "as the blocks show it; give blockId when several share it." + _PREFER_PAGE_TOOLS,
+        title="Press",
+        description="Click what the window shows, by its text or name (a button, link, tab, menu or tree item, "
+        "checkbox, list item, suggestion, cell); blockId when several share it." + _PREFER_PAGE_TOOLS,
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
         offered=lambda tab: tab.offers_action("press"),
+        why_not=lambda tab: tab.why_not_action("press"),
+    ),
+    ToolRecord(
+        action="hover",
+        applies_to="tab",
+        title="Hover",
+        description="Move the pointer onto it, as press names it (a menu opening on hover); answers once what it "
+        "opened shows.",
+        input_model=HoverInput,
+        annotations={"destructiveHint": False, "openWorldHint": True},
+        guarded=_hover,
+        offered=lambda tab: tab.offers_action("hover"),
+        why_not=lambda tab: tab.why_not_action("hover"),
+    ),
+    ToolRecord(
+        action="press_key",
+        applies_to="tab",
+        title="Press a key",
+        description='Press a key or chord ("Enter", "Escape", "Shift+Tab", "ArrowDown", "a") in `label` (focused '
+        "first, named as press names it), else where the focus is.",
+        input_model=PressKeyInput,
+        annotations={"destructiveHint": True, "openWorldHint": True},
+        guarded=_press_key,
+        offered=lambda tab: tab.offers_action("press_key"),
+        why_not=lambda tab: tab.why_not_action("press_key"),
     ),
     ToolRecord(
         action="submit",
@@ -479,6 +527,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_submit_form,
         offered=lambda tab: tab.offers_action("submit"),
+        why_not=lambda tab: tab.why_not_action("submit"),
     ),
     ToolRecord(
         action="read_download",

@@ -79,6 +79,8 @@ BROWSER_ACTIONS = frozenset(
         "submit",
         "fill",
         "press",
+        "hover",
+        "press_key",
         "cancel",
         "open_tab",
         "stop_dialogs",

@@ -1,0 +1,263 @@
+"""Acting on widget pages as a person does (issue 39): press anything shown, hover, keys, multi-select, focus.
+
+The pages are `/patterns/*.html` (sample_site/README.md, "Widgets without tools"): real widget
+markup without WebMCP tools, each with an `<output id="result">` line saying what the page's
+own handlers did. Every check reads that line (or the page's state) as the window shows it
+after the action answered, never the bridge's word. The bridge is attached with `--cdp-url`
+and driven over stdio and over Streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from cdp_bridge.launcher import BrowserProcess
+from tests.support.bridge_http import http_bridge
+from tests.support.mcp_harness import open_http_client, open_stdio_client
+from tests.support.stage import Stage
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+@asynccontextmanager
+async def _bridge(site: str, browser: BrowserProcess, transport: str, path: str, *extra: str) -> AsyncIterator[Stage]:
+    command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, *extra]
+    if transport == "stdio":
+        async with open_stdio_client([*command, site + path], mode="auto") as mcp:
+            yield Stage(site, browser, mcp, None)  # type: ignore[arg-type]  # no Playwright user here
+        return
+    async with http_bridge(browser, *extra, site + path) as (url, token), open_http_client(url, token, "auto") as mcp:
+        yield Stage(site, browser, mcp, None)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["stdio", "http"])
+def transport(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+async def _ok(stage: Stage, name: str, args: dict[str, Any]) -> str:
+    result = await stage.call(name, args)
+    assert not result.is_error, result.structured_content
+    return str(result.structured_content["message"])
+
+
+async def _error(stage: Stage, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await stage.call(name, args)
+    assert result.is_error, result.structured_content
+    out: dict[str, Any] = result.structured_content
+    return out
+
+
+def _text(window: dict[str, Any]) -> str:
+    return json.dumps(window["blocks"], ensure_ascii=False)
+
+
+async def _result_line(stage: Stage, path: str) -> str:
+    """The page's own `<output id=result>` line, as the window shows it now (read after write)."""
+    window = await stage.tab_for(path)
+    return _text(window)
+
+
+async def test_press_opens_an_accordion_section_and_a_tree_item(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    async with _bridge(site, browser, transport, "/patterns/accordion.html") as stage:
+        win = (await stage.tab_for("/patterns/accordion.html"))["id"]
+        said = await _ok(stage, f"{win}__press", {"label": "Section 2"})
+        assert "Section 2" in said and "expanded" in said, said
+        shown = await _result_line(stage, "/patterns/accordion.html")
+        assert "Opened: Section 2" in shown and "Refunds go back to the card" in shown
+        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Section 3"})
+        assert "Opened: Section 3" in await _result_line(stage, "/patterns/accordion.html")
+        await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/tree.html"})
+        await _ok(stage, f"{win}__press", {"label": "Billing"})
+        assert "Opened: Billing" in await _result_line(stage, "/patterns/tree.html")
+        await _ok(stage, f"{win}__press", {"label": "Refunds"})
+        assert "Chose: Refunds" in await _result_line(stage, "/patterns/tree.html")
+
+
+async def test_hover_opens_a_menu_whose_item_is_then_pressed(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    async with _bridge(site, browser, transport, "/patterns/menu.html") as stage:
+        win = (await stage.tab_for("/patterns/menu.html"))["id"]
+        assert "Export" not in await _result_line(stage, "/patterns/menu.html"), "the submenu is closed at first"
+        await _ok(stage, f"{win}__hover", {"label": "File"})
+        # Answered once the menu is readable: the window shows its items at once.
+        assert "Export" in await _result_line(stage, "/patterns/menu.html")
+        await _ok(stage, f"{win}__press", {"label": "Export"})
+        assert "Chose: Export" in await _result_line(stage, "/patterns/menu.html")
+        await _ok(stage, f"{win}__hover", {"label": "View"})
+        said = await _ok(stage, f"{win}__press", {"label": "Show closed"})
+        assert "checked" in said, said
+        assert "Show closed: on" in await _result_line(stage, "/patterns/menu.html")
+
+
+async def test_press_takes_a_suggestion_and_a_clickable_div(site: str, browser: BrowserProcess, transport: str) -> None:
+    async with _bridge(site, browser, transport, "/patterns/autocomplete.html") as stage:
+        win = (await stage.tab_for("/patterns/autocomplete.html"))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "City", "value": "Pa"}]})
+        assert "Paris" in await _result_line(stage, "/patterns/autocomplete.html")
+        await _ok(stage, f"{win}__press", {"label": "Paris"})
+        assert "Chose: Paris" in await _result_line(stage, "/patterns/autocomplete.html")
+        await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/clickable.html"})
+        names = await stage.tool_names()
+        assert f"{win}__press" in names
+        await _ok(stage, f"{win}__press", {"label": "Open the weekly report"})
+        assert "Opened: weekly report" in await _result_line(stage, "/patterns/clickable.html")
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search mail", "value": "invoices"}]})
+        await _ok(stage, f"{win}__press", {"label": "Search"})
+        assert "Searched: invoices" in await _result_line(stage, "/patterns/clickable.html")
+
+
+async def test_keys_submit_close_and_move(site: str, browser: BrowserProcess, transport: str) -> None:
+    async with _bridge(site, browser, transport, "/patterns/keys.html") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
+        said = await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+        assert said.startswith("Pressed Enter in"), said
+        assert "Saved: Printer" in await _result_line(stage, "/patterns/keys.html")
+        await _ok(stage, f"{win}__press_key", {"key": "Escape"})
+        shown = await _result_line(stage, "/patterns/keys.html")
+        assert "Tip closed" in shown and "press Escape to close" not in shown
+        await _ok(stage, f"{win}__press_key", {"key": "ArrowDown", "label": "Queue"})
+        assert "Queue: Network" in await _result_line(stage, "/patterns/keys.html")
+        # A menu that opens 300 ms after the pointer came is read before the hover answers.
+        await _ok(stage, f"{win}__hover", {"label": "More"})
+        assert "Print the note" in await _result_line(stage, "/patterns/keys.html")
+
+
+async def test_fill_sets_several_options_and_says_what_the_page_holds(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    async with _bridge(site, browser, transport, "/patterns/multiselect.html") as stage:
+        win = (await stage.tab_for("/patterns/multiselect.html"))["id"]
+        said = await _ok(
+            stage,
+            f"{win}__fill",
+            {
+                "fields": [
+                    {"label": "Queues", "value": ["Billing", "Network"]},
+                    {"label": "Tags", "value": ["urgent"]},
+                    {"label": "Country", "value": "France"},
+                ]
+            },
+        )
+        assert "Filled 3 fields" in said and "not what was given" not in said, said
+        assert "Billing, Network; urgent; France" in await _result_line(stage, "/patterns/multiselect.html")
+        refused = await _error(stage, f"{win}__fill", {"fields": [{"label": "Country", "value": ["France", "Spain"]}]})
+        assert refused["code"] == "validation_failed" and "one value" in refused["message"], refused
+
+
+async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/patterns/autocomplete.html") as stage:
+        tab = await stage.tab_for("/patterns/autocomplete.html")
+        win = tab["id"]
+        unknown = await _error(stage, f"{win}__press_key", {"key": "Hyperspace"})
+        assert unknown["code"] == "validation_failed" and "Hyperspace" in unknown["message"], unknown
+        assert (await stage.tab_for("/patterns/autocomplete.html"))["version"] == tab["version"]
+    async with _bridge(site, browser, "stdio", "/patterns/keys.html") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        covered = await _error(stage, f"{win}__press", {"label": "Archive"})
+        assert covered["code"] == "action_not_available" and "covered by" in covered["message"], covered
+        assert "Saving" in covered["message"], "it says what covers the button"
+        assert "Archived" not in await _result_line(stage, "/patterns/keys.html")
+        # A veil on its way out (gone 700 ms after it came) is waited for, as a person waits.
+        await _ok(stage, f"{win}__press", {"label": "Check again"})
+        await _ok(stage, f"{win}__press", {"label": "Send report"})
+        assert "Report sent" in await _result_line(stage, "/patterns/keys.html")
+    async with _bridge(site, browser, "stdio", "/patterns/keys.html", "--human-submit") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
+        kept = await _error(stage, f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+        assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
+        kept = await _error(stage, f"{win}__press", {"label": "Save note"})
+        assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
+        assert "Saved" not in await _result_line(stage, "/patterns/keys.html")
+        tab = await stage.tab_for("/patterns/keys.html")
+        for action, args in (("hover", {"label": "More"}), ("press_key", {"key": "Escape"})):
+            stale = await _error(stage, f"{win}__{action}", {**args, "expectedVersion": tab["version"] - 1})
+            assert stale["code"] == "stale_state", stale
+        assert "Tip closed" not in await _result_line(stage, "/patterns/keys.html"), "a refused key is not sent"
+
+
+async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(
+    site: str, browser: BrowserProcess
+) -> None:
+    async with _bridge(site, browser, "stdio", "/patterns/keys.html") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        # Another tab comes to the front: the bridge's tab is in the background, as a person's often is.
+        other = (await stage.call("app__open_tab", {})).structured_content["openedWindowIds"][0]
+        await _ok(stage, f"{other}__focus", {})
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
+        await _ok(stage, f"{win}__press_key", {"key": "Tab"})
+        shown = await _result_line(stage, "/patterns/keys.html")
+        assert "focus (page focused: true), blur" in shown, shown
+        # A text box is pressed as a person clicks into it: it takes the focus.
+        await _ok(stage, f"{win}__press", {"label": "Subject"})
+        shown = await _result_line(stage, "/patterns/keys.html")
+        assert "blur, focus (page focused: true)" in shown, shown
+
+
+@pytest.mark.parametrize("path", ["/partner.html", "/"])
+async def test_press_and_keys_reach_into_frames(site: str, browser: BrowserProcess, path: str) -> None:
+    """`/partner.html` embeds the knowledge base from another site (an out-of-process iframe, its own
+    session); `/` embeds it from its own origin (the page's session, the page's viewport)."""
+    async with _bridge(site, browser, "stdio", path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search articles", "value": "refund"}]})
+        said = await _ok(stage, f"{win}__press", {"label": "Search"})
+        assert "by script" not in said, "a trusted click reached the frame"
+        await stage.wait_windows(lambda d: "Refunding a duplicate card charge" in json.dumps(d))
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search articles", "value": "password"}]})
+        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Search articles"})
+        await stage.wait_windows(lambda d: "How to reset a customer password" in json.dumps(d))
+
+
+async def test_fill_says_what_a_field_holds_when_the_page_changed_it(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/patterns/keys.html") as stage:
+        win = (await stage.tab_for("/patterns/keys.html"))["id"]
+        said = await _ok(stage, f"{win}__fill", {"fields": [{"label": "Reference", "value": "ab 12 c"}]})
+        assert "\u201cReference\u201d holds \u201cAB12C\u201d" in said, said
+        assert "ab 12 c" not in said.split("holds")[1], "it never says the field holds what it does not"
+
+
+async def test_submit_is_offered_only_where_a_form_is_shown(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/patterns/autocomplete.html") as stage:
+        win = (await stage.tab_for("/patterns/autocomplete.html"))["id"]
+        names = await stage.tool_names()
+        assert f"{win}__fill" in names and f"{win}__press" in names and f"{win}__submit" not in names, names
+        refused = await _error(stage, f"{win}__submit", {})
+        assert refused["code"] == "action_not_available" and "shows no form" in refused["message"], refused
+        assert "removed it or navigated" not in refused["message"]
+        await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/keys.html"})
+        await stage.wait_tools(lambda n: f"{win}__submit" in n)
+
+
+async def test_press_toggles_a_checkbox_and_says_its_state(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
+        win = (await stage.tab_for("/plain/signin.html"))["id"]
+        said = await _ok(stage, f"{win}__press", {"label": "Remember me"})
+        assert "It is now checked." in said, said
+        said = await _ok(stage, f"{win}__press", {"label": "Remember me"})
+        assert "It is now unchecked." in said, said
+
+
+async def test_a_key_typed_into_a_secret_field_is_not_said_back(site: str, browser: BrowserProcess) -> None:
+    async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
+        win = (await stage.tab_for("/plain/signin.html"))["id"]
+        said = await _ok(stage, f"{win}__press_key", {"key": "Q", "label": "Password"})
+        assert "Pressed Q" not in said and "sensitive" in said, said
+        said = await _ok(stage, f"{win}__press_key", {"key": "z"})
+        assert "Pressed z" not in said and "sensitive" in said, said
+        fields = {
+            i["label"]: i for b in (await stage.tab_for("/plain/signin.html"))["blocks"] if b["type"] == "fields"
+            for i in b["items"]
+        }  # fmt: skip
+        assert fields["Password"]["sensitive"] and fields["Password"]["value"] not in ("", "Qz"), fields["Password"]
