@@ -147,15 +147,15 @@ class WindowActions:
         return list(read.view.targets) if read is not None else []
 
     def offers(self, action: str) -> bool:
-        """Whether the window shows something `action` can act on now."""
-        targets = self.targets()
-        if action in ("press", "hover", "press_key"):
-            return bool(targets)  # everything shown takes a click, the pointer and keys
-        if action == "fill":
-            return any(t.kind == "field" and not t.disabled for t in targets)
+        """Whether the tab lists `action`: every window action always, but submit under --human-submit.
+
+        What a window shows comes and goes with every page; the actions do not (each change of
+        the list costs the agent a tools/list_changed and a list): called where nothing matches,
+        an action says what the window shows instead.
+        """
         if action == "submit":
-            return self._host.agent_may_submit and any(t.kind == "field" for t in targets) and self._shows_form()
-        return False
+            return self._host.agent_may_submit
+        return action in ("fill", "press", "hover", "press_key")
 
     def why_not(self, action: str) -> str:
         """Why `action` is not offered now, in a sentence (for `action_not_available`)."""
@@ -432,6 +432,10 @@ class WindowActions:
         if not self._host.agent_may_submit:
             raise ToolError("action_not_available", self.why_not("submit"))
         await self._current()
+        if form is None and not self._shows_form():
+            # A "form" of <div>s is sent by its own control: say so rather than look for a <form>.
+            reason = self.why_not("submit")
+            raise ToolError("validation_failed", reason, fields=[{"field": "form", "error": reason}])
         hint = self._last_filled if self._last_filled and self._last_filled[0] == self._host.doc_seq else None
 
         async def work(_act: Act) -> dict[str, Any]:

@@ -227,7 +227,8 @@ class Tab:
         return not self._desktop.human_submit
 
     def offers_action(self, action: str) -> bool:
-        """Whether the window action `action` (fill, press, submit) is offered now: visible means callable."""
+        """Whether the window action `action` is listed: always, but under --no-page-actions (and submit
+        under --human-submit), and not on a tab that crashed or closed (see `WindowActions.offers`)."""
         if not self._desktop.page_actions or self.blocked() is not None or self.ended() is not None:
             return False
         return self._actions.offers(action)

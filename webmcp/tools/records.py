@@ -140,31 +140,25 @@ class CallPageToolInput(_Input):
 
 
 class FieldInput(_Input):
-    label: str = Field(min_length=1, description="The field's label as the window's fields blocks show it.")
+    label: str = Field(min_length=1)
     value: str | bool | int | float | list[str] = Field(
-        description="Text; for a select the option's text (a multiple select or listbox: a list of them, the others "
-        "cleared); for a checkbox true/false; for a radio true (or give the group's label and the option's label as "
-        "value); dates and times in ISO form (2026-12-03, 20:45)."
+        description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio "
+        "(or a radio group's label with the option as value); ISO dates and times (2026-12-03, 20:45)."
     )
-    block_id: str | None = Field(
-        default=None, alias="blockId", description="The block that shows the field, when several share its label."
-    )
+    block_id: str | None = Field(default=None, alias="blockId")
 
 
 class FillInput(_Input):
-    fields: list[FieldInput] = Field(min_length=1, max_length=50, description="The fields to set, in order.")
+    fields: list[FieldInput] = Field(min_length=1, max_length=50)
 
 
 class PressInput(_Input):
-    label: str = Field(min_length=1, description="Its text or name, as the blocks show it.")
-    block_id: str | None = Field(
-        default=None, alias="blockId", description="The block that shows it, when several share the label."
-    )
+    label: str = Field(min_length=1, description='As the window shows it ("Reply #2": the second of that name).')
+    block_id: str | None = Field(default=None, alias="blockId", description="Where several share the label.")
 
 
 class HoverInput(_Input):
-    """As press's (its descriptions said once, there)."""
-
+    # As press's: its descriptions are said once, there (a docstring here would be published).
     label: str = Field(min_length=1)
     block_id: str | None = Field(default=None, alias="blockId")
 
@@ -176,11 +170,7 @@ class PressKeyInput(_Input):
 
 
 class SubmitInput(_Input):
-    form: str | None = Field(
-        default=None,
-        description="The form's name or heading, when the page shows several (by default the form last filled, or "
-        "the only one).",
-    )
+    form: str | None = Field(default=None, description="Its name or heading, where the page shows several.")
 
 
 class AcceptInput(_Input):
@@ -308,11 +298,6 @@ async def _submit_form(tab: Tab, params: SubmitInput, check: VersionCheck | None
     return await tab.submit(params.form, check)
 
 
-_PREFER_PAGE_TOOLS = (
-    " A window action, by what the window shows: where the page offers its own tools for the task, use those "
-    "instead. Returns once its effect happened (a new page loaded, a dialog or tab in openedWindowIds, the change "
-    "readable in app://windows)."
-)
 
 
 async def _accept(dialog: JsDialog, params: AcceptInput) -> ToolResult:
@@ -472,9 +457,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="fill",
         applies_to="tab",
         title="Fill fields",
-        description="Set fields the window shows, by the labels of its fields blocks, as a person would type or "
-        "pick them (several in one call; every label and value is checked before any is set). Secret fields take "
-        "their value and never show it." + _PREFER_PAGE_TOOLS,
+        description="Set fields by their labels (as press names things), as a person types or picks; every "
+        "label and value is checked before any is set.",
         input_model=FillInput,
         annotations={"destructiveHint": False, "idempotentHint": True, "openWorldHint": True},
         guarded=_fill,
@@ -486,7 +470,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         applies_to="tab",
         title="Press",
         description="Click what the window shows, by its text or name (a button, link, tab, menu or tree item, "
-        "checkbox, list item, suggestion, cell); blockId when several share it." + _PREFER_PAGE_TOOLS,
+        "checkbox, list item, suggestion, cell); blockId when several share it.",
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
@@ -521,8 +505,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="submit",
         applies_to="tab",
         title="Submit a form",
-        description="Submit a form the window shows (with its submit button, else as Enter would): the form last "
-        "filled, or the one named by `form` (its name or heading)." + _PREFER_PAGE_TOOLS,
+        description="Submit the form last filled (or `form`) with its submit button, else as Enter would.",
         input_model=SubmitInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_submit_form,
