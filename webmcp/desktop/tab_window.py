@@ -63,6 +63,11 @@ class TabWindow:
         """The window as `app://windows` shows it (read it; only this class writes it)."""
         return self._state
 
+    def page_blocks(self) -> list[dict[str, Any]]:
+        """The blocks of the page's own content the window shows now, without the bridge's address bar and
+        notices (none while the page is not shown to agents)."""
+        return [] if self.blocked() is not None else self._page_blocks
+
     def blocked(self) -> str | None:
         """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
         url = self._life.address
