@@ -73,7 +73,9 @@ class TabWindow:
         url = self._life.address
         # Asked on every call and every read: decided once per address (the policy is fixed).
         if url != self._blocked_for[0]:
-            decision = self._policy.check(url) if url and url != "about:blank" else None
+            # Chromium's own error page (a start page or navigation that failed) says what failed: shown.
+            shown = url and url != "about:blank" and not url.startswith("chrome-error:")
+            decision = self._policy.check(url) if shown else None
             self._blocked_for = (url, None if decision is None or decision.allowed else decision.reason)
         return self._blocked_for[1]
 
