@@ -8,11 +8,17 @@ when its window closes or a dialog blocks it meanwhile.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import sys
 from typing import Any
 
 import anyio
 import pytest
 
+from cdp_bridge.launcher import BrowserProcess
+from tests.support.bridge_http import http_bridge
+from tests.support.mcp_harness import open_http_client, open_stdio_client
 from tests.support.stage import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -164,3 +170,34 @@ async def test_a_page_that_never_loads_settles_once_its_window_is_still(stage: S
     assert not result.is_error, body
     assert body["message"] == f"{win} has settled: its window has not changed for 1 s."
     assert _window(await stage.windows(), win)["version"] == body["result"]["version"]
+
+
+@pytest.fixture(params=["stdio", "http"])
+def transport(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+async def test_a_page_that_renders_its_data_after_navigate_answered_is_waited_for_over_either_transport(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # The berth's holder comes from the site's API 4 s after the load event: navigate answers before it.
+    page = site + "/slow/berth.html?ms=4000"
+    command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url]
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "stdio":
+            mcp = await stack.enter_async_context(open_stdio_client([*command, site + "/"], mode="auto"))
+        else:
+            url, token = await stack.enter_async_context(http_bridge(browser, site + "/"))
+            mcp = await stack.enter_async_context(open_http_client(url, token, "auto"))
+        doc = json.loads((await mcp.client.read_resource("app://windows")).contents[0].text)
+        win = doc["windows"][0]["id"]
+        moved = await mcp.client.call_tool(f"{win}__navigate", {"url": page})
+        assert not moved.is_error, moved.structured_content
+        doc = json.loads((await mcp.client.read_resource("app://windows")).contents[0].text)
+        assert "Maria Lopez" not in json.dumps(_window(doc, win)), "the data came before navigate answered"
+        result = await mcp.client.call_tool(
+            f"{win}__wait_for", {"text": "held by Maria Lopez", "textGone": "Loading the berth", "timeout": 15}
+        )
+        body = result.structured_content
+        assert not result.is_error, body
+        assert body["result"]["found"] == ["Berth 14 is held by Maria Lopez."], body
