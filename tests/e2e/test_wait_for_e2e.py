@@ -160,6 +160,16 @@ async def test_a_bad_wait_is_refused_with_validation_failed(stage: Stage, args: 
     assert [f["field"] for f in body["fields"]] == [field], body
 
 
+async def test_a_wait_based_on_an_old_version_is_refused_with_stale_state(stage: Stage) -> None:
+    win = await _queue(stage)
+    version = _window(await stage.windows(), win)["version"]
+    result = await stage.call(f"{win}__wait_for", {"text": "Harbor", "expectedVersion": version - 1})
+    body = result.structured_content
+    assert result.is_error and body["code"] == "stale_state" and body["currentVersion"] == version, body
+    current = await stage.call(f"{win}__wait_for", {"text": "Harbor", "expectedVersion": version})
+    assert not current.is_error, current.structured_content
+
+
 async def test_a_page_that_never_loads_settles_once_its_window_is_still(stage: Stage) -> None:
     win = await _queue(stage)
     # Its font, script and advert never arrive (no load event, ever); a paragraph comes 150 ms after parsing.
