@@ -223,7 +223,7 @@ def load_saved(path: Path, keys: list[str], limit: int | None) -> list[Page]:
         if keys and not any(key.startswith(k) for k in keys):
             continue
         raw = file.read_bytes()
-        body = raw if file.suffix == ".gz" else gzip.compress(raw)
+        body = raw if file.suffix == ".gz" else gzip.compress(raw, mtime=0)  # the same bytes, the same sha256
         markup = gzip.decompress(body).decode("utf-8", errors="replace")
         told = path / f"{key}.txt"
         text = told.read_text(encoding="utf-8") if told.exists() else article_text(markup)
@@ -664,7 +664,7 @@ def markdown(raw: dict[str, Any]) -> str:
     figures = summary(raw)
     lines = [
         f"Run {raw['started'][:16].replace('T', ' ')} UTC, network `{raw['network']}`, {len(raw['pages'])} pages "
-        f"of {raw['corpus']} (ground-truth.json sha256 {raw['corpus_sha256'][:12]}); {raw['cpus']} CPUs; "
+        f"of {raw['corpus']} (sha256 {raw['corpus_sha256'][:12]}); {raw['cpus']} CPUs; "
         "load average (1/5/15 min) before/after each subject: "
         + "; ".join(f"{LABELS[k]} {' → '.join(raw['subjects'][k]['loads'])}" for k in kinds)
         + ".",
