@@ -90,6 +90,9 @@ class FieldItem(_Wire):
     sensitive: bool | None = Field(default=None, description="True when the value is masked (a secret input).")
     required: bool | None = None
     invalid: bool | None = None
+    readonly: bool | None = Field(default=None, description="True when the page takes no typing there.")
+    options: list[str] | None = Field(default=None, description="A select's or listbox's options (the first ones).")
+    optionCount: int | None = Field(default=None, ge=0, description="How many options, when not all are shown.")
 
 
 class FieldsBlock(_BlockBase):

@@ -96,6 +96,26 @@ async def _cinema_book_touched(page: Page) -> None:
     await page.wait_for_function("document.querySelector('#email:user-invalid') !== null", timeout=WAIT_MS)
 
 
+async def _tree_open(page: Page) -> None:
+    await page.click("text=Billing")
+    await page.wait_for_selector("[role=treeitem][aria-expanded=true]", timeout=WAIT_MS)
+
+
+async def _menu_hovered(page: Page) -> None:
+    await page.hover("#m-file")  # the submenu opens on mouseenter only
+    await page.wait_for_selector("#m-file.open", timeout=WAIT_MS)
+
+
+async def _autocomplete_typed(page: Page) -> None:
+    await page.type("#city", "Pa")
+    await page.wait_for_selector("#suggestions li", timeout=WAIT_MS)
+
+
+async def _datepicker_open(page: Page) -> None:
+    await page.click("#when")
+    await page.wait_for_selector("#datepicker:not([hidden])", timeout=WAIT_MS)
+
+
 PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "home": ("/", _home),
     "login": ("/login.html", _login),
@@ -110,6 +130,17 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "cinema_book_touched": ("/cinema/book.html", _cinema_book_touched),
     "cinema_receipt": ("/cinema/receipt.html", _noop),
     "gazette_article": ("/gazette/article.html", _noop),
+    # Widgets without tools (issue 39), each in the state a person brings it to.
+    "pattern_accordion": ("/patterns/accordion.html", _noop),
+    "pattern_tree": ("/patterns/tree.html", _tree_open),
+    "pattern_menu": ("/patterns/menu.html", _menu_hovered),
+    "pattern_autocomplete": ("/patterns/autocomplete.html", _autocomplete_typed),
+    "pattern_nearby_labels": ("/patterns/nearby-labels.html", _noop),
+    "pattern_duplicates": ("/patterns/duplicates.html", _noop),
+    "pattern_multiselect": ("/patterns/multiselect.html", _noop),
+    "pattern_clickable": ("/patterns/clickable.html", _noop),
+    "pattern_datepicker": ("/patterns/datepicker.html", _datepicker_open),
+    "pattern_tabs": ("/patterns/tabs.html", _noop),
 }
 
 

@@ -170,4 +170,4 @@ def test_a_modal_window_without_page_tools_is_listed_with_its_actions_only() -> 
     desktop.tabs.append(FakeDialog(WindowState("dlg-1", "Sure?", modal=True, owner_id="tab-1")))
     names = [name for name, *_ in _specs(desktop) if name.startswith("dlg-1__")]
     assert names == ["dlg-1__accept", "dlg-1__dismiss", "dlg-1__close_tab"]
-    assert [k[:2] for k in tool_set_key(desktop)] == [("tab-2", "tab"), ("dlg-1", "dialog")]
+    assert [k[:2] for k in tool_set_key(desktop)] == [("dlg-1", "dialog"), ("tab-2", "tab")], "by id"

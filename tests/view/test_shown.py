@@ -32,7 +32,7 @@ def test_a_shown_block_is_the_views_block_with_its_id_only_where_a_tool_can_name
     view = _view(name)
     shown = page_blocks(view)
     assert [_without_id(b) for b in shown] == [_without_id(b) for b in view.blocks], "nothing but ids differ"
-    named = {t.block_id for t in view.targets}
+    named = {t.block_id for t in view.targets if t.kind != "text"}
     for block, built in zip(shown, view.blocks, strict=True):
         referable = block["type"] in ("table", "list") or built["id"] in named
         assert ("id" in block) == referable, block
@@ -43,7 +43,7 @@ def test_a_shown_block_is_the_views_block_with_its_id_only_where_a_tool_can_name
 def test_every_block_a_window_action_can_name_keeps_its_id() -> None:
     view = _view("home")
     ids = {b["id"] for b in page_blocks(view) if "id" in b}
-    assert {t.block_id for t in view.targets if t.block_id} <= ids
+    assert {t.block_id for t in view.targets if t.block_id and t.kind != "text"} <= ids
     kept = {b["type"] for b in page_blocks(view) if "id" in b}
     dropped = {b["type"] for b in page_blocks(view) if "id" not in b}
     assert {"fields", "table", "list", "text"} <= kept and {"notice", "media", "text"} <= dropped
@@ -71,7 +71,7 @@ def test_blocks_shown_again_are_the_objects_shown_then_and_shown_as_they_would_b
     plain = next(
         b
         for b in view.blocks
-        if b["type"] not in ("table", "list") and b["id"] not in {t.block_id for t in view.targets}
+        if b["type"] not in ("table", "list") and b["id"] not in {t.block_id for t in view.targets if t.kind != "text"}
     )
     named = shown_blocks(view.blocks, {plain["id"]}, kept=kept)
     assert named == shown_blocks(view.blocks, {plain["id"]})

@@ -50,7 +50,12 @@ def test_untouched_required_fields_are_not_errors_until_the_person_tries_to_subm
     pristine = build_view(_frames("cinema_book"), BlockIds())
     assert pristine.invalid_fields == [], "Chromium calls the empty required date, select, check box invalid"
     fields = _fields(pristine)
-    assert fields["Format"] == {"label": "Format", "value": "Choose…", "required": True}
+    assert fields["Format"] == {
+        "label": "Format",
+        "value": "Choose…",
+        "options": ["Choose…", "2D", "3D"],
+        "required": True,
+    }
     assert fields["I accept the house rules"] == {"label": "I accept the house rules", "value": False, "required": True}
     assert not [n for n in pristine.notices if n["severity"] == "error"]
     assert "needs attention" not in summarize_tab(pristine.title, "", pristine, False)

@@ -241,6 +241,21 @@ def test_a_fields_run_that_goes_on_into_a_section_keeps_the_section_from_the_mem
     _same_as_without(_tree(root, alone, region, inner, text), _tree(root, field, region, inner, text))
 
 
+def test_a_field_after_a_replayed_section_takes_its_last_line_as_its_label_as_a_walk_does() -> None:
+    # <section><span>Team</span></section><input> (no name): the field's label is the section's last
+    # line, which is then no text block; the section replayed from the memo must give the same.
+    root = _node("1", "RootWebArea", "Page", ("2", "4", "5"))
+    region = _node("2", "region", "Box", ("3",), parent="1")
+    team = _node("3", "StaticText", "Team", parent="2")
+    box = _node("4", "textbox", "", parent="1")
+    tail = _node("5", "StaticText", "Tail", parent="1")
+    changed = {**tail, "name": {"type": "computedString", "value": "Tail, changed"}}
+    _same_as_without(_tree(root, region, team, box, tail), _tree(root, region, team, box, changed))
+    view = build_view(_tree(root, region, team, box, tail), BlockIds())
+    assert [i["label"] for b in view.blocks if b["type"] == "fields" for i in b["items"]] == ["Team"]
+    assert [b["text"] for b in view.blocks if b["type"] == "text"] == ["Tail"]
+
+
 def test_a_section_in_a_renamed_group_gives_its_fields_the_new_group() -> None:
     root = _node("1", "RootWebArea", "Page", ("2",))
     group = _node("2", "radiogroup", "Size", ("3",), parent="1")

@@ -33,6 +33,7 @@ from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
 from cdp_bridge.layout import LaidOut, patch_text_layout, running_text, wanted
 from cdp_bridge.targets import PageTarget
+from webmcp.desktop.nameless import name_nameless
 from webmcp.desktop.observer_take import (
     UNCHANGED,
     WORLD,
@@ -112,6 +113,7 @@ async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False
     nodes.secret_values |= fields.values
     for frame in nodes.frames:
         frame.secret_ids = nodes.secret_ids
+    await name_nameless(session, nodes, whole=True)
     return nodes
 
 
@@ -363,6 +365,7 @@ async def _patch_session(
     result.display, result.gaps = await patch_text_layout(send, layout_frames, kept, before, touched, running, known)
     result.layout_wanted, result.running = running.wanted, running
     result.share_with_frames()
+    await name_nameless(session, result, whole=False)
     return result
 
 

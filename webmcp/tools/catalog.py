@@ -15,7 +15,7 @@ from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import WindowState, operable_ids
 from webmcp.tools.kinds import AnyWindow, has_page_tools
 from webmcp.tools.records import ToolRecord, WindowKind, records_for
-from webmcp.tools.specs import EXPECTED_VERSION, RESULT_SCHEMA, ToolSpec, action_schema, page_tool_spec
+from webmcp.tools.specs import ACTION_OUTPUT, EXPECTED_VERSION, RESULT_SCHEMA, ToolSpec, action_schema, page_tool_spec
 
 __all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "tool_set_key", "tool_specs"]
 
@@ -31,33 +31,44 @@ def _record_spec(window_id: str, record: ToolRecord[Any, Any]) -> ToolSpec:
     # Never the page's title here: a page must not be able to write the bridge's own words.
     return ToolSpec(
         name=f"{window_id}__{record.action}",
-        title=f"{record.title} (window {window_id})",
-        description=f"{record.description} Browser action on window {window_id}.",
+        title=record.title,
+        description=record.description,
         input_schema=action_schema(record.input_schema),
         annotations=record.annotations,
-        output_schema=RESULT_SCHEMA,
+        output_schema=ACTION_OUTPUT,
     )
 
 
+def _id_order(window_id: str) -> tuple[str, int, str]:
+    kind, _, number = window_id.rpartition("-")
+    return (kind, int(number), "") if number.isdigit() else (window_id, 0, window_id)
+
+
 def _operable(desktop: ListedDesktop) -> Iterator[tuple[str, AnyWindow, WindowKind]]:
-    """Each operable window with its id and kind, in the order the desktop keeps them."""
-    for window_id in operable_ids(desktop.window_states()):
+    """Each operable window with its id and kind, by id (dlg-2 before tab-1, tab-2 before tab-10).
+
+    The order is the ids' alone, never how the windows came to be, so that one set of tools is
+    always listed in one order (MCP 2026-07-28 asks it of servers: clients cache the list).
+    """
+    for window_id in sorted(operable_ids(desktop.window_states()), key=_id_order):
         window: AnyWindow | None = desktop.window(window_id)
         if window is not None:
             yield window_id, window, window.window_kind  # type: ignore[misc]
 
 
 def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
-    """The tools callable this moment: those of operable windows, plus app-level actions."""
-    specs: list[ToolSpec] = []
+    """The tools callable this moment: the app-level actions, then those of operable windows.
+
+    The app's come first: they never change, so a client's cached prefix of the list stays.
+    """
+    specs: list[ToolSpec] = [
+        ToolSpec(f"app__{r.action}", r.title, r.description, r.input_schema, r.annotations, ACTION_OUTPUT)
+        for r in records_for("app")
+    ]
     for window_id, window, kind in _operable(desktop):
         specs.extend(_record_spec(window_id, r) for r in records_for(kind) if r.offered_on(window))
         if has_page_tools(window):
             specs.extend(page_tool_spec(window_id, window.origin, t) for t in window.page_tools())
-    specs.extend(
-        ToolSpec(f"app__{r.action}", r.title, r.description, r.input_schema, r.annotations, RESULT_SCHEMA)
-        for r in records_for("app")
-    )
     return specs
 
 

@@ -13,16 +13,46 @@ from dataclasses import dataclass
 from typing import Any
 
 from webmcp.desktop.mirror import PageTool
-from webmcp.models import tool_output_schema
 from webmcp.untrusted.page_limits import page_tool_description
 
-__all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "page_tool_spec"]
+__all__ = ["EXPECTED_VERSION", "ACTION_OUTPUT", "RESULT_SCHEMA", "ToolSpec", "action_schema", "hints", "page_tool_spec"]
 
-EXPECTED_VERSION = {
-    "type": "integer",
-    "description": "The window version you based this call on; if it changed since, the call is refused.",
+EXPECTED_VERSION = {"type": "integer"}
+"""Said once, in the server's instructions (server/app.py): the version read; a changed window refuses."""
+RESULT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "message": {"type": "string"},
+        "openedWindowIds": {"type": "array", "items": {"type": "string"}},
+        "result": {"type": "object"},
+    },
 }
-RESULT_SCHEMA: dict[str, Any] = tool_output_schema()
+"""The `outputSchema` every tool declares in `tools/list` (GUI bridge §12.3, the seed's own example):
+what a result holds. An error's fields (`code`, `currentVersion`, `fields`, …) are allowed by it, and
+described once in the instructions and in the shipped schema (`models.tool_output_schema`), not in
+every tool of every list (1.1 KB each, 15 KB of a tab's list)."""
+
+ACTION_OUTPUT: dict[str, Any] = {"type": "object"}
+"""The `outputSchema` of the bridge's own actions: their answer is a ToolResult, whose fields the
+instructions name once (a tab lists 14 of them; RESULT_SCHEMA in each would be 2 KB of every list)."""
+
+_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+
+
+def hints(annotations: dict[str, Any]) -> dict[str, Any]:
+    """The hints of `annotations` that differ from MCP's defaults: only they tell a client anything.
+
+    `destructiveHint` and `idempotentHint` mean something only when `readOnlyHint` is false.
+    """
+    read_only = bool(annotations.get("readOnlyHint", False))
+    out: dict[str, Any] = {}
+    for name, default in _HINT_DEFAULTS.items():
+        if name not in annotations or annotations[name] == default:
+            continue
+        if read_only and name in ("destructiveHint", "idempotentHint"):
+            continue
+        out[name] = annotations[name]
+    return out
 
 
 @dataclass(frozen=True)
@@ -67,7 +97,8 @@ def page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec
     }
     return ToolSpec(
         name=f"{window_id}__{tool.handle}",
-        title=f"Page tool \u201c{tool.display_name or tool.handle}\u201d (window {window_id})",
+        # The page's own name, where the tool's name had to change it; the name says the rest.
+        title=tool.display_name if tool.display_name and tool.display_name != tool.handle else "",
         description=description,
         input_schema=action_schema(tool.input_schema),
         annotations=annotations,

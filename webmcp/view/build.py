@@ -41,6 +41,8 @@ class Limits:
     table_rows: int = 20
     list_items: int = 20
     text_chars: int = 600
+    options: int = 10
+    """Options of a select or listbox shown in the window (all of them through read_content)."""
     budget_chars: int = 12_000
     """JSON characters of blocks in one window (the 16 KB window state leaves room for the rest)."""
     attention_chars: int = 2_000
@@ -131,6 +133,14 @@ class View:
 def _cut(block: dict[str, Any], limits: Limits) -> dict[str, Any]:
     if block["type"] in UNITS:
         return cut_run(block, limits.table_rows if block["type"] == "table" else limits.list_items)
+    if block["type"] == "fields" and any(len(i.get("options", ())) > limits.options for i in block["items"]):
+        items = [
+            {**i, "options": i["options"][: limits.options], "optionCount": len(i["options"])}
+            if len(i.get("options", ())) > limits.options
+            else i
+            for i in block["items"]
+        ]
+        return {**block, "items": items}
     if block["type"] == "text" and len(block["text"]) > limits.text_chars:
         return {**block, "text": block["text"][: limits.text_chars] + "…"}
     return block

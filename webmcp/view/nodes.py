@@ -27,6 +27,9 @@ __all__ = [
     "role_of",
     "severity",
     "shown_on_button",
+    "states_of",
+    "with_states",
+    "GUESSED",
 ]
 
 Node = Mapping[str, Any]
@@ -119,8 +122,45 @@ def edge_of(display: str | None) -> str | None:
     return LINE
 
 
+def states_of(node: Node) -> tuple[str, ...]:
+    """What a person sees of a control's state: expanded or collapsed (else selected), checked or
+    mixed, pressed, unavailable (disabled), guessed (a name the bridge made up from the page's hints)."""
+    states: list[str] = []
+    expanded = prop(node, "expanded")
+    if expanded is not None:
+        states.append("expanded" if _yes(expanded) else "collapsed")
+    elif _yes(prop(node, "selected")):
+        states.append("selected")
+    checked = prop(node, "checked")
+    if checked == "mixed":
+        states.append("mixed")
+    elif _yes(checked):
+        states.append("checked")
+    if _yes(prop(node, "pressed")):
+        states.append("pressed")
+    if prop(node, "disabled"):
+        states.append("unavailable")
+    if prop(node, GUESSED):
+        states.append("guessed")
+    return tuple(states)
+
+
+GUESSED = "bridgeGuessedName"
+"""The property `view.nameless` sets on a control it named from its class, title or image."""
+
+
+def _yes(value: Any) -> bool:
+    return value is True or value == "true"
+
+
+def with_states(label: str, states: Sequence[str]) -> str:
+    """`label` as the window shows it: its states in one parenthesis, "Section 2 (collapsed)"."""
+    return f"{label} ({', '.join(states)})" if states else label
+
+
 def shown_on_button(node: Node) -> str:
-    """The label a button shows (its text, or the accessible name of an icon), "(unavailable)" when disabled.
+    """The label a button shows (its text, or the accessible name of an icon), with its state:
+    "(unavailable)" when disabled, "(expanded)"/"(collapsed)" for a disclosure, "(pressed)" for a toggle.
 
     Every button is shown, a plain action like "Send" too: what a window action can press is
     what the blocks say (docs/protocols.md#window-actions).
@@ -128,7 +168,7 @@ def shown_on_button(node: Node) -> str:
     label = name_of(node)
     if not label:
         return ""
-    return f"{label} (unavailable)" if prop(node, "disabled") else label
+    return with_states(label, states_of(node))
 
 
 def severity(role: str, text: str) -> Severity:

@@ -4,7 +4,8 @@ The view keeps an id on every block (build.py: stable, never reused), and `read_
 hands them all out. The window document carries only what an agent can use: a block's id
 where a tool can name it (GUI bridge §4.4 makes `id` optional, "for reference"): a table or
 list (`read_content {blockId}`), and a block that shows a field, button or link the window
-actions name (`fill`/`press {blockId}`, and the `candidates` of an ambiguous label). A
+actions name (`fill`/`press {blockId}`, and the `candidates` of an ambiguous label; not the
+text `press` also takes, which an ordinal tells apart: "Reply #2"). A
 dialog's first heading that only repeats its window's title goes too. Everything else of a
 block stays as the view built it, so a block shown here is the one `read_content` gives,
 less its unused id.
@@ -32,7 +33,8 @@ def page_blocks(view: View, kept: Shown | None = None) -> list[dict[str, Any]]:
     very object it gave then (build.py `_number`) is shown as the very object shown then, so an
     unchanged window compares fast. It is replaced with what this call showed.
     """
-    return shown_blocks(view.blocks, {t.block_id for t in view.targets if t.block_id is not None}, kept=kept)
+    named = {t.block_id for t in view.targets if t.block_id is not None and t.kind != "text"}
+    return shown_blocks(view.blocks, named, kept=kept)
 
 
 def shown_blocks(

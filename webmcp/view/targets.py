@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Literal
 
-from .nodes import Node, prop, role_of
+from .nodes import Node, prop, role_of, with_states
 
 __all__ = [
     "ActionTarget",
@@ -31,6 +31,9 @@ __all__ = [
     "resolve",
     "resolve_press",
     "PRESSABLE",
+    "STATE_WORDS",
+    "as_listed",
+    "with_states",
     "with_block_ids",
 ]
 
@@ -45,6 +48,7 @@ PRESSABLE = frozenset({"button", "link", "control"})
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "textfield", "combobox", "spinbutton"})
 _CHECK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
 _RADIO_ROLES = frozenset({"radio", "menuitemradio"})
+_CHECKABLE_ROLES = _CHECK_ROLES | _RADIO_ROLES
 _TRUE = frozenset({"true", "yes", "on", "checked", "1"})
 _FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -119,6 +123,9 @@ def target_of(
     sensitive: bool = False,
     options: tuple[str, ...] = (),
     disabled_options: tuple[str, ...] = (),
+    states: tuple[str, ...] = (),
+    multiselect: bool = False,
+    selected: tuple[str, ...] = (),
 ) -> ActionTarget:
     """The target for AX `node`, shown as `label` in the block keyed `block_key`."""
     return ActionTarget(
@@ -135,6 +142,9 @@ def target_of(
         disabled_options=disabled_options,
         group=group,
         multiline=bool(prop(node, "multiline")),
+        states=states,
+        multiselect=multiselect,
+        selected=selected,
     )
 
 
@@ -169,9 +179,67 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
+STATE_WORDS = frozenset(
+    {"expanded", "collapsed", "selected", "checked", "mixed", "pressed", "unavailable", "read-only", "guessed"}
+)
+"""What a label's suffix may say of its target's state: "Section 2 (collapsed)", "Pay (unavailable)"."""
+_SUFFIX = re.compile(r" \(([a-z-]+(?:, [a-z-]+)*)\)$")
+_ORDINALS = (
+    (re.compile(r"^(.*\S) #([1-9]\d{0,3})$"), "{} #{}"),
+    (re.compile(r"^(.*\S) \(#([1-9]\d{0,3})\)$"), "{} (#{})"),
+    (re.compile(r"^(.*\S) \[#([1-9]\d{0,3})\]$"), "{} [#{}]"),
+)
+"""How an ordinal is written: "Reply #2"; where the page shows that very label, "Reply (#2)"."""
+
+
 def _plain(label: str) -> str:
-    """A label as an agent may write it: "Pay (unavailable)" is the button "Pay"."""
-    return label.removesuffix(" (unavailable)")
+    """A label as an agent may write it: "Pay (unavailable)" is the button "Pay", "Tab B (selected)" the tab."""
+    found = _SUFFIX.search(label)
+    if found is not None and all(w in STATE_WORDS for w in found.group(1).split(", ")):
+        return label[: found.start()]
+    return label
+
+
+def _named(t: ActionTarget, wanted: str) -> bool:
+    return _norm(_plain(t.label)) == wanted or _norm(t.label) == wanted
+
+
+def _same_case(found: list[ActionTarget], label: str) -> list[ActionTarget]:
+    """Of the targets named `label` (case aside), those whose case is the one given, when any is."""
+    given = _spaced(label)
+    exact = [t for t in found if _spaced(_plain(t.label)) == given or _spaced(t.label) == given]
+    return exact or found
+
+
+def _by_ordinal(pool: Sequence[ActionTarget], label: str) -> ActionTarget | None:
+    """The target `label` names as "Reply #2": the second of the window's targets named "Reply"."""
+    for pattern, _form in _ORDINALS:
+        found = pattern.match(label.strip())
+        if found is not None:
+            base, n = found.group(1), int(found.group(2))
+            same = _same_case([t for t in pool if _named(t, _norm(base))], base)
+            if n <= len(same):
+                return same[n - 1]
+    return None
+
+
+def as_listed(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
+    """How a refusal lists `target` so that it names it alone: its label, or "Reply #2" when the
+    window shows that label (case and all) more than once."""
+    plain = _spaced(_plain(target.label))
+    same = [t for t in pool if _spaced(_plain(t.label)) == plain]
+    if len(same) < 2:
+        return target.label
+    n = next(i for i, t in enumerate(same, 1) if t is target)
+    for _pattern, form in _ORDINALS:
+        listed = form.format(plain, n)
+        if not any(_named(t, _norm(listed)) for t in pool):  # no label of the page's reads so
+            return listed
+    return listed
 
 
 def resolve(
@@ -179,10 +247,14 @@ def resolve(
 ) -> Resolved | Refusal:
     """The one target of `kinds` the window shows as `label` (in block `block_id`, if given).
 
-    An exact match (spaces and case aside) wins over a label that only starts with the
-    words given. `what` names the kind in messages ("field", "button or link").
+    A label matches with spaces, case and a state suffix ("(collapsed)") aside; of several, the
+    one whose case is the one given wins. "Reply #2" names the second of the window's targets
+    labelled "Reply" (counted over the whole window, `block_id` or not). An exact match wins over
+    a label that only starts with the words given. `what` names the kind in messages ("field",
+    "button or link"). Every candidate a refusal lists resolves, given back as listed.
     """
-    pool = [t for t in targets if t.kind in kinds]
+    everywhere = [t for t in targets if t.kind in kinds]
+    pool = everywhere
     if block_id is not None:
         in_block = [t for t in pool if t.block_id == block_id]
         if not in_block:
@@ -193,8 +265,11 @@ def resolve(
             )
         pool = in_block
     wanted = _norm(label)
-    exact = [t for t in pool if _norm(_plain(t.label)) == wanted or _norm(t.label) == wanted]
+    exact = _same_case([t for t in pool if _named(t, wanted)], label)
     found: list[Resolved] = [Resolved(t) for t in exact]
+    if not found and (numbered := _by_ordinal(everywhere, label)) is not None:
+        if block_id is None or numbered.block_id == block_id:
+            return Resolved(numbered)
     if not found and kinds & {"field"}:
         # A radio group by its own name, the option given as the value.
         groups = [t for t in pool if t.role in _RADIO_ROLES and t.group and _norm(t.group) == wanted]
@@ -213,22 +288,31 @@ def resolve(
             f"{what.capitalize()}s shown: {listed}.",
             shown=tuple(shown),
         )
-    candidates = tuple({"label": r.target.label, "blockId": r.target.block_id} for r in found[:20])
-    places = ", ".join(f"{c['blockId'] or 'no block'}" for c in candidates)
+    candidates = tuple({"label": as_listed(everywhere, r.target), "blockId": r.target.block_id} for r in found[:20])
+    listed = ", ".join(f"\u201c{c['label']}\u201d ({c['blockId'] or 'no block'})" for c in candidates)
     return Refusal(
-        f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d (in blocks {places}); give blockId to say which.",
+        f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d; give one as listed: {listed}.",
         candidates=candidates,
     )
 
 
 def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> Resolved | Refusal:
-    """What `press` means by `label`: a button, link or control; else a checkable field; else shown text."""
+    """What `press` means by `label`: a button, link or control; else a checkable or read-only field;
+    else shown text."""
     found = resolve(targets, label, block_id, PRESSABLE, "button, link or control")
     if isinstance(found, Resolved) or found.candidates:
         return found
-    return resolve(targets, label, block_id, frozenset({"text"}), "text") if any(
-        t.kind == "text" for t in targets
-    ) else found
+    # A check box a person ticks, a read-only box a person clicks to open its picker.
+    clicked = [t for t in targets if t.kind == "field" and (t.role in _CHECKABLE_ROLES or t.readonly)]
+    if clicked:
+        ticked = resolve(clicked, label, block_id, frozenset({"field"}), "field")
+        if isinstance(ticked, Resolved) and ticked.option is None:
+            return ticked
+    if any(t.kind == "text" for t in targets):
+        shown = resolve(targets, label, block_id, frozenset({"text"}), "text")
+        if isinstance(shown, Resolved) or shown.candidates:
+            return shown
+    return found
 
 
 def _shown(pool: Sequence[ActionTarget]) -> list[str]:

@@ -23,29 +23,37 @@ from cdp_bridge.ax import UNREAD, FrameNodes
 from webmcp.models import fields_block, list_block, notice_block, text_block
 
 from .nodes import (
+    GUESSED,
     LINE,
     Node,
     guess_mime,
     hidden,
+    join_text,
     name_of,
     prop,
     related,
     role_of,
     severity,
     shown_on_button,
+    states_of,
+    with_states,
 )
 from .walk_memo import Entry, WalkMemo
 from .walk_roles import (
+    CHECKABLE,
     CHOICES,
+    CONTROL_ROLES,
     FIELD_ROLES,
     GROUP_ROLES,
+    IN_CONTROL,
     INLINE_ROLES,
     MAIN_ROLES,
     NOTICE_ROLES,
     SKIP_ROLES,
     TEXT_CONTAINERS,
+    TEXT_RUN_TARGETS,
 )
-from .walk_state import Heading, Keyed, RawModal, Sink, Walk, WalkState
+from .walk_state import Heading, Keyed, RawModal, Sink, Walk, WalkState, labelish
 
 _FAILED_HOSTS_SHOWN = 3
 
@@ -70,7 +78,10 @@ class _Walker(WalkState):
             self.add_text(edge)
             return
         if role == "StaticText":
-            self.add_text(str(node.get("name", {}).get("value", "") or ""))
+            text = str(node.get("name", {}).get("value", "") or "")
+            self.add_text(text)
+            if text.strip() and (parent := self.frame.by_id.get(str(node.get("parentId", "")))) is not None:
+                self.target("text", parent, " ".join(text.split()), self.sink.text_key)
         elif role == "LineBreak":
             self.add_text(LINE)
         elif role == "link":
@@ -83,15 +94,26 @@ class _Walker(WalkState):
             if shown := shown_on_button(node):
                 self.add_text(f" {shown} ")
                 self.target("button", node, shown, self.sink.text_key)
+        elif role in CONTROL_ROLES or (
+            role == "generic"
+            and node.get("name")
+            and name_of(node)
+            and (prop(node, "focusable") or prop(node, GUESSED))
+        ):
+            self.control(node)
         elif role in SKIP_ROLES:
             return
         elif role == "LabelText":
-            self.walk_fields_only(node)  # The label's text is its field's name already.
+            # The label's text is its field's name already; a label tied to no field (no `for=`) may
+            # name the field right after it.
+            if not self.walk_fields_only(node):
+                self.pending_label = labelish(self.quiet_text(node))
         elif role == "heading":
             text = self.text_of(node) or name_of(node)
             if text:
                 level = int(prop(node, "level") or 1)
                 self.emit(self.key(node), text_block(None, text, heading=level))
+                self.target("text", node, " ".join(text.split()), self.key(node))
                 if self.sink is self.page_sink and self.frame is self.frames[0]:
                     in_main = any(c[2] in MAIN_ROLES for c in self.containers)
                     self.headings.append(Heading(text, level, in_main))
@@ -108,10 +130,21 @@ class _Walker(WalkState):
                 {"type": "media", "mimeType": guess_mime(url), "url": url, "alt": name_of(node)},
             )
         elif role in ("table", "grid", "treegrid"):
-            self.emit(self.key(node), self.table(node))
+            marks, self.met_field = len(self.collected), False
+            table = self.table(node)
+            if self.met_field and not table["columns"]:
+                del self.collected[marks:]  # a form laid out in a table: its fields are fields
+                self.container(node, role)
+            else:
+                self.emit(self.key(node), table)
         elif role in ("list", "directory", "feed"):
-            found = self.descend(node, {"listitem", "article"})
-            items = [t for t in (None if i.get(UNREAD) else self.text_of(i) for i in found) if t != ""]
+            items: list[str | None] = []
+            for item in self.descend(node, {"listitem", "article"}):
+                said = None if item.get(UNREAD) else self.text_of(item)
+                if said != "":
+                    items.append(said)
+                    if said and len(items) <= TEXT_RUN_TARGETS:
+                        self.collected.append(("text", item, " ".join(said.split())))
             if items:
                 self.emit(self.key(node), self.run_block({"type": "list"}, "items", items))
         elif role == "navigation" and (
@@ -172,7 +205,7 @@ class _Walker(WalkState):
             self.groups[-1] if self.groups else "",
             any(c[2] in MAIN_ROLES for c in self.containers),
         )
-        clean = not s.fields and not s.after_fields and not self.collected
+        clean = not s.fields and not s.after_fields and not self.collected and not self.pending_label
         key = (self.frame.key, str(node["nodeId"]))
         changed = self.changed_in_frame(memo)
         if clean and changed is not None and key[1] not in changed:
@@ -182,8 +215,17 @@ class _Walker(WalkState):
                 return
         marks = (len(s.out), len(self.targets), len(self.headings), len(self.modals))
         more = (len(self.ordinals_set), len(self.over_page_added), len(self.used), self.impure)
+        self.out_marks.append((s, marks[0], marks[1]))
         self.walk_inside(node, role)
-        if clean and self.impure == more[3] and not self.collected and not s.fields and not s.after_fields:
+        self.out_marks.pop()
+        if (
+            clean
+            and self.impure == more[3]
+            and not self.collected
+            and not s.fields
+            and not s.after_fields
+            and not self.pending_label
+        ):
             ordinals = {base: self.ordinals[base] for base in self.ordinals_set[more[0] :]}
             memo.entries[key] = Entry(
                 state,
@@ -211,23 +253,85 @@ class _Walker(WalkState):
             self.flush_fields()
         self.containers.pop()
 
-    def walk_fields_only(self, node: Node) -> None:
+    def walk_fields_only(self, node: Node) -> bool:
+        """Walk the fields inside a label; whether there were any."""
+        found = False
         for child in self.children(node):
             if not hidden(child):
                 if role_of(child) in FIELD_ROLES:
                     self.add_field(child)
+                    found = True
                 else:
-                    self.walk_fields_only(child)
+                    found = self.walk_fields_only(child) or found
+        return found
+
+    def control(self, node: Node) -> None:
+        """A tab, tree item, menu item, option or named focusable element: its own words and state,
+        inline as a button is; what it holds besides (a tree item's group, a submenu) after it."""
+        parts: list[str] = []
+        inside: list[Node] = []
+        outer, self.collected = self.collected, []
+        for child in self.children(node):
+            if hidden(child):
+                continue
+            if role_of(child) in IN_CONTROL:
+                inside.append(child)
+            else:
+                self._collect_text(child, parts)
+        self.collected = outer
+        label = " ".join(join_text(parts).split()) or name_of(node)
+        if label:
+            states = states_of(node)
+            shown = with_states(label, states)
+            edge = self.edge(node)
+            edge = " " if edge is None else edge or " "
+            self.add_text(f"{edge}{shown}{edge}")
+            self.target("control", node, shown, self.sink.text_key, states=states)
+        for child in inside:
+            self.walk(child)
+
+    def label_before(self, node: Node) -> str:
+        """For a field with no name of its own (or only its placeholder), the text a person reads
+        right before it: a `<label>` without `for=`, or one short line of text in its row or group.
+        That text is the field's label, and no text block of its own."""
+        name, pending, self.pending_label = name_of(node), self.pending_label, ""
+        if (name and name != str(prop(node, "placeholder") or "")) or role_of(node) in CHECKABLE:
+            return ""
+        if pending:
+            return pending
+        s = self.sink
+        if s.text:
+            found = labelish(join_text(s.text))
+            if found and s.text_key is not None:
+                self.drop_text_targets(s.text_key)
+                s.text, s.text_key = [], None
+            return found
+        if s.out and not s.fields and s.out[-1] is self.last_text and "heading" not in s.out[-1][1]:
+            found = labelish(str(s.out[-1][1]["text"]))
+            if found:
+                if self.out_marks and not (self.out_marks[-1][0] is s and len(s.out) - 1 >= self.out_marks[-1][1]):
+                    self.impure += 1  # the block came before the container being walked: not its to drop
+                self.drop_text_targets(s.out.pop()[0])
+            return found
+        return ""
+
+    def drop_text_targets(self, key: tuple[object, ...]) -> None:
+        floor = self.out_marks[-1][2] if self.out_marks else 0
+        while len(self.targets) > floor and self.targets[-1].kind == "text" and self.targets[-1].block_key == key:
+            self.targets.pop()
 
     def add_field(self, node: Node) -> None:
+        before = self.label_before(node)
         self.flush_text()
         s = self.sink
-        item = self.field_item(node)
+        item = self.field_item(node, before)
         if not s.fields:
             # Keyed by its first field's label too: a run keeps its id when runs before it come and go.
             s.fields_key = self.owner_key("fields", groups_only=True, tag=str(item["label"]))
         s.fields.append(item)
-        found = self.descend(node, {"option"}) if role_of(node) in CHOICES else []
+        role = role_of(node)
+        found = self.descend(node, {"option"}) if role in CHOICES else []
+        value = item["value"]
         self.target(
             "field",
             node,
@@ -236,7 +340,14 @@ class _Walker(WalkState):
             sensitive=bool(item.get("sensitive")),
             options=tuple(name_of(o) for o in found),
             disabled_options=tuple(name_of(o) for o in found if prop(o, "disabled")),
+            multiselect=role == "listbox" and bool(prop(node, "multiselectable")),
+            selected=tuple(value) if isinstance(value, list) else (value,) if found and value else (),
         )
+        if role == "listbox":
+            # Its options are pressed as a person clicks them (an ARIA listbox's own handlers).
+            for option in found:
+                if name := name_of(option):
+                    self.target("control", option, name, s.fields_key, states=states_of(option))
         if item.get("invalid"):
             messages = [self.text_by_backend(b) for b in related(node, "errormessage")]
             message = " ".join(m for m in messages if m) or str(node.get("description", {}).get("value", "") or "")

@@ -8,7 +8,8 @@ from cdp_bridge.ax import UNREAD
 
 from .masking import MASK
 from .nodes import READ_ON_BUTTON, Node, hidden, join_text, name_of, prop, role_of, shown_on_button
-from .walk_roles import CHECKABLE, COMPOSITE_FIELDS, FLATTENED, SKIP_ROLES
+from .targets import TargetKind
+from .walk_roles import CHECKABLE, CHOICES, COMPOSITE_FIELDS, FLATTENED, SKIP_ROLES, TEXT_RUN_TARGETS
 from .walk_text import TextReader, WalkFrame
 
 __all__ = ["BlockReader"]
@@ -22,14 +23,19 @@ class BlockReader(TextReader):
         self.secret_ids = secret_ids
         self.gaps = gaps
 
-    def field_item(self, node: Node) -> dict[str, Any]:
+    def field_item(self, node: Node, before: str = "") -> dict[str, Any]:
+        """A field as its fields block shows it; `before`: the label a person reads before it when
+        it has no name of its own (walk.py `label_before`)."""
         role = role_of(node)
+        options: list[str] | None = None
         value: Any
         if role in CHECKABLE:
             checked = str(prop(node, "checked"))
             value = "mixed" if checked == "mixed" else checked == "true"
         elif role == "listbox":
-            value = [name_of(o) for o in self.descend(node, {"option"}) if prop(o, "selected")]
+            found = self.descend(node, {"option"})
+            options = [name_of(o) for o in found]
+            value = [name_of(o) for o in found if prop(o, "selected")]
         elif role in COMPOSITE_FIELDS:
             # As the page holds it ("2026-12-03", "20:45"); its spin buttons (0 when empty) are parts.
             value = node.get("value", {}).get("value") or ""
@@ -44,10 +50,14 @@ class BlockReader(TextReader):
                     self._collect_text(child, parts)
                 self.collected = outer
                 value = join_text(parts)
+        if role == "combobox" and options is None:
+            options = [name_of(o) for o in self.descend(node, {"option"})] or None
         item: dict[str, Any] = {
-            "label": name_of(node) or str(prop(node, "placeholder") or "") or role,
+            "label": before or name_of(node) or str(prop(node, "placeholder") or "") or role,
             "value": value,
         }
+        if options:
+            item["options"] = options  # the window shows the first ones (build.py `_cut`)
         backend = node.get("backendDOMNodeId")
         if (
             backend in self.secret_ids
@@ -66,6 +76,8 @@ class BlockReader(TextReader):
         required = self.frame.required_ids
         if prop(node, "required") or (required is not None and backend in required):
             item["required"] = True
+        if prop(node, "readonly") and role not in CHECKABLE and role not in CHOICES:
+            item["readonly"] = True  # a date picker's box: typed into by its picker only
         return item
 
     def table(self, node: Node) -> dict[str, Any]:
@@ -79,7 +91,18 @@ class BlockReader(TextReader):
                 c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
             ]
             # The text as shown: Chromium's name of "https:<wbr>//www" is "https: //www".
-            texts = [self.text_of(c) or name_of(c) for c in cells]
+            if len(rows) >= TEXT_RUN_TARGETS:
+                texts = [self.text_of(c) or name_of(c) for c in cells]
+            else:
+                texts = []
+                for cell in cells:
+                    mark = len(self.collected)
+                    text = self.text_of(cell) or name_of(cell)
+                    texts.append(text)
+                    if text and len(self.collected) == mark:
+                        # A cell `press` takes by its text (one holding a link or button is pressed by that).
+                        kind: TargetKind = "control" if role_of(cell) == "gridcell" else "text"
+                        self.collected.append((kind, cell, " ".join(text.split())))
             if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
                 columns = texts
             elif cells:

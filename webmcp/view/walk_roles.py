@@ -5,6 +5,9 @@ from __future__ import annotations
 __all__ = [
     "CHECKABLE",
     "CHOICES",
+    "CONTROL_ROLES",
+    "IN_CONTROL",
+    "TEXT_RUN_TARGETS",
     "COMPOSITE_FIELDS",
     "FIELD_ROLES",
     "FLATTENED",
@@ -38,6 +41,13 @@ FIELD_ROLES = frozenset(
         "InputTime",
     }
 )
+CONTROL_ROLES = frozenset({"tab", "treeitem", "menuitem", "option", "DisclosureTriangle"})
+"""Roles a person clicks that are no button, link or field (`DisclosureTriangle`: a `<summary>`): each is a
+`control` target, shown with its state."""
+IN_CONTROL = frozenset({"group", "menu", "tree", "listbox", "tabpanel", "list", "table", "grid", "dialog"})
+"""What a control may hold that is not its label: a tree item's group, a menu item's submenu."""
+TEXT_RUN_TARGETS = 100
+"""Of a table or list, the rows or items whose text `press` takes (the window shows the first 20)."""
 COMPOSITE_FIELDS = frozenset({"Date", "DateTime", "InputTime"})
 CHOICES = frozenset({"combobox", "listbox"})
 CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
@@ -48,8 +58,6 @@ SKIP_ROLES = frozenset(
         "ListMarker",
         "MenuListPopup",
         "button",
-        "menu",
-        "menubar",
         "toolbar",
         "tooltip",
         "scrollbar",

@@ -16,16 +16,27 @@ from typing import Any
 from cdp_bridge.ax import FrameNodes
 from webmcp.models import fields_block, text_block
 
-from .nodes import Node, join_text, name_of
+from .nodes import LINE, Node, join_text, name_of, states_of
 from .targets import ActionTarget, TargetKind, target_of
 from .walk_blocks import BlockReader
 from .walk_memo import Entry, FrameFacts, WalkMemo
 from .walk_roles import GROUP_ROLES
 from .walk_text import FrameRead, WalkFrame, frame_nodes
 
-__all__ = ["Heading", "Keyed", "RawModal", "Walk", "WalkState"]
+__all__ = ["Heading", "Keyed", "RawModal", "Walk", "WalkState", "labelish"]
 
 Keyed = tuple[tuple[Any, ...], dict[str, Any]]
+
+_LABEL_CHARS = 40
+
+
+def labelish(text: str) -> str:
+    """`text` as a field's label when it reads as one ("Username", "Phone:"): one short line that is
+    no sentence (its colon dropped); else ""."""
+    text = " ".join(text.split())
+    if not text or LINE in text or len(text) > _LABEL_CHARS or text[-1] in ".!?" or not any(c.isalpha() for c in text):
+        return ""
+    return text.removesuffix(":").rstrip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +144,13 @@ class WalkState(BlockReader):
         self.ordinals_set: list[tuple[Any, ...]] = []
         """Every owner an ordinal was taken for, in order (what a container's entry keeps)."""
         self.over_page_added: list[tuple[Any, ...]] = []
+        self.pending_label = ""
+        """The text of a `<label>` tied to no field, until the next field (with no name) takes it."""
+        self.out_marks: list[tuple[Sink, int, int]] = []
+        """Of each container the memo may keep, being walked: its sink, and how many blocks and targets
+        there were when the walk entered it."""
+        self.last_text: Keyed | None = None
+        """The last text block the walk gave (a field after it with no name may take it as its label)."""
 
     # --- keys ----------------------------------------------------------------------
 
@@ -157,6 +175,7 @@ class WalkState(BlockReader):
         text = join_text(s.text)
         if text and s.text_key is not None:
             s.out.append((s.text_key, text_block(None, text)))
+            self.last_text = s.out[-1]
         s.text, s.text_key = [], None
 
     def flush_fields(self) -> None:
@@ -181,11 +200,14 @@ class WalkState(BlockReader):
         """Note what a window action can act on (not inside a modal: that is its own window)."""
         if self.sink is self.page_sink and label and "backendDOMNodeId" in node:
             group = self.groups[-1] if self.groups else ""
+            if kind in ("button", "link") and "states" not in facts:
+                facts["states"] = states_of(node)
             self.targets.append(target_of(kind, node, label, self.frame.key, block_key, group, **facts))
 
     def add_text(self, text: str) -> None:
         s = self.sink
         if text.strip():
+            self.pending_label = ""
             self.flush_fields()
             if s.text_key is None:
                 s.text_key = self.owner_key("text", groups_only=False)
@@ -222,6 +244,8 @@ class WalkState(BlockReader):
         """What walking the container of `entry` gives, as the last walk found it."""
         s = self.sink
         s.out.extend(entry.out)
+        if entry.out and entry.out[-1][1]["type"] == "text":
+            self.last_text = entry.out[-1]  # as walking it would leave it (a field after may take it)
         self.targets.extend(entry.targets)
         self.headings.extend(entry.headings)
         self.modals.extend(RawModal(m.key, m.title, list(m.blocks), m.backend_ids) for m in entry.modals)

@@ -188,6 +188,8 @@ class TextReader:
         """Buttons and links met while collecting a block's text, until that block is emitted."""
         self.impure = 0
         """How often the walk read beyond the container it was in (a frame, an error message)."""
+        self.met_field = False
+        """Whether a text collected since this was last cleared held a field."""
 
     def children(self, node: Node) -> list[Node]:
         by_id = self.frame.by_id
@@ -289,6 +291,7 @@ class TextReader:
             return
         if role in FIELD_ROLES:
             parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
+            self.met_field = True
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
         before = after = ""

@@ -1,0 +1,189 @@
+"""Everything a person can use on a page without tools is in the window, named as a person reads it
+(issue 39): recorded AX trees of the `/patterns/` widget pages (tests/support/record_ax.py), no browser."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from webmcp.view.build import BlockIds, FrameNodes, View, build_view
+from webmcp.view.nameless import give_name, guess_name, nameless_nodes
+from webmcp.view.shown import page_blocks
+from webmcp.view.targets import ActionTarget, Refusal, Resolved, resolve, resolve_press
+
+DATA = Path(__file__).parent / "data" / "ax"
+FIELD = frozenset({"field"})
+
+
+def _frames(name: str) -> list[FrameNodes]:
+    doc = json.loads(gzip.decompress((DATA / f"pattern_{name}.json.gz").read_bytes()))
+    return [FrameNodes.from_json(f) for f in doc["frames"]]
+
+
+def _view(name: str) -> View:
+    return build_view(_frames(name), BlockIds())
+
+
+def _texts(view: View) -> list[str]:
+    return [b["text"] for b in view.blocks if b["type"] == "text"]
+
+
+def _fields(view: View) -> dict[str, dict[str, Any]]:
+    return {i["label"]: i for b in view.blocks if b["type"] == "fields" for i in b["items"]}
+
+
+def _press(view: View, label: str, block_id: str | None = None) -> ActionTarget:
+    found = resolve_press(view.targets, label, block_id)
+    assert isinstance(found, Resolved), found
+    return found.target
+
+
+def test_accordion_headers_are_controls_shown_with_their_state_and_pressed_without_it() -> None:
+    view = _view("accordion")
+    assert "Section 1 (expanded)" in _texts(view)
+    assert "Section 2 (collapsed) Section 3 (collapsed)" in _texts(view)
+    header = _press(view, "Section 2")
+    assert (header.kind, header.role, header.states) == ("control", "tab", ("collapsed",))
+    assert _press(view, "section 2 (collapsed)") == header, "as shown, case aside"
+
+
+def test_a_tree_shows_each_item_once_with_its_state_and_its_group_after_it() -> None:
+    view = _view("tree")
+    assert _texts(view)[1:4] == ["Billing (expanded)", "Refunds Invoices", "Accounts (collapsed)"]
+    assert _press(view, "Refunds").role == "treeitem"
+    assert _press(view, "Accounts").states == ("collapsed",)
+
+
+def test_a_menu_is_shown_and_its_items_pressed_the_open_submenu_too() -> None:
+    view = _view("menu")
+    assert "File (expanded)" in _texts(view) and "New ticket Export" in _texts(view)
+    assert "View (collapsed) Help" in _texts(view), "a closed submenu shows its parent only"
+    assert _press(view, "Export").role == "menuitem"
+    assert _press(view, "View").states == ("collapsed",)
+
+
+def test_tabs_mark_the_selected_one() -> None:
+    view = _view("tabs")
+    assert "Profile (selected) Alerts Billing" in _texts(view)
+    assert _press(view, "Billing").role == "tab"
+    assert _press(view, "Profile (selected)").states == ("selected",)
+
+
+def test_autocomplete_suggestions_stay_list_items_and_are_pressed_by_their_text() -> None:
+    view = _view("autocomplete")
+    (suggestions,) = [b for b in view.blocks if b["type"] == "list"]
+    assert suggestions["items"] == ["Paris", "Parma"]
+    paris = _press(view, "Paris")
+    assert (paris.kind, paris.role, paris.block_id) == ("text", "listitem", suggestions["id"])
+
+
+def test_fields_take_the_label_a_person_reads_before_them_and_that_text_is_said_once() -> None:
+    view = _view("nearby_labels")
+    assert list(_fields(view)) == ["Username", "Password", "Desk", "Shift", "Team", "Note for the lead"]
+    assert not {"Username", "Desk", "Team"} & set(_texts(view)), "the label is not also a text block"
+    assert not [b for b in view.blocks if b["type"] == "table"], "a form laid out in a table shows fields"
+    for label in ("Username", "Desk", "Team", "Note for the lead"):
+        assert isinstance(resolve(view.targets, label, None, FIELD, "field"), Resolved), label
+
+
+def test_same_named_things_are_told_apart_by_case_and_by_an_ordinal() -> None:
+    view = _view("duplicates")
+    assert _press(view, "yes").label == "yes" and _press(view, "Yes").label == "Yes"
+    refused = resolve(view.targets, "Phone", None, FIELD, "field")
+    assert isinstance(refused, Refusal)
+    assert [c["label"] for c in refused.candidates] == ["Phone #1", "Phone #2"]
+    assert "give blockId" not in refused.message and "Phone #2" in refused.message
+    picked = [resolve(view.targets, str(c["label"]), c["blockId"], FIELD, "field") for c in refused.candidates]
+    assert all(isinstance(p, Resolved) for p in picked)
+    assert len({p.target.backend_id for p in picked if isinstance(p, Resolved)}) == 2
+    replies = resolve_press(view.targets, "Reply", None)
+    assert isinstance(replies, Refusal) and [c["label"] for c in replies.candidates] == ["Reply #1", "Reply #2"]
+    second = _press(view, "Reply #2")
+    assert second.kind == "link" and second.backend_id != _press(view, "Reply #1").backend_id
+
+
+def test_choices_are_in_the_window_chosen_ones_as_the_value_long_lists_cut() -> None:
+    view = _view("multiselect")
+    fields = _fields(view)
+    assert fields["Queues"]["value"] == ["Hardware"]
+    assert fields["Queues"]["options"] == ["Billing", "Hardware", "Network", "Accounts", "Printing"]
+    assert fields["Tags"] == {"label": "Tags", "value": ["vip"], "options": ["urgent", "vip", "follow-up"]}
+    assert len(fields["Country"]["options"]) == 10 and fields["Country"]["optionCount"] == 17
+    full = {i["label"]: i for b in view.full_blocks if b["type"] == "fields" for i in b["items"]}
+    assert len(full["Country"]["options"]) == 17 and "optionCount" not in full["Country"], "read_content: all"
+    queues = next(t for t in view.targets if t.label == "Queues")
+    assert queues.multiselect and queues.selected == ("Hardware",)
+    assert _press(view, "urgent").role == "option", "a listbox's option is pressed as a person clicks it"
+
+
+def test_a_read_only_picker_box_says_so_and_press_opens_it() -> None:
+    frames = _frames("datepicker")
+    assert nameless_nodes(frames[0].nodes) == [], "the inside of a read-only box is no icon"
+    view = _view("datepicker")
+    assert _fields(view)["Callback date"] == {"label": "Callback date", "value": "", "readonly": True}
+    box = _press(view, "Callback date")
+    assert box.kind == "field" and box.readonly
+    day = _press(view, "14")
+    assert day.kind == "link", "a day cell holding a link is pressed by its link, not twice"
+
+
+def test_clickable_text_is_pressed_by_its_words_and_no_block_id_is_shown_for_it_alone() -> None:
+    view = _view("clickable")
+    card = _press(view, "Open the weekly report")
+    assert (card.kind, card.role) == ("text", "generic")
+    assert _press(view, "show the archive").role == "generic", "a span inside a sentence"
+    assert _press(view, "Search").role == "generic", "a form whose only button is a div"
+    shown = page_blocks(view)
+    assert {"type": "text", "text": "Open the weekly report"} in shown
+
+
+def test_nameless_icon_controls_are_named_from_their_class_or_title_as_a_guess() -> None:
+    frames = _frames("clickable")
+    found = nameless_nodes(frames[0].nodes)
+    assert [n["role"]["value"] for n in found] == ["button", "button", "generic"]
+    answers = [
+        {"node": {"attributes": ["type", "button", "class", "icon reply", "id", "reply"]}},
+        {"node": {"attributes": ["class", "fa fa-trash-o"]}},
+        {"node": {"attributes": ["class", "icon"], "children": [{"attributes": ["src", "/img/star_filled.svg"]}]}},
+    ]
+    for node, answer in zip(found, answers, strict=True):
+        give_name(node, guess_name(answer))
+    view = build_view(frames, BlockIds())
+    shown = "From Ann: printer jams again reply (guessed) trash (guessed) star filled (guessed) Forward"
+    assert shown in _texts(view)
+    assert _press(view, "reply").role == "button" and _press(view, "trash").states == ("guessed",)
+    assert _press(view, "star filled").kind == "control"
+    assert guess_name({"node": {"attributes": ["class", "btn icon", "title", "Archive  it"]}}) == "Archive it"
+    assert guess_name({"node": {"attributes": ["class", "btn-sm icon"]}}) == ""
+
+
+def test_a_summary_is_a_disclosure_shown_with_its_state() -> None:
+    # <details><summary>More options</summary>…</details> as Chromium 156 reads it.
+    nodes = [
+        {"nodeId": "1", "role": {"value": "RootWebArea"}, "childIds": ["2"], "backendDOMNodeId": 1},
+        {"nodeId": "2", "parentId": "1", "role": {"value": "group"}, "childIds": ["3"], "backendDOMNodeId": 2},
+        {
+            "nodeId": "3",
+            "parentId": "2",
+            "role": {"value": "DisclosureTriangle"},
+            "name": {"value": "More options"},
+            "properties": [
+                {"name": "focusable", "value": {"value": True}},
+                {"name": "expanded", "value": {"value": False}},
+            ],
+            "childIds": ["4"],
+            "backendDOMNodeId": 3,
+        },
+        {
+            "nodeId": "4",
+            "parentId": "3",
+            "role": {"value": "StaticText"},
+            "name": {"value": "More options"},
+            "backendDOMNodeId": 4,
+        },
+    ]
+    view = build_view([FrameNodes("main", nodes)], BlockIds())
+    assert _texts(view) == ["More options (collapsed)"]
+    assert _press(view, "More options").backend_id == 3

@@ -1,0 +1,101 @@
+"""Names for the icon-only controls a page left nameless, from what hints at them. Pure.
+
+A `<button class="icon reply">` with no text, label or title has no accessible name, and a
+`<span class="star" onclick>` is an empty generic the tree keeps only for its click handler: a
+person still tells them apart by their picture. A tooltip tied to it (`aria-describedby`) names
+it; the AX tree has no class names or image files, so `desktop/nameless.py` asks the page for
+those of the others alone (`DOM.describeNode`), and `guess_name` makes a name of them: its
+title, else the words of its class, else of its image's file name. The node gets that name
+and the `GUESSED` property, so the window shows it as "reply (guessed)" and `press` takes "reply".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .nodes import GUESSED, Node, name_of, prop, role_of
+from .walk_roles import FIELD_ROLES
+
+__all__ = ["MAX_NAMELESS", "give_name", "guess_name", "nameless_nodes"]
+
+MAX_NAMELESS = 40
+"""Nodes asked about in one read, at most (the first in the page's order)."""
+_ICON_ROLES = frozenset({"button", "link", "generic"})
+_WORD = re.compile(r"[A-Za-z]+")
+# Words a class or file name holds that name no picture: icon sets, sizes, states, layout.
+_NOISE = frozenset(
+    {
+        "icon", "icons", "ico", "btn", "button", "fa", "fas", "far", "fab", "fal", "glyphicon", "material",
+        "symbols", "outlined", "rounded", "sharp", "mdi", "bi", "ion", "ui", "svg", "img", "image", "png",
+        "jpg", "jpeg", "gif", "webp", "action", "actions", "small", "large", "sm", "lg", "xs", "md", "xl",
+        "js", "is", "has", "active", "disabled", "pull", "left", "right", "clickable", "link", "item",
+        "inline", "block", "flex", "hidden", "visible", "primary", "secondary", "default", "white", "black",
+        "toolbar", "control", "ctrl", "the", "and", "static", "assets", "images", "icn", "sprite",
+    }
+)  # fmt: skip
+
+
+def nameless_nodes(
+    nodes: Sequence[Node], parents: Mapping[str, Node] | None = None, most: int = MAX_NAMELESS
+) -> list[Node]:
+    """The icon-only controls among `nodes` with no name: buttons and links, and empty elements the
+    tree keeps only because they take clicks (at most `most`). `parents`: the frame's nodes by id
+    (made from `nodes` when needed, if not given), to leave out the inner box of a text field."""
+    found: list[Node] = []
+    for node in nodes:
+        if node.get("ignored") or (node.get("name") or {}).get("value") or "backendDOMNodeId" not in node:
+            continue
+        role = role_of(node)
+        if role not in _ICON_ROLES:
+            continue
+        if role == "generic":
+            if node.get("childIds") or prop(node, "editable"):
+                continue
+            if parents is None:
+                parents = {str(n["nodeId"]): n for n in nodes}
+            parent = parents.get(str(node.get("parentId", "")))
+            if parent is None or role_of(parent) in FIELD_ROLES:
+                continue
+        found.append(node)
+        if len(found) >= most:
+            break
+    return found
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in _NOISE]
+
+
+def guess_name(described: Mapping[str, Any]) -> str:
+    """A name for a node as `DOM.describeNode {depth: 1}` answers it (`{"node": {...}}`): its title,
+    else the first two words of its class, else of its image's file name; "" when none says anything."""
+    node = described.get("node", {})
+    attributes = _attributes(node)
+    if title := " ".join(attributes.get("title", "").split()):
+        return title
+    if words := _words(attributes.get("class", "")):
+        return " ".join(words[:2])
+    for child in node.get("children", ()) or ():
+        child_attributes = _attributes(child)
+        source = child_attributes.get("src", "") or child_attributes.get("href", "")
+        if words := _words(source.rsplit("/", 1)[-1].rsplit(".", 1)[0]):
+            return " ".join(words[:2])
+        if words := _words(child_attributes.get("class", "")):
+            return " ".join(words[:2])
+    return ""
+
+
+def _attributes(node: Mapping[str, Any]) -> dict[str, str]:
+    flat: Sequence[str] = node.get("attributes", ()) or ()
+    return {str(flat[i]): str(flat[i + 1]) for i in range(0, len(flat) - 1, 2)}
+
+
+def give_name(node: Node, name: str) -> None:
+    """Name `node` (a dict the read made, new in this read) `name`, marked as the bridge's guess."""
+    if not name or name_of(node):
+        return
+    assert isinstance(node, dict)
+    node["name"] = {"type": "computedString", "value": name}
+    node["properties"] = [*node.get("properties", ()), {"name": GUESSED, "value": {"type": "boolean", "value": True}}]
