@@ -26,8 +26,8 @@ from webmcp.desktop.registry import Desktop
 from webmcp.errors import ToolError, internal_error
 from webmcp.server.transport import Broadcaster
 from webmcp.tools.catalog import ToolSpec, tool_set_key, tool_specs
-from webmcp.tools.specs import hints
 from webmcp.tools.dispatch import call_tool
+from webmcp.tools.specs import hints
 from webmcp.untrusted.page_limits import compact_json
 from webmcp.view.masking import mask_secrets
 
