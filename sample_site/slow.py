@@ -1,4 +1,4 @@
-"""A slow network on the sample site: resources that finish late or never (issues 18 and 19).
+"""A slow network on the sample site: resources that finish late or never (issues 18, 19 and 41).
 
 Real pages keep their load event waiting on an ad, a font or a tracker whose host is slow or
 filtered; these routes play that part, so that tests meet what the field does:
@@ -6,6 +6,11 @@ filtered; these routes play that part, so that tests meet what the field does:
 * ``GET /slow/late?ms=N&type=image|font|script|css|json`` answers after N ms (at most 10 minutes).
 * ``GET /slow/never?type=...`` sends its headers and then nothing, until the client gives up
   or the site stops: a resource that never finishes.
+* ``GET /slow/held?by=script|style&where=head|after&title=late`` a page whose ``<script src>`` or
+  stylesheet comes from a second port of 127.0.0.1 that accepts connections and never answers (a
+  third-party host on a filtering network): ``where=head`` (the default) puts it in ``<head>``,
+  after the ``<title>`` (before it with ``title=late``), so nothing of the page renders;
+  ``where=after`` puts it after the article.
 
 Pages in ``static/slow/`` use them (see sample_site/README.md).
 """
@@ -13,10 +18,12 @@ Pages in ``static/slow/`` use them (see sample_site/README.md).
 from __future__ import annotations
 
 import asyncio
+import html
+from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-__all__ = ["add_slow_routes"]
+__all__ = ["HANG_HOST_KEY", "add_slow_routes"]
 
 _LONGEST = 600.0
 _TYPES = {
@@ -26,6 +33,8 @@ _TYPES = {
     "css": ("text/css", b"/* late */"),
     "json": ("application/json", b'{"berth": 14, "holder": "Maria Lopez", "until": "Friday"}'),
 }
+HANG_HOST_KEY: web.AppKey[str] = web.AppKey("hang_host", str)
+"""``127.0.0.1:port`` of the server that accepts connections and never answers."""
 
 
 def _kind(request: web.Request) -> tuple[str, bytes]:
@@ -52,6 +61,63 @@ async def never(request: web.Request) -> web.StreamResponse:
     return response
 
 
+_ARTICLE = """<h1>Lighthouse keepers' logs go online</h1>
+    <p id="lede">Two centuries of the lighthouse keepers' logs, from 1821 to the automation of the
+      light in 1994, can now be read on the county archive's website.</p>
+    <p>Volunteers transcribed the 41 volumes over three winters, entry by entry.</p>"""
+
+
+async def held(request: web.Request) -> web.Response:
+    """``GET /slow/held?by=script|style&where=head|after``: a page held by a resource from a host that never answers."""
+    by, where = request.query.get("by", "script"), request.query.get("where", "head")
+    late_title = request.query.get("title") == "late"  # the resource before the <title>: no title is parsed
+    if by not in ("script", "style") or where not in ("head", "after"):
+        raise web.HTTPBadRequest(text="by=script|style, where=head|after")
+    source = f"http://{request.app[HANG_HOST_KEY]}/{'vendor.js' if by == 'script' else 'theme.css'}"
+    tag = (
+        f'<script src="{html.escape(source)}"></script>'
+        if by == "script"
+        else f'<link rel="stylesheet" href="{html.escape(source)}">'
+    )
+    page = f"""<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  {tag if where == "head" and late_title else ""}
+  <title>Keepers' logs — Harbor Gazette</title>
+  {tag if where == "head" and not late_title else ""}
+</head>
+<body>
+  <main><article>
+    {_ARTICLE}
+  </article></main>
+  {tag if where == "after" else ""}
+</body>
+</html>
+"""
+    return web.Response(text=page, content_type="text/html", headers={"Cache-Control": "no-store"})
+
+
+async def _hang_server(app: web.Application) -> AsyncIterator[None]:
+    """A server on another port of 127.0.0.1 that accepts every connection and never answers."""
+    held_open: list[asyncio.StreamWriter] = []
+
+    async def accept(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held_open.append(writer)  # kept open, unanswered, until the site stops
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    app[HANG_HOST_KEY] = f"127.0.0.1:{port}"
+    try:
+        yield
+    finally:
+        server.close()
+        for writer in held_open:
+            writer.close()
+
+
 def add_slow_routes(app: web.Application) -> None:
     app.router.add_get("/slow/late", late)
     app.router.add_get("/slow/never", never)
+    app.router.add_get("/slow/held", held)
+    app.cleanup_ctx.append(_hang_server)

@@ -8,6 +8,7 @@ from typing import Any, cast
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.downloads import Download
 from webmcp.desktop.effects import Act, Marks
+from webmcp.desktop.navigation import STILL_LOADING
 from webmcp.models import ToolResult
 
 
@@ -43,11 +44,12 @@ def test_a_write_that_changed_the_page_in_place_gives_the_tabs_version() -> None
     assert answer.opened_window_ids is None
 
 
-def test_a_write_that_moved_the_tab_says_where_it_is_and_that_it_is_still_loading() -> None:
+def test_a_write_that_moved_the_tab_says_where_it_is_and_how_far_its_page_has_loaded() -> None:
     act = _act(_Facts(doc_seq=2, loading=True), doc_before=1)
+    act.loading_note = STILL_LOADING  # what the settling found (`Navigator.loading_note`)
     message = act.answer(ToolResult(message="Submitted the form in tab-1.")).message or ""
     assert "The tab now shows http://127.0.0.1/next (version 7)." in message
-    assert "still loading" in message
+    assert message.endswith(STILL_LOADING)
 
 
 def test_each_window_the_write_opened_is_named_once_and_a_dialog_named_already_gets_no_second_sentence() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from cdp_bridge.launcher import BrowserProcess
 from tests.support.stage import Stage, address_of, open_stage
-from webmcp.desktop.navigation import AFTER_COMMIT_LIMIT
+from webmcp.desktop.navigation import AFTER_COMMIT_LIMIT, HELD_LIMIT, STILL_LOADING
 from webmcp.serve import START_BUDGET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -202,3 +202,92 @@ async def test_a_call_that_moves_the_tab_to_a_page_whose_parser_never_finishes_a
     window = _tab(await stage.windows(), win)
     assert "High water today at 06:12" in _text(window) and "Low water" not in _text(window)
     assert window["title"] == "Tide tables — Harbor Gazette"
+
+
+@pytest.mark.parametrize(
+    ("by", "waits_for"), [("script", "a script from 127.0.0.1:"), ("style", "a stylesheet from 127.0.0.1:")]
+)
+async def test_navigate_to_a_page_that_shows_nothing_yet_says_so_and_what_it_waits_for(
+    stage: Stage, by: str, waits_for: str
+) -> None:
+    # Its <script src> or stylesheet in <head> comes from a host that accepts and never answers:
+    # a person sees a blank page (the parser, or the render, waits for it).
+    win = await _open(stage, "/slow/swap.html")
+    page = f"/slow/held?by={by}"
+    with anyio.fail_after(HELD_LIMIT + 8):  # its bound, not the 15 s navigation deadline twice over
+        answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+    assert not answer.is_error, answer.structured_content
+    message = answer.structured_content["message"]
+    assert "Nothing of it has rendered yet" in message and waits_for in message, message
+    assert "what has rendered is readable" not in message
+    window = _tab(await stage.windows(), win)
+    assert address_of(window) == stage.site + page
+    assert window["title"] == "Keepers' logs — Harbor Gazette", "its <title> was parsed: never its address"
+    assert "loading" in window["summary"]
+    assert "Story 1" not in _text(window), "nothing of the page left"
+    (loading,) = [b for b in window["blocks"] if b.get("id") == "loading"]
+    assert "nothing of this page has rendered yet" in loading["text"] or "been read yet" in loading["text"]
+    assert "what has rendered is shown" not in loading["text"]
+
+
+@pytest.mark.parametrize("by", ["script", "style"])
+async def test_navigate_to_a_page_held_after_its_content_answers_once_it_has_rendered(stage: Stage, by: str) -> None:
+    win = await _open(stage, "/slow/swap.html")
+    page = f"/slow/held?by={by}&where=after"
+    with anyio.fail_after(AFTER_COMMIT_LIMIT):  # not the bound of a page that shows nothing
+        answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+    assert not answer.is_error, answer.structured_content
+    assert STILL_LOADING in answer.structured_content["message"]
+    window = _tab(await stage.windows(), win)
+    text = _text(window)
+    assert "Two centuries of the lighthouse keepers' logs" in text and "41 volumes" in text
+    assert window["title"] == "Keepers' logs — Harbor Gazette"
+
+
+async def test_a_window_is_titled_by_its_address_only_until_its_title_is_parsed(stage: Stage) -> None:
+    win = await _open(stage, "/slow/swap.html")
+    page = stage.site + "/slow/held?by=script"
+    seen: list[dict[str, Any]] = []
+    answered = anyio.Event()
+
+    async def navigate() -> None:
+        answer = await stage.call(f"{win}__navigate", {"url": page})
+        assert not answer.is_error, answer.structured_content
+        answered.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(navigate)
+        with anyio.fail_after(HELD_LIMIT + 8):
+            while not answered.is_set():
+                told = stage.mcp.notifications.count("resource_updated")
+                seen.append(_tab(await stage.windows(), win))
+                with anyio.move_on_after(0.5):  # each change, and now and then
+                    await stage.mcp.notifications.wait_for("resource_updated", after=told, timeout=HELD_LIMIT + 8)
+    on_page = [w for w in seen if address_of(w) == page]
+    assert on_page, "the tab showed the page while it was held"
+    for window in on_page:
+        assert window["title"] == "Keepers' logs — Harbor Gazette" or "loading" in window["summary"].lower(), window
+    assert on_page[-1]["title"] == "Keepers' logs — Harbor Gazette"
+
+
+async def test_a_page_held_before_its_title_is_titled_by_its_address_and_said_to_be_loading(stage: Stage) -> None:
+    win = await _open(stage, "/slow/swap.html")
+    page = stage.site + "/slow/held?by=script&title=late"
+    with anyio.fail_after(HELD_LIMIT + 8):
+        answer = await stage.call(f"{win}__navigate", {"url": page})
+    assert "Nothing of it has rendered yet" in answer.structured_content["message"]
+    window = _tab(await stage.windows(), win)
+    assert window["title"] != "Story of the day — Harbor Gazette", "never the title of the page it left"
+    assert "Keepers' logs" not in window["title"], "no <title> was parsed"
+    assert "loading" in window["summary"].lower(), window["summary"]
+
+
+async def test_a_press_that_moves_the_tab_to_a_page_that_shows_nothing_yet_says_so(stage: Stage) -> None:
+    win = await _open(stage, "/slow/swap.html")
+    with anyio.fail_after(HELD_LIMIT + 8):
+        pressed = await stage.call(f"{win}__press", {"label": "Keepers' logs"})
+    assert not pressed.is_error, pressed.structured_content
+    message = pressed.structured_content["message"]
+    assert "/slow/held?by=script" in message, message
+    assert "Nothing of it has rendered yet: it waits for a script from 127.0.0.1:" in message, message
+    assert STILL_LOADING not in message

@@ -35,7 +35,8 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.downloads import Download, TabDownloads, started_note
 from webmcp.desktop.input_guard import WriteGuard
-from webmcp.desktop.navigation import STILL_LOADING, Navigator
+from webmcp.desktop.navigation import Navigator
+from webmcp.desktop.refresher import FRESH_LIMIT
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, best_effort
 from webmcp.models import ToolResult
@@ -121,6 +122,8 @@ class Act:
     dialog: JsDialog | None = None
     opened: list[str] = field(default_factory=list)
     downloads: list[Download] = field(default_factory=list)
+    loading_note: str = ""
+    """What the answer says of a page the write left the tab on that has not loaded (`Navigator.loading_note`)."""
     _release: Callable[[], Any] | None = None
 
     @property
@@ -151,8 +154,8 @@ class Act:
         elif where and self.dialog is None:
             if self.moved:
                 notes.append(f"The tab now shows {facts.address} (version {facts.version}).")
-                if facts.loading:
-                    notes.append(STILL_LOADING)
+                if self.loading_note:
+                    notes.append(self.loading_note)
             else:
                 notes.append(f"{facts.id} is at version {facts.version}.")
         if self.downloads:
@@ -349,6 +352,7 @@ class Effects:
         if self._modals.dialog is None:
             await self._navigator.settled(timeouts.navigation)
         act.dialog = self._modals.dialog
+        act.loading_note = self._navigator.loading_note()
         if act.dialog is not None:
             # The page cannot be read under a dialog: its answer settles the rest.
             act.opened.append(act.dialog.window.id)
@@ -357,6 +361,8 @@ class Effects:
                 self._view.mark_dirty()
             if read != "none":
                 await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
+            # The answer names the window's version: it holds every change the page made before it.
+            await self._view.fresh(FRESH_LIMIT)
             opens = self._facts.window_opens - act.marks.opens
             if opens > 0:
                 target = self._page.target_id

@@ -1,17 +1,27 @@
 """A tab's navigator: navigate, back, forward and reload, each until the new page is usable.
 
-It follows the main frame's navigations (started, committed, parsed, loaded, stopped) for
-the tab. A navigation answers when the new document has committed, parsed
-(DOMContentLoaded) and its first render has settled (no change reported for
-`SETTLE_QUIET`), or at its load event, whichever comes first; the settling is bounded
-by `SETTLE_LIMIT`, and everything after the commit by `AFTER_COMMIT_LIMIT`, so a page whose
-load event a hanging subresource holds (an ad, a font, a tracker) answers within a few
-seconds, saying it is still loading. Then it waits, at most `SETTLE_LIMIT` more, for the data
-requests the document sent to its own site to be answered and rendered (`page_requests`): a
-page that fetches its data fires its load event before the data is there. Its window keeps
-following it as it renders (the refresher is not held). A navigation may make the page ask first (beforeunload), and a
-page may alert while it loads: then the navigation returns the dialog in
-`openedWindowIds` instead of waiting on it, because the page now waits for the agent.
+It follows the main frame's navigations (started, committed, painted, parsed, loaded,
+stopped) for the tab. A new document is usable once it shows something of its own and its
+first render has settled:
+
+1. Shown: its first contentful paint (text, an image: the observer in its isolated world tells,
+   observer.js), or its load event (a page with nothing to show), within `HELD_LIMIT` of the
+   commit. Until then a person sees a blank page, whatever the document holds: its parser held
+   by a synchronous `<script src>` in `<head>`, or its render by a stylesheet, from a host that
+   is slow or never answers. Past the bound the answer says so, and what the page waits for
+   (the scripts and stylesheets of the document still pending, by host: `Blockers`).
+2. Settled: parsed (DOMContentLoaded), or a render that no change has followed for
+   `SETTLE_QUIET` (a parser held after what has rendered: a script at the end of the body);
+   then quiet for `SETTLE_QUIET` or loaded, at most `SETTLE_LIMIT`; then the data requests the
+   document sent to its own site answered and rendered (`page_requests`), at most
+   `SETTLE_LIMIT`: a page that fetches its data fires its load event before the data is there.
+   All of step 2 is bounded by `AFTER_COMMIT_LIMIT`.
+
+So a page whose load event a hanging subresource holds (an ad, a font, a tracker) answers as
+soon as it has rendered, saying it is still loading. Its window keeps following it as it
+renders (the refresher is not held). A navigation may make the page ask first
+(beforeunload), and a page may alert while it loads: then the navigation returns the dialog
+in `openedWindowIds` instead of waiting on it, because the page now waits for the agent.
 Every wait is bounded by `navigation`.
 """
 
@@ -20,6 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -27,6 +38,7 @@ from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.live_view import BINDING
 from webmcp.desktop.modal_stack import ModalStack
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.page_requests import DataRequests
@@ -39,7 +51,16 @@ from webmcp.untrusted.schema_guard import cap_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AFTER_COMMIT_LIMIT", "SETTLE_LIMIT", "SETTLE_QUIET", "STILL_LOADING", "Navigator", "check_url"]
+__all__ = [
+    "AFTER_COMMIT_LIMIT",
+    "HELD_LIMIT",
+    "SETTLE_LIMIT",
+    "SETTLE_QUIET",
+    "STILL_LOADING",
+    "Blockers",
+    "Navigator",
+    "check_url",
+]
 
 SETTLE_QUIET = 0.3
 """After DOMContentLoaded, this long with no change reported by the page means its first render has settled (s)."""
@@ -51,12 +72,19 @@ STILL_LOADING = (
 )
 """What an answer adds when the page it leaves the tab on has not loaded yet."""
 AFTER_COMMIT_LIMIT = 5.0
+"""The longest a navigation waits, once its page has shown something, for it to parse and settle (s)."""
+HELD_LIMIT = 12.0
+"""The longest a navigation waits after its commit for its page to show anything of its own (s).
+Issue 41's 32 real pages held by a synchronous script from an unreachable host showed their article
+8-13 s after navigate (the connection failed after about 10 s); on the sample site a page that is
+not held paints within 0.1 s of its commit. Within the 15 s `navigation` deadline."""
 _DATA_RENDER = 0.1
 """After the page's data requests are answered: how long its rendering of them is waited for."""
 _DATA_FOLD = 0.02
 """...and how quiet it must then be (the observer folds changes of 15 ms into one report)."""
-"""The longest a navigation waits after its commit for the page to parse and settle (s): a parser held
-by a script that never arrives answers with what has rendered, still loading."""
+_BLOCKING_TYPES = {"Script": "script", "Stylesheet": "stylesheet"}
+"""The requests a document's first render may wait for, by `Network.requestWillBeSent` type."""
+_BLOCKERS_KEPT = 64
 
 
 Start = Callable[[], Awaitable["str | ToolResult | None"]]
@@ -72,6 +100,42 @@ def check_url(policy: OriginPolicy, url: str) -> None:
             f"The bridge does not open {cap_text(url, 200)!r}: {decision.reason}",
             fields=[{"field": "url", "error": decision.reason}],
         )
+
+
+class Blockers:
+    """The scripts and stylesheets the main frame's document asked for that have not arrived."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, tuple[str, str, str]] = {}
+        """Request id → (the document's loader id, "script" or "stylesheet", host)."""
+
+    def sent(self, params: dict[str, Any], main_frame: str) -> None:
+        """`Network.requestWillBeSent`."""
+        kind = _BLOCKING_TYPES.get(str(params.get("type", "")))
+        if kind is None or params.get("frameId") != main_frame or len(self._pending) >= _BLOCKERS_KEPT:
+            return
+        host = urlsplit(str(params.get("request", {}).get("url", ""))).netloc or "the page's own site"
+        self._pending[str(params.get("requestId", ""))] = (str(params.get("loaderId", "")), kind, host)
+
+    def ended(self, params: dict[str, Any]) -> None:
+        """`Network.loadingFinished` or `Network.loadingFailed`."""
+        self._pending.pop(str(params.get("requestId", "")), None)
+
+    def describe(self, loader_id: str) -> str:
+        """What the document of `loader_id` waits for: "a script from a.example and a stylesheet from b.example"."""
+        hosts: dict[str, list[str]] = {}
+        for loader, kind, host in self._pending.values():
+            if loader == loader_id and host not in hosts.setdefault(kind, []):
+                hosts[kind].append(host)
+        parts = []
+        for kind, named in hosts.items():
+            shown = [cap_text(h, 80) for h in named[:3]]
+            more = f" and {len(named) - 3} more" if len(named) > 3 else ""
+            if len(named) == 1:
+                parts.append(f"a {kind} from {shown[0]}")
+            else:
+                parts.append(f"{kind}s from {', '.join(shown)}{more}")
+        return " and ".join(parts) or "a resource that has not arrived"
 
 
 class Navigator(Part):
@@ -104,6 +168,15 @@ class Navigator(Part):
         """That navigation has committed its document."""
         self._parsed = False
         """The document shown has fired DOMContentLoaded (or was restored whole)."""
+        self._painted = True
+        """The document shown has painted something of its own (or is hidden, or was restored whole)."""
+        self._loader = ""
+        """The loader id of the document shown."""
+        self._doc = 0
+        """Counts the main frame's commits: the document shown."""
+        self._waited = -1
+        """The document `_after_commit` waited for last."""
+        self._blockers = Blockers()
         self._progress = anyio.Event()
         """Set (and replaced) at each step above."""
 
@@ -137,7 +210,23 @@ class Navigator(Part):
             session.on("Page.frameStartedNavigating", lambda p: self._starting(session, p))
             session.on("Page.domContentEventFired", lambda _p: self.parsed())
             session.on("Page.frameStoppedLoading", lambda p: self.stopped(str(p.get("frameId", ""))))
+            session.on("Page.frameNavigated", self._loader_of)
+            session.on("Runtime.bindingCalled", self._observer_said)
+            session.on("Network.requestWillBeSent", lambda p: self._blockers.sent(p, self.main_frame_id))
+            session.on("Network.loadingFinished", self._blockers.ended)
+            session.on("Network.loadingFailed", self._blockers.ended)
         return []
+
+    def _loader_of(self, params: dict[str, Any]) -> None:
+        frame = params.get("frame", {})
+        if not frame.get("parentId"):
+            self._loader = str(frame.get("loaderId", ""))
+
+    def _observer_said(self, params: dict[str, Any]) -> None:
+        """The main frame's observer: its document painted (or is hidden, so it cannot tell)."""
+        if params.get("name") == BINDING and params.get("payload") in ("painted", "hidden") and not self._painted:
+            self._painted = True
+            self._step()
 
     def _starting(self, session: CDPSession, params: dict[str, Any]) -> None:
         same_document = str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument"))
@@ -152,10 +241,11 @@ class Navigator(Part):
     def committed(self, doc: Commit) -> None:
         """The main frame committed a new document (`restored` from the back-forward cache)."""
         self._main_frame = doc.frame_id
+        self._doc += 1
         self._committed = True
         # A restored page fires no load event: it is shown as it was.
         self._loading = not doc.restored
-        self._parsed = doc.restored
+        self._parsed = self._painted = doc.restored
         if doc.restored:
             self._navigating = False
         self._step()
@@ -181,22 +271,35 @@ class Navigator(Part):
     def attached(self, loaded: bool) -> None:
         """The bridge attached to a page that was already there: its load event may be past."""
         self._loading = not loaded
-        self._parsed = True  # what it shows is what there is to read
+        self._parsed = self._painted = True  # what it shows is what there is to read
 
     def crashed(self) -> None:
         """The renderer died: nothing is loading any more."""
         self._loading = self._navigating = False
         self._step()
 
-    def _usable(self) -> bool:
-        return not self._navigating or (self._committed and self._parsed)
+    @property
+    def shown(self) -> bool:
+        """The document shown has painted something of its own, or loaded, or is not loading."""
+        return self._painted or not self._loading
+
+    def loading_note(self) -> str:
+        """What an answer adds about the page it leaves the tab on: "" once it has loaded."""
+        if not self._loading:
+            return ""
+        if self.shown:
+            return STILL_LOADING
+        return (
+            f"Nothing of it has rendered yet: it waits for {self._blockers.describe(self._loader)}. Its window "
+            "follows the page: read app://windows again later."
+        )
 
     async def settled(self, budget: float) -> None:
         """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page usable.
 
-        Usable: committed, parsed and its first render settled, or loaded, or ended otherwise.
-        A JavaScript dialog (the new page alerting as it renders) ends the wait too: the page
-        now waits for the agent.
+        Usable: see the module's docstring (or the navigation ended otherwise). A JavaScript
+        dialog (the new page alerting as it renders) ends the wait too: the page now waits for
+        the agent.
         """
         if self._navigating:
             await self._modals.unless_dialog(self._until_usable_now, budget)
@@ -204,15 +307,35 @@ class Navigator(Part):
     async def _until_usable_now(self) -> None:
         while self._navigating and not self._committed:
             await self._progress.wait()
-        with anyio.move_on_after(AFTER_COMMIT_LIMIT):  # as for navigate: a parser held by a script that never comes
-            while not self._usable():
+        if self._navigating and self._waited != self._doc:
+            await self._after_commit()
+
+    async def _after_commit(self) -> None:
+        """The document committed: until it is usable (the module's docstring), within its bounds.
+
+        Once per document: the write that navigated (`navigate`) settles after it, and must not
+        wait for the same page again."""
+        self._waited = self._doc
+        with anyio.move_on_after(HELD_LIMIT):
+            while not self.shown:
                 await self._progress.wait()
-            if self._navigating:
+        if not self.shown:
+            return  # nothing to read yet: the answer says what the page waits for
+        with anyio.move_on_after(AFTER_COMMIT_LIMIT):
+            if self._loading and not self._parsed:
+                # A parser held after what has rendered (a script at the end of the body) may never
+                # go on: what has rendered, once it has settled, is what there is.
+                await first_of(self._until_parsed, lambda: self._view.quiet(SETTLE_QUIET))
+            if self._loading:
                 await self._render_settled(self._until_loaded)
             await self._data_rendered()
 
+    async def _until_parsed(self) -> None:
+        while self._loading and not self._parsed:
+            await self._progress.wait()
+
     async def _until_loaded(self) -> None:
-        while self._navigating:
+        while self._loading:
             await self._progress.wait()
 
     async def _render_settled(self, loaded: Callable[[], Awaitable[None]]) -> None:
@@ -302,16 +425,16 @@ class Navigator(Part):
         await self._view.read_since(anyio.current_time() if loaded_at is None else loaded_at, self._timeouts.snapshot)
         shown = watch.url or self._page.url or "the page"
         message = f"{self._tab_id} now shows {shown} (version {self._version()})."
-        return ToolResult(message=f"{message} {STILL_LOADING}" if self._loading else message)
+        note = self.loading_note()
+        return ToolResult(message=f"{message} {note}" if note else message)
 
     async def _until_usable(self, watch: _LoadWatch, loader_id: str | None) -> None:
         """Until the navigation of `loader_id` has committed, then parsed and settled (or loaded)."""
         await watch.until(loader_id, _COMMITTED)
-        with anyio.move_on_after(AFTER_COMMIT_LIMIT):
-            await watch.until(loader_id, _PARSED)
-            if not watch.reached(loader_id, _LOADED):
-                await self._render_settled(lambda: watch.until(loader_id, _LOADED))
-            await self._data_rendered()
+        if watch.reached(loader_id, _LOADED):
+            await self._data_rendered()  # within the page, restored whole, or loaded already
+            return
+        await self._after_commit()
 
     async def _data_rendered(self) -> None:
         """Until the page's own data requests are answered and what they brought is rendered,

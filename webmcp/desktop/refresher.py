@@ -3,7 +3,9 @@
 The observer's reports, navigation and load events mark the view dirty; the refresher
 task rebuilds it at a bounded rate and hands each new view to the tab (`ViewHost.show`),
 which composes its window from it. A caller that needs the view current now (a version
-check, read after write) calls `refresh` or `catch_up`. The view follows a page as it loads
+check, read after write) calls `refresh` or `catch_up`; a read of the window (`app://windows`, a
+write's answer) calls `fresh`, which waits, within `FRESH_LIMIT`, for a read that began after
+every change the page made before it. The view follows a page as it loads
 and renders; a read that began on a document the tab has since left is thrown away
 (`new_document`), so a window never shows the document it left.
 """
@@ -16,8 +18,9 @@ import difflib
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
+from functools import partial
 from typing import Any, Protocol
 
 import anyio
@@ -36,7 +39,7 @@ from webmcp.desktop.races import first_of
 from webmcp.view.build import BlockIds, View, WalkMemo
 from webmcp.view.masking import mask_secrets
 
-__all__ = ["INCREMENTAL", "LiveView", "ViewHost"]
+__all__ = ["FRESH_LIMIT", "INCREMENTAL", "LiveView", "ViewHost"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,9 @@ _CALL_HOLD = 0.2
 """How long a change reported while a page-tool call runs may wait for its answer before it is read
 (the call's read after write reads it then, once, instead of a read begun mid-call and one after)."""
 _CALL_GRACE = 0.01
+FRESH_LIMIT = 1.0
+"""The longest a read of a window waits for its view to catch up with the changes the page made
+before the read (s): one read under way and one more, on all but huge or hung pages."""
 PARSE_HOLD = 1.0
 """After a commit, how long the refresher leaves a document that has not fired DOMContentLoaded to
 parse before it reads it anyway (s): an AX read mid-parse can slow a big document's parse fivefold."""
@@ -134,6 +140,12 @@ class LiveView(Part):
         self._clean = -1
         """`_wholes` as it was when the last read that ended well began (-1: the last read failed,
         and the changes it took from the observers are lost): unless it still is, read whole."""
+        self._read_ended = anyio.Event()
+        """Set (and replaced) when a read ends, well or not."""
+        self._hurried = False
+        """A reader waits for the view (`fresh`): the refresher reads as soon as it can."""
+        self._idle: anyio.CancelScope | None = None
+        """The refresher's wait between reads, which `fresh` cuts short."""
 
     @property
     def view(self) -> View | None:
@@ -272,12 +284,9 @@ class LiveView(Part):
         """
         while not self._closed:
             await self._dirty.wait()
-            await self._released.wait()
-            with anyio.move_on_after(self._parse_ends - anyio.current_time()):
-                await self._parsed.wait()
+            await self._unless_hurried(self._ready)
             if self._closed:
                 return
-            await self._while_calling()
             started = anyio.current_time()
             try:
                 await self.refresh()
@@ -286,7 +295,26 @@ class LiveView(Part):
                 self._host.fault(exc)
             # A huge page's AX tree takes seconds and holds its renderer meanwhile: pausing as
             # long as the build took leaves the page (and its tool calls) at least half the time.
-            await anyio.sleep(max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started))
+            pause = max(_REFRESH_MIN_INTERVAL, anyio.current_time() - started)
+            await self._unless_hurried(partial(anyio.sleep, pause))
+
+    async def _ready(self) -> None:
+        """Until the refresher may read on its own: not held, the document parsed, the calls answered."""
+        await self._released.wait()
+        with anyio.move_on_after(self._parse_ends - anyio.current_time()):
+            await self._parsed.wait()
+        await self._while_calling()
+
+    async def _unless_hurried(self, wait: Callable[[], Awaitable[object]]) -> None:
+        """`wait`, cut short when a reader waits for the view (`fresh`)."""
+        if self._hurried:
+            return
+        idle = self._idle = anyio.CancelScope()
+        try:
+            with idle:
+                await wait()
+        finally:
+            self._idle = None
 
     async def _while_calling(self) -> None:
         """Until the page has answered every page-tool call of the tab under way, and a moment
@@ -311,6 +339,13 @@ class LiveView(Part):
         Returns True when the view reflects the page as it is now, False when the page
         could not be read (busy past the snapshot deadline, or mid-navigation).
         """
+        try:
+            return await self._refresh()
+        finally:
+            ended, self._read_ended = self._read_ended, anyio.Event()
+            ended.set()
+
+    async def _refresh(self) -> bool:
         async with self._lock:
             if self._page.crashed:
                 # Nothing to read until a reload brings a new renderer, and no view is current: asked
@@ -320,6 +355,7 @@ class LiveView(Part):
             if not self._dirty.is_set():
                 return True
             self._dirty = anyio.Event()
+            self._hurried = False  # this read serves every reader that came before it began
             self._read_began = began = anyio.current_time()
             doc_seq = self._host.doc_seq
             last = self._last_read if self._last_read is not None and self._last_read.doc_seq == doc_seq else None
@@ -460,6 +496,64 @@ class LiveView(Part):
                 # observer, so only where it changed).
                 self._dirty.set()
                 await self.refresh()
+
+    def _changed_before(self, moment: float) -> float:
+        """When the page last changed before `moment` as far as the bridge can tell (`moment` itself
+        within `_FOLD_WINDOW` of a report: its observer may hold changes it has not reported yet)."""
+        return moment if moment - self._last_report <= _FOLD_WINDOW else self._marked
+
+    def _parsing_unread(self) -> bool:
+        """The document shown is left to parse (`new_document`, `PARSE_HOLD`) and nothing of it is read."""
+        return self._view is None and not self._parsed.is_set() and anyio.current_time() < self._parse_ends
+
+    def is_fresh(self) -> bool:
+        """Whether the view comes from a read begun after every change the page made before now."""
+        if self._closed or self._page.crashed:
+            return True
+        return self._shown_began >= self._changed_before(anyio.current_time())
+
+    async def fresh(self, budget: float) -> bool:
+        """Until the view comes from a read begun after every change the page made before now,
+        within `budget` seconds; whether it does.
+
+        A change is known by its mark (`mark_dirty`, `reported_change`); within `_FOLD_WINDOW` of
+        a report the observer may hold changes it has not reported yet, which a read begun now
+        takes (`_changed_before`). A page that has reported nothing lately costs nothing here.
+        The wait is for the refresher's reads (hurried, not begun here), so a reader's deadline
+        never cuts a read short: a page that changes without pause is read once more and shown as
+        that read saw it, within `budget`.
+
+        A document still parsing, of which nothing has been read, is not read for a reader: its
+        window says that nothing of it has been read yet, which is true, and a read mid-parse
+        slows a big document's parse. Whether it is still parsing is asked of the page first (one
+        round trip: its DOMContentLoaded, if it came before the read, is in before the answer).
+        """
+        moment = anyio.current_time()
+        with anyio.move_on_after(budget):
+            if self._parsing_unread() and not self.is_fresh():
+                try:
+                    await self._page.session.send("Runtime.evaluate", {"expression": "0"}, timeout=budget)
+                except CDPError:
+                    pass  # the document is going: what its next one does is marked as it comes
+            if self._parsing_unread():
+                return True
+            target = self._changed_before(moment)
+            while self._shown_began < target and not self._closed and not self._page.crashed:
+                ended = self._read_ended
+                if not self._dirty.is_set() and not self._lock.locked():
+                    self._dirty.set()  # the last read failed and nothing asked again since
+                self._hurried = True
+                if self._idle is not None:
+                    self._idle.cancel()
+                await ended.wait()
+        if self._parsing_unread() or self._closed or self._page.crashed:
+            return True
+        return self._shown_began >= self._changed_before(moment)
+
+    async def next_read(self) -> None:
+        """Until the next read of the page ends (the refresher reads only once the page changed);
+        the caller bounds it."""
+        await self._read_ended.wait()
 
     async def read_since(self, moment: float, budget: float) -> None:
         """Until the view comes from a read begun after `moment`, with nothing marked changed since,

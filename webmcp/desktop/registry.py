@@ -36,6 +36,7 @@ from webmcp.desktop.tab import Tab
 from webmcp.desktop.uploads import UploadFolder
 from webmcp.desktop.windows import IdMint, WindowState, operable_ids, top_of_chain
 from webmcp.errors import best_effort
+from webmcp.models import notice_block
 from webmcp.view.masking import mask_secrets
 
 __all__ = ["Desktop", "Window"]
@@ -171,7 +172,25 @@ class Desktop:
         """The tab, dialog, in-page modal or waiting form published as `window_id`."""
         return self._windows.get(window_id)
 
-    def windows_document(self) -> dict[str, Any]:
+    async def fresh_reads(self, budget: float) -> frozenset[str]:
+        """Until every tab's window shows the changes its page made before now, within `budget`
+        (side by side; a tab whose page reported nothing lately costs nothing): the ids of the
+        windows still behind then (`windows_document(behind=)` says so in them)."""
+        late = [tab for tab in self.tabs.values() if not tab.is_fresh()]
+        if not late:
+            return frozenset()
+        behind: set[str] = set()
+
+        async def fresh(tab: Tab) -> None:
+            if not await tab.fresh(budget):
+                behind.add(tab.id)
+
+        async with anyio.create_task_group() as tg:
+            for tab in late:
+                tg.start_soon(fresh, tab)
+        return frozenset(behind)
+
+    def windows_document(self, behind: frozenset[str] = frozenset()) -> dict[str, Any]:
         """The `app://windows` document (GUI bridge §4.2 (docs/protocols.md#gui-4.2)).
 
         Every text in it (titles, summaries, dialog messages, blocks) is masked with the values
@@ -189,7 +208,7 @@ class Desktop:
             hit = self._json_cache.get(w.id)
             doc = hit[1] if hit is not None and hit[0] == stamp else _masked_json(w, secrets)
             fresh[w.id] = (stamp, doc)
-            windows.append(doc)
+            windows.append(_behind(doc) if w.id in behind else doc)
         self._json_cache = fresh
         return {"operableWindowIds": operable_ids(states), "windows": windows}
 
@@ -424,6 +443,20 @@ class Desktop:
         """
         page = await self.targets.create_page("about:blank", self._timeouts.navigation)
         return self.tab_for_target(page.target_id) if page is not None else None
+
+
+BEHIND_NOTICE = (
+    "The page changed after this view was read, and it could not be read again in time (it changes "
+    "without pause, or it is busy): re-read app://windows for what it shows now."
+)
+
+
+def _behind(doc: dict[str, Any]) -> dict[str, Any]:
+    """A window's JSON object saying, after its address, that its page changed since it was read."""
+    blocks = list(doc["blocks"])
+    at = 1 if blocks and blocks[0].get("id") == "address" else 0
+    blocks.insert(at, notice_block("behind", "warn", BEHIND_NOTICE))
+    return {**doc, "blocks": blocks}
 
 
 def _masked_json(window: WindowState, secrets: frozenset[str]) -> dict[str, Any]:

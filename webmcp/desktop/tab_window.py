@@ -41,9 +41,11 @@ class TabWindow:
         loading: Callable[[], bool],
         notices: Callable[[], list[dict[str, Any]]],
         changed: Callable[[], None],
+        shown: Callable[[], bool] = lambda: True,
     ) -> None:
         """`loading`: the document has not fired its load event; `notices`: the parts' blocks;
-        `changed`: the published state changed (tell the listeners)."""
+        `changed`: the published state changed (tell the listeners); `shown`: the document has
+        painted something of its own (a person sees more than a blank page)."""
         self._state = WindowState(id=window_id, title=page.title or page.url or "New tab")
         self._page = page
         self._life = life
@@ -51,6 +53,7 @@ class TabWindow:
         self._loading = loading
         self._notices = notices
         self._changed = changed
+        self._painted = shown
         self._expected_url = ""
         """Before its first commit, the address the tab was sent to (start pages)."""
         self._page_blocks: list[dict[str, Any]] = []
@@ -132,11 +135,15 @@ class TabWindow:
             text = f"Loading {cap_text(expected, 300)}: its server has not answered yet."
             state.append(notice_block("loading", "info", text))
         elif loading and address not in ("", "about:blank"):
-            text = (
-                "Still loading: what has rendered is shown, and this window follows the page as it goes on."
-                if view is not None
-                else "Loading: nothing of this page has been read yet."
-            )
+            if view is None:
+                text = "Loading: nothing of this page has been read yet."
+            elif not self._painted():
+                text = (
+                    "Loading: nothing of this page has rendered yet (it waits for a script or a style sheet); "
+                    "what its document holds so far is shown, and this window follows the page."
+                )
+            else:
+                text = "Still loading: what has rendered is shown, and this window follows the page as it goes on."
             state.append(notice_block("loading", "info", text))
         # Like a browser's address bar: the agent always knows where the tab is.
         self._publish(summary, [address_block(address), *state, *self._notices(), *page_blocks])

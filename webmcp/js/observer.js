@@ -10,6 +10,21 @@
     timer = setTimeout(() => { timer = 0; if (again) { again = false; fire(); } }, 15);
   };
   const ping = () => { if (timer) { again = true; return; } fire(); };
+  // The top document's first contentful paint (text, an image, a canvas): until it, a person sees
+  // nothing of the page (its parser held by a script, its render by a stylesheet), whatever the
+  // document holds. A hidden document paints nothing: it says so instead (desktop/navigation.py).
+  if (window === window.top) {
+    if (document.visibilityState !== 'visible') globalThis[binding]('hidden');
+    else {
+      try {
+        new PerformanceObserver((list, observer) => {
+          if (!list.getEntries().some((e) => e.name === 'first-contentful-paint')) return;
+          observer.disconnect();
+          globalThis[binding]('painted');
+        }).observe({type: 'paint', buffered: true});
+      } catch { globalThis[binding]('hidden'); }
+    }
+  }
   // What changed since the bridge last took it (`__webmcpBridgeTakeChanged`, live_view.py): the
   // elements whose subtrees a read must read again, or `everything` when a few cannot say it.
   const changed = new Set();

@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from opentelemetry import trace
 
 from webmcp import package_version
+from webmcp.desktop.refresher import FRESH_LIMIT
 from webmcp.desktop.registry import Desktop
 from webmcp.errors import ToolError, internal_error
 from webmcp.server.transport import Broadcaster
@@ -198,7 +199,10 @@ def build_server(
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == WINDOWS_URI:
-            text = json.dumps(desktop.windows_document(), ensure_ascii=False, separators=(",", ":"))
+            # Every change a page made before this read is in it (within FRESH_LIMIT; a window
+            # still behind then says so).
+            behind = await desktop.fresh_reads(FRESH_LIMIT)
+            text = json.dumps(desktop.windows_document(behind), ensure_ascii=False, separators=(",", ":"))
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
             )

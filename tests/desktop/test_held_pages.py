@@ -1,0 +1,37 @@
+"""What a navigation says of a page that shows nothing yet: the scripts and stylesheets it waits for."""
+
+from __future__ import annotations
+
+from webmcp.desktop.navigation import Blockers
+
+
+def _sent(blockers: Blockers, request: str, kind: str, url: str, *, loader: str = "L1", frame: str = "F") -> None:
+    blockers.sent(
+        {"requestId": request, "loaderId": loader, "frameId": frame, "type": kind, "request": {"url": url}}, "F"
+    )
+
+
+def test_a_page_held_by_a_script_from_one_host_waits_for_a_script_from_that_host() -> None:
+    blockers = Blockers()
+    _sent(blockers, "1", "Script", "http://ads.example:8080/tag.js")
+    assert blockers.describe("L1") == "a script from ads.example:8080"
+
+
+def test_what_arrived_what_a_frame_or_another_document_asked_for_and_images_are_not_waited_for() -> None:
+    blockers = Blockers()
+    _sent(blockers, "1", "Script", "http://cdn.example/a.js")
+    blockers.ended({"requestId": "1"})
+    _sent(blockers, "2", "Script", "http://frame.example/b.js", frame="child")
+    _sent(blockers, "3", "Stylesheet", "http://old.example/c.css", loader="L0")
+    _sent(blockers, "4", "Image", "http://img.example/d.png")
+    assert blockers.describe("L1") == "a resource that has not arrived"
+
+
+def test_several_hosts_are_named_by_kind_once_each() -> None:
+    blockers = Blockers()
+    for n, host in enumerate(["a.example", "b.example", "a.example", "c.example", "d.example", "e.example"]):
+        _sent(blockers, f"s{n}", "Script", f"https://{host}/x.js")
+    _sent(blockers, "css", "Stylesheet", "https://fonts.example/f.css")
+    assert blockers.describe("L1") == (
+        "scripts from a.example, b.example, c.example and 2 more and a stylesheet from fonts.example"
+    )
