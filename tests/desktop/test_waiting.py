@@ -34,6 +34,12 @@ class FakeTab:
     def ended(self) -> str | None:
         return None if self.open else "closed"
 
+    def is_fresh(self) -> bool:
+        return True
+
+    async def fresh(self, budget: float) -> bool:
+        return True
+
     def show(self, blocks: list[dict[str, Any]]) -> None:
         self.blocks = blocks
         self.window.blocks = blocks

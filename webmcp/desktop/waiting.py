@@ -8,7 +8,9 @@ space folded, each block on its own; never the bridge's address bar or notices (
 page's "Loading…" to go must not be held by the bridge's own loading line), and masked with
 every secret value the bridge knows, as `app://windows` is (a wait is no oracle for a password).
 
-A wait holds no lock: the window's other calls go on meanwhile. It wakes on the desktop's
+The window is judged fresh, as a read of `app://windows` is: with every change the page made
+before now read (waiting at most `FRESH_LIMIT` for it). A wait holds no lock: the window's
+other calls go on meanwhile. It wakes on the desktop's
 changes (every change of the published state calls its listeners, after the state is
 readable), never on a timer but for the quiet period it measures. It is refused as soon as
 the window closes (`window_not_found`), its page crashes (`call_interrupted`) or a modal
@@ -27,6 +29,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from webmcp.desktop.refresher import FRESH_LIMIT
 from webmcp.desktop.windows import WindowState, blocker_of
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
@@ -61,6 +64,8 @@ class WaitTab(Protocol):
     def page_blocks(self) -> list[dict[str, Any]]: ...
     def is_open(self) -> bool: ...
     def ended(self) -> str | None: ...
+    def is_fresh(self) -> bool: ...
+    async def fresh(self, budget: float) -> bool: ...
 
 
 class _Timeouts(Protocol):
@@ -156,6 +161,11 @@ async def wait_for(desk: WaitDesk, window_id: str, wanted: Wanted, timeout: floa
     with desk.listening(wake):
         while True:
             tab = _tab_now(desk, window_id)
+            if not tab.is_fresh():
+                # What the window says is judged once it has read what the page changed before now
+                # (as a read of app://windows is): a text the page removed a moment ago is not "shown".
+                await tab.fresh(max(0.0, min(FRESH_LIMIT, ends - anyio.current_time())))
+                tab = _tab_now(desk, window_id)
             now = anyio.current_time()
             if tab.window.version != version:
                 version, still_since = tab.window.version, now
