@@ -2,11 +2,18 @@
 """Real pages with ground truth, side by side with the peers (issue 19 item 6).
 
     python bench/real_pages.py CORPUS [--limit 80] [--subjects bridge,playwright,devtools]
-        [--pages ID,ID…] [--network mixed|hang|fail|none] [--keep DIR] [--navigate-timeout S]
+        [--pages ID,ID…] [--network mixed|hang|drop|fail|none] [--keep DIR] [--navigate-timeout S]
+    python bench/real_pages.py --make-samples DIR    # a few saved pages made from the sample site
 
 CORPUS is a checkout (or `git archive`) of github:scrapinghub/article-extraction-benchmark:
 `html/<id>.html.gz` (pages saved from news sites, blogs, shops) and `ground-truth.json`
 (`{id: {"url": …, "articleBody": …}}`). It stays out of this repository and of CI.
+CORPUS may instead be a directory of saved pages, `<id>.html` or `<id>.html.gz`, each with its
+article's text in `<id>.txt` (without one, the text of the page's `<article>`, else `<main>`,
+else `<body>`). `--make-samples DIR` writes such a directory from the sample site's articles,
+each as saved and with what real pages hold that the network then decides: a synchronous
+`<script src>` from a third-party host in its `<head>` (32 of 78 corpus pages had one), a
+stylesheet from one.
 
 Each page is served as saved, unchanged, from 127.0.0.1 (`/p/<id>`, utf-8, gzip as stored;
 its relative subresources get a quick 404). Its third-party hosts (ads, trackers, fonts,
@@ -14,21 +21,26 @@ CDNs) cannot be reached, as on a filtering network; a wrapper around Chromium de
 they fail (`--network`), with `--host-resolver-rules` (127.0.0.1 and localhost never mapped):
 
 * `hang`: every other host goes to a local blackhole that accepts the connection and never
-  answers, as a network that drops the packets does. Those requests stay pending for
-  Chromium's own connect timeouts (minutes): a parser-blocking script from such a host holds
-  DOMContentLoaded, any of them holds the load event.
+  answers. Those requests stay pending for Chromium's own timeouts (minutes): a
+  parser-blocking script from such a host holds DOMContentLoaded, any of them holds the load
+  event.
+* `drop`: every other host goes to a local port whose queue is full, so its connections are
+  never accepted: the kernel drops them, as a firewall that drops packets does (the connect
+  hangs through its retries).
 * `fail`: every other host resolves to nothing (`~NOTFOUND`): requests fail at once, as
   behind a DNS filter.
-* `mixed` (default): both. A stable quarter of the hosts named in the corpus's markup (by a
-  hash of the name, over the whole corpus whatever pages run) hangs; the rest, and hosts only
-  scripts name, fail at once. Most pages then parse and render while their load event waits:
-  the case of issue 19.
+* `mixed` (default): all three. A stable quarter of the hosts named in the corpus's markup (by
+  a hash of the name, over the whole corpus whatever pages run) hangs, another eighth is
+  dropped; the rest, and hosts only scripts name, fail at once. Most pages then parse and
+  render while their load event waits: the case of issue 19.
 * `none`: no rule; the machine's own network (here, without DNS, everything fails at once).
 
 For each subject (one at a time, all pages in a row, one browser) and page: navigate (timed),
 then the state an agent reads first (bridge `app://windows`, peers their snapshot; timed and
 measured in bytes), then everything the server hands out (bridge: every page of the tab's
-`read_content`; peers: that snapshot again, which is all of it). Measured: the recall of the
+`read_content`; peers: that snapshot again, which is all of it), then each server's own wait
+for the article's first words (bridge `wait_for`, Playwright MCP `browser_wait_for`,
+chrome-devtools-mcp `wait_for`; at most `--wait-timeout`) and the state read after it. Measured: the recall of the
 article's words (lowercase runs of Unicode letters and digits; |truth ∩ seen| / |truth| as
 multisets) in the state and in everything; whether the window's title is the document's
 `<title>` or its address; whether the state shows the new page's address. Every step has its
@@ -59,7 +71,7 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -98,6 +110,8 @@ class Page:
     """The document's own `<title>`, whitespace collapsed ("" when it has none)."""
     truth: Counter[str]
     body: bytes = field(repr=False)
+    phrase: str = ""
+    """The article's first words, as an agent would wait for them to show."""
 
 
 def words(text: str) -> Counter[str]:
@@ -146,8 +160,107 @@ def document_title(markup: str) -> str:
     return _collapse(html.unescape(parser.title or ""))
 
 
+_PHRASE_WORDS = 5
+
+
+def phrase_of(text: str) -> str:
+    """The first words of an article's text, as a wait for it names them."""
+    return " ".join(text.split()[:_PHRASE_WORDS])
+
+
+class _TextParser(HTMLParser):
+    """The text of a document's `<article>`, `<main>` and `<body>` (scripts and styles left out)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: dict[str, list[str]] = {"article": [], "main": [], "body": []}
+        self._open: Counter[str] = Counter()
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in ("article", "main", "body", "script", "style"):
+            self._open[tag] += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open[tag]:
+            self._open[tag] -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._open["script"] or self._open["style"]:
+            return
+        for tag, texts in self.texts.items():
+            if self._open[tag]:
+                texts.append(data)
+
+
+def article_text(markup: str) -> str:
+    """What a saved page without a truth file is measured against: its article, else its main, else its body."""
+    parser = _TextParser()
+    parser.feed(markup)
+    for tag in ("article", "main", "body"):
+        text = _collapse(" ".join(parser.texts[tag]))
+        if text:
+            return text
+    return ""
+
+
+def first_paragraph(markup: str) -> str:
+    """The text of the first `<p>` of ten words or more of the page's article (else of its main, else of
+    its body): a wait names words one block shows, and the article's text begins there (not at its heading)."""
+    for tag in ("article", "main", "body"):
+        at = markup.find(f"<{tag}")
+        for found in re.finditer(r"<p[\s>].*?</p>", markup[at:], re.DOTALL) if at >= 0 else ():
+            text = _collapse(html.unescape(re.sub(r"<[^>]+>", "", found.group(0))))
+            if len(text.split()) >= 2 * _PHRASE_WORDS:  # a kicker or a byline is not where the text begins
+                return text
+    return ""
+
+
+def load_saved(path: Path, keys: list[str], limit: int | None) -> list[Page]:
+    """A directory of saved pages (`<id>.html`, `<id>.html.gz`, optional `<id>.txt`), in id order."""
+    pages = []
+    for file in sorted([*path.glob("*.html"), *path.glob("*.html.gz")]):
+        key = file.name.removesuffix(".gz").removesuffix(".html")
+        if keys and not any(key.startswith(k) for k in keys):
+            continue
+        raw = file.read_bytes()
+        body = raw if file.suffix == ".gz" else gzip.compress(raw, mtime=0)  # the same bytes, the same sha256
+        markup = gzip.decompress(body).decode("utf-8", errors="replace")
+        told = path / f"{key}.txt"
+        text = told.read_text(encoding="utf-8") if told.exists() else article_text(markup)
+        phrase = phrase_of(text if told.exists() else first_paragraph(markup))
+        pages.append(Page(key, f"file://{file}", document_title(markup), words(text), body, phrase))
+        if limit is not None and len(pages) >= limit:
+            break
+    return pages
+
+
+_SAMPLES = ROOT / "sample_site" / "static"
+_THIRD_PARTY = {
+    "headscript": '<script src="https://tags.adnetwork-example.com/loader.js"></script>',
+    "stylesheet": '<link rel="stylesheet" href="https://fonts.cdn-example.net/css2?family=Serif">',
+}
+"""What a saved sample gets in its `<head>` besides its own markup, by variant."""
+
+
+def make_samples(directory: Path) -> list[Path]:
+    """Saved pages from the sample site's articles: each as it is, and with each of `_THIRD_PARTY`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    sources = sorted((_SAMPLES / "plain" / "articles").glob("*.html")) + [_SAMPLES / "gazette" / "article.html"]
+    written = []
+    for source in sources:
+        markup = source.read_text(encoding="utf-8").replace("{{header}}", "")
+        name = source.stem if source.parent.name == "articles" else source.parent.name
+        for variant, extra in {"saved": "", **_THIRD_PARTY}.items():
+            page = directory / f"{name}-{variant}.html"
+            page.write_text(markup.replace("</head>", f"  {extra}\n</head>", 1) if extra else markup, encoding="utf-8")
+            written.append(page)
+    return written
+
+
 def load_corpus(path: Path, keys: list[str], limit: int | None) -> list[Page]:
     """The corpus's pages in id order, those whose id starts with one of `keys` (all when empty)."""
+    if not (path / "ground-truth.json").exists():
+        return load_saved(path, keys, limit)
     truth = json.loads((path / "ground-truth.json").read_text())
     pages = []
     for key in sorted(truth):
@@ -158,7 +271,8 @@ def load_corpus(path: Path, keys: list[str], limit: int | None) -> list[Page]:
             continue
         body = file.read_bytes()
         markup = gzip.decompress(body).decode("utf-8", errors="replace")
-        pages.append(Page(key, truth[key]["url"], document_title(markup), words(truth[key]["articleBody"]), body))
+        text = truth[key]["articleBody"]
+        pages.append(Page(key, truth[key]["url"], document_title(markup), words(text), body, phrase_of(text)))
         if limit is not None and len(pages) >= limit:
             break
     return pages
@@ -244,25 +358,71 @@ def blackhole() -> Iterator[int]:
         stop_w.close()
 
 
+@contextlib.contextmanager
+def dropper() -> Iterator[int]:
+    """A port on 127.0.0.1 whose every new connection is dropped: it never accepts, and its queue is
+    kept full (one connection of ours), so the kernel drops the handshakes that come (as a firewall)."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(2):  # a backlog of 0 still queues one; a second makes sure
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.1", port))
+        fillers.append(filler)
+    try:
+        yield port
+    finally:
+        for sock in (*fillers, listener):
+            sock.close()
+
+
+def hole_fates(corpus: Path) -> tuple[list[str], list[str]]:
+    """For `mixed`: the hosts that hang and those dropped (a stable quarter and eighth of the named ones)."""
+    named = _named_hosts(corpus)
+    digest = {h: hashlib.sha256(h.encode()).digest()[0] for h in named}
+    return sorted(h for h in named if digest[h] % 4 == 0), sorted(h for h in named if digest[h] % 8 == 1)
+
+
 _NAMED_HOST = re.compile(rb"""(?:src|href)\s*=\s*["']?(?:https?:)?//([A-Za-z0-9.-]+)""")
 
 
+def _named_hosts(corpus: Path) -> set[str]:
+    """The hosts named in the markup of the whole corpus (whatever pages are run), so a host a
+    script loads has the same fate in every run."""
+    files = sorted((corpus / "html").glob("*.html.gz")) or sorted([*corpus.glob("*.html"), *corpus.glob("*.html.gz")])
+    markups = (gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes() for f in files)
+    return {h.decode().lower() for m in markups for h in _NAMED_HOST.findall(m)} - {"127.0.0.1", "localhost"}
+
+
 def hanging_hosts(corpus: Path) -> list[str]:
-    """For `mixed`: a stable quarter (by a hash of the name) of the hosts named in the markup of the
-    whole corpus, whatever pages are run, so a host a script loads has the same fate in every run."""
-    files = sorted((corpus / "html").glob("*.html.gz"))
-    named = {h.decode().lower() for f in files for h in _NAMED_HOST.findall(gzip.decompress(f.read_bytes()))}
-    return sorted(h for h in named if h != "127.0.0.1" and hashlib.sha256(h.encode()).digest()[0] % 4 == 0)
+    """For `mixed`: the hosts that hang (accepted, never answered)."""
+    return hole_fates(corpus)[0]
 
 
-def browser_wrapper(directory: Path, network: str, hole: int | None, hanging: list[str]) -> str:
+def browser_wrapper(
+    directory: Path,
+    network: str,
+    hole: int | None,
+    hanging: list[str],
+    drop: int | None = None,
+    dropped: Sequence[str] = (),
+) -> str:
     """A Chromium executable for the subjects: the system one, with the network's resolver rules.
 
     Rules apply in order, the first that matches wins; 127.0.0.1 and localhost are never mapped."""
     if network == "none":
         return CHROMIUM
     rules = [f"MAP {host} 127.0.0.1:{hole}" for host in (hanging if network == "mixed" else [])]
-    rules.append(f"MAP * 127.0.0.1:{hole}" if network == "hang" else "MAP * ~NOTFOUND")
+    rules += [f"MAP {host} 127.0.0.1:{drop}" for host in (dropped if network == "mixed" else [])]
+    rules.append(
+        f"MAP * 127.0.0.1:{hole}"
+        if network == "hang"
+        else f"MAP * 127.0.0.1:{drop}"
+        if network == "drop"
+        else "MAP * ~NOTFOUND"
+    )
     rules = ", ".join([*rules, "EXCLUDE 127.0.0.1", "EXCLUDE localhost"])
     wrapper = directory / "chromium"
     # exec keeps the descriptors a driver hands over (Playwright's --remote-debugging-pipe is fds 3/4).
@@ -279,6 +439,8 @@ class Timeouts:
     navigate: float = 90.0
     state: float = 30.0
     read_all: float = 60.0
+    wait: float = 10.0
+    """The longest each server's own wait for the article's first words may take."""
     keep: Path | None = None
 
 
@@ -344,7 +506,30 @@ async def measure_page(subject: Subject, page: Page, site: str, limits: Timeouts
     else:
         row["read_all_recall"] = row["state_recall"]  # a peer's snapshot is all it hands out
     row["reached"] = max(row["state_recall"], row.get("read_all_recall", 0.0)) >= REACHED
+    if page.phrase and not stuck:
+        stuck = await _after_wait(subject, page, limits, row)
     return row, stuck
+
+
+async def _after_wait(subject: Subject, page: Page, limits: Timeouts, row: dict[str, Any]) -> bool:
+    """The server's own wait for the article's first words, then the state read after it, into `row`."""
+    said, row["wait_s"], row["wait_error"], stuck = await _timed(
+        limits.wait + 10, lambda: subject.wait_text(page.phrase, limits.wait)
+    )
+    if said is not None:
+        row["wait_bytes"] = len(said.encode())
+        _keep(limits.keep, page, subject, "wait", said)
+    if stuck:
+        return True
+    state, row["after_wait_state_s"], error, stuck = await _timed(limits.state, subject.state)
+    if state is None:
+        row["after_wait_error"] = error
+        return stuck
+    _keep(limits.keep, page, subject, "after-wait", state)
+    with contextlib.suppress(ValueError, KeyError, TypeError):
+        row["after_wait_bytes"] = len(state.encode())
+        row["after_wait_recall"] = recall(page.truth, words(subject.shown(state).text))
+    return stuck
 
 
 def _keep(directory: Path | None, page: Page, subject: Subject, step: str, text: str) -> None:
@@ -452,6 +637,12 @@ def summary(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "median_state_recall": _median([r["state_recall"] for r in ok]),
             "median_read_all_recall": _median([r["read_all_recall"] for r in ok if "read_all_recall" in r]),
             "restarts": run["restarts"],
+            "waited": sum("after_wait_recall" in r for r in ok),
+            "reached_after_wait": sum(r.get("after_wait_recall", 0.0) >= REACHED for r in ok),
+            "wait_errors": sum(bool(r.get("wait_error")) for r in ok),
+            "median_wait_s": _median([r["wait_s"] for r in ok if "wait_s" in r]),
+            "median_after_wait_bytes": _median([r["after_wait_bytes"] for r in ok if "after_wait_bytes" in r]),
+            "median_after_wait_recall": _median([r["after_wait_recall"] for r in ok if "after_wait_recall" in r]),
         }
     return out
 
@@ -473,7 +664,7 @@ def markdown(raw: dict[str, Any]) -> str:
     figures = summary(raw)
     lines = [
         f"Run {raw['started'][:16].replace('T', ' ')} UTC, network `{raw['network']}`, {len(raw['pages'])} pages "
-        f"of {raw['corpus']} (ground-truth.json sha256 {raw['corpus_sha256'][:12]}); {raw['cpus']} CPUs; "
+        f"of {raw['corpus']} (sha256 {raw['corpus_sha256'][:12]}); {raw['cpus']} CPUs; "
         "load average (1/5/15 min) before/after each subject: "
         + "; ".join(f"{LABELS[k]} {' → '.join(raw['subjects'][k]['loads'])}" for k in kinds)
         + ".",
@@ -496,6 +687,17 @@ def markdown(raw: dict[str, Any]) -> str:
         (f"pages where the article is reachable (≥ {REACHED:.0%} of its words)", count("reached", "pages")),
         ("… in the state read first, right after navigate", count("reached_in_state", "pages")),
         (
+            "… in the state read after the server's own wait for the article's first words",
+            count("reached_after_wait", "pages"),
+        ),
+        (
+            "that wait answered an error or ran out (the words did not show, or it could not tell)",
+            count("wait_errors", "measured"),
+        ),
+        ("median wait", of("median_wait_s", "s")),
+        ("median state read after the wait", of("median_after_wait_bytes", "bytes")),
+        ("median recall, state read after the wait", of("median_after_wait_recall", "pct")),
+        (
             "windows titled by their address, or untitled, after navigate (pages with a `<title>`)",
             count("titled_by_address", "titled_pages"),
         ),
@@ -510,7 +712,12 @@ def markdown(raw: dict[str, Any]) -> str:
         ("restarts after a stuck step", of("restarts")),
     ]
     lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in table]
-    lines += ["", "Per page (navigate s / state KB / recall in state → in everything / title: doc, ADDR or other):", ""]
+    lines += [
+        "",
+        "Per page (navigate s / state KB / recall in state → in everything / title: doc, ADDR or other / "
+        "wait s → recall after it):",
+        "",
+    ]
     lines += [
         "| page | host | words | " + " | ".join(LABELS[k] for k in kinds) + " |",
         "|---|---|---:|" + "---|" * len(kinds),
@@ -531,7 +738,9 @@ def _cell(row: dict[str, Any]) -> str:
     more = f" → {everything * 100:.0f}" if everything is not None and everything != row["state_recall"] else ""
     flag = " ✗nav" if row.get("navigate_error") else ""
     size = f"{row['state_bytes'] / 1024:.1f}"
-    return f"{row['navigate_s']:.1f} / {size} / {row['state_recall'] * 100:.0f}{more} % / {title}{flag}"
+    waited = row.get("after_wait_recall")
+    after = f" / wait {row['wait_s']:.1f} s → {waited * 100:.0f} %" if waited is not None and "wait_s" in row else ""
+    return f"{row['navigate_s']:.1f} / {size} / {row['state_recall'] * 100:.0f}{more} % / {title}{flag}{after}"
 
 
 def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -542,7 +751,7 @@ def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """
     merged = {**runs[0], "subjects": dict(runs[0]["subjects"])}
     for other in runs[1:]:
-        for key in ("network", "corpus_sha256", "hanging_hosts"):
+        for key in ("network", "corpus_sha256", "hanging_hosts", "dropped_hosts"):
             if other.get(key) != merged.get(key):
                 raise ValueError(f"runs differ in {key}: {merged.get(key)!r:.60} vs {other.get(key)!r:.60}")
         if [p["key"] for p in other["pages"]] != [p["key"] for p in merged["pages"]]:
@@ -568,13 +777,15 @@ async def bench(
     hanging: list[str],
     limits: Timeouts,
     done: Callable[[dict[str, Any]], None],
+    dropped: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Every subject in turn on every page; `done(runs so far)` after each page."""
     runs: dict[str, Any] = {}
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="real-pages-") as tmp:
         site = stack.enter_context(serve_corpus(pages))
         hole = stack.enter_context(blackhole()) if network in ("hang", "mixed") else None
-        browser = browser_wrapper(Path(tmp), network, hole, hanging)
+        drop = stack.enter_context(dropper()) if network in ("drop", "mixed") else None
+        browser = browser_wrapper(Path(tmp), network, hole, hanging, drop, dropped)
         for kind in kinds:
             print(f"{kind}: {len(pages)} pages, load {_load()}", file=sys.stderr, flush=True)
             runs[kind] = {}
@@ -592,8 +803,10 @@ def main() -> None:
     parser.add_argument("--pages", default="", help="comma-separated page ids or id prefixes")
     parser.add_argument("--subjects", default="bridge,playwright,devtools", help="comma-separated, run in this order")
     parser.add_argument(
-        "--network", choices=["mixed", "hang", "fail", "none"], default="mixed", help="how other hosts fail"
+        "--network", choices=["mixed", "hang", "drop", "fail", "none"], default="mixed", help="how other hosts fail"
     )
+    parser.add_argument("--wait-timeout", type=float, default=Timeouts.wait, help="seconds (default %(default)s)")
+    parser.add_argument("--make-samples", type=Path, metavar="DIR", help="write saved pages from the sample site")
     parser.add_argument(
         "--navigate-timeout", type=float, default=Timeouts.navigate, help="seconds (default %(default)s)"
     )
@@ -614,19 +827,28 @@ def main() -> None:
         except ValueError as exc:
             parser.error(str(exc))
         return
+    if args.make_samples:
+        for written in make_samples(args.make_samples):
+            print(written)
+        return
     if args.corpus is None:
-        parser.error("the corpus path is required (an article-extraction-benchmark checkout)")
+        parser.error("the corpus path is required (an article-extraction-benchmark checkout, or saved pages)")
     kinds = [k for k in args.subjects.split(",") if k]
     if unknown := set(kinds) - set(KINDS):
         parser.error(f"unknown subjects: {', '.join(sorted(unknown))} (known: {', '.join(KINDS)})")
     truth_file = args.corpus / "ground-truth.json"
-    if not truth_file.exists() or not (args.corpus / "html").is_dir():
-        parser.error(f"{args.corpus} has no ground-truth.json and html/: give an article-extraction-benchmark checkout")
+    saved = not truth_file.exists()
+    if not saved and not (args.corpus / "html").is_dir():
+        parser.error(f"{args.corpus} has ground-truth.json but no html/: give an article-extraction-benchmark checkout")
     pages = load_corpus(args.corpus, [k for k in args.pages.split(",") if k], args.limit)
     if not pages:
         parser.error("no page of the corpus matches --pages")
     limits = Timeouts(
-        navigate=args.navigate_timeout, state=args.state_timeout, read_all=args.read_timeout, keep=args.keep
+        navigate=args.navigate_timeout,
+        state=args.state_timeout,
+        read_all=args.read_timeout,
+        wait=args.wait_timeout,
+        keep=args.keep,
     )
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -634,13 +856,17 @@ def main() -> None:
     warnings.filterwarnings("ignore", message="resources/subscribe is removed")
     logging.getLogger("client").setLevel(logging.ERROR)
     started = datetime.datetime.now(datetime.UTC)
+    fates = hole_fates(args.corpus) if args.network == "mixed" else ([], [])
     raw: dict[str, Any] = {
         "started": started.isoformat(),
         "command": " ".join(["python bench/real_pages.py", *sys.argv[1:]]),
-        "corpus": "scrapinghub/article-extraction-benchmark",
-        "corpus_sha256": hashlib.sha256(truth_file.read_bytes()).hexdigest(),
+        "corpus": f"saved pages in {args.corpus}" if saved else "scrapinghub/article-extraction-benchmark",
+        "corpus_sha256": hashlib.sha256(
+            b"".join(p.body for p in pages) if saved else truth_file.read_bytes()
+        ).hexdigest(),
         "network": args.network,
-        "hanging_hosts": hanging_hosts(args.corpus) if args.network == "mixed" else [],
+        "hanging_hosts": fates[0],
+        "dropped_hosts": fates[1],
         "cpus": os.cpu_count(),
         "versions": versions(),
         "timeouts": {k: v for k, v in vars(limits).items() if k != "keep"},
@@ -663,7 +889,7 @@ def main() -> None:
         stem.with_suffix(".json").write_text(json.dumps(raw, indent=1, ensure_ascii=False))
         stem.with_suffix(".md").write_text(markdown(raw))
 
-    anyio.run(bench, pages, kinds, args.network, raw["hanging_hosts"], limits, write)
+    anyio.run(bench, pages, kinds, args.network, raw["hanging_hosts"], limits, write, raw["dropped_hosts"])
     print(stem.with_suffix(".md").read_text())
 
 

@@ -141,15 +141,34 @@ async def check_start_page(desktop: Desktop, tab: Tab | None) -> None:
     found: bool | None = None
     timeouts = desktop.timeouts
     # A page under a JavaScript dialog or a sign-in answers nothing until someone answers them
-    # (it held start-up for the whole command timeout): the probe page tells instead.
-    if tab is not None and tab.dialog is None and not tab.prompt_ids():
+    # (it held start-up for the whole command timeout): the probe page tells instead. So does a
+    # tab whose start page has not committed (a server that accepted and never answered):
+    # Chromium answers no isolated world for it until the navigation ends, and it held the
+    # client's `initialize` for the whole command timeout (13.8-14.1 s, issue 41).
+    if tab is not None and _may_ask(tab):
         try:
-            found = await webmcp_on_page(tab.page.session, tab.page.target_id, WORLD, timeouts.command)
-        except CDPError as exc:  # navigating or gone: the probe tells
+            found = await webmcp_on_page(tab.page.session, tab.page.target_id, WORLD, min(timeouts.command, _ASK_PAGE))
+        except CDPError as exc:  # navigating or gone, or busy: the probe tells
             logger.debug("the start page could not be asked about WebMCP: %s", exc)
     if not found:
         await check_webmcp(desktop.connection, timeouts, launched=True, claim=desktop.targets.leave_alone)
     logger.info("WebMCP is on in the browser")
+
+
+_ERROR_READ = 1.0
+"""How long a start page that failed gets for its error page to be read before MCP is served (s)."""
+_ASK_PAGE = 1.0
+"""How long the first start page gets to say whether it has WebMCP before the probe page tells (s)."""
+
+
+def _may_ask(tab: Tab) -> bool:
+    """The tab shows a start page of its own that can answer now: not blank, not replaced, not held."""
+    return (
+        tab.dialog is None
+        and not tab.prompt_ids()
+        and not tab.replacing_document
+        and tab.address not in ("", "about:blank")
+    )
 
 
 async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> list[Tab]:
@@ -186,13 +205,21 @@ async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bo
     async def load(tab: Tab, url: str) -> None:
         nonlocal left
         try:
-            async with tab.op_lock:
-                await tab.navigate(url)
-        except ToolError as exc:
-            logger.warning("could not open %s: %s", url, exc.message)
+            failed = False
+            try:
+                async with tab.op_lock:
+                    await tab.navigate(url)
+            except ToolError as exc:
+                logger.warning("could not open %s: %s", url, exc.message)
+                failed = True
+            finally:
+                tab.expect("")  # from now on the tab shows what it shows
+                tab.release_view()
+            if failed:
+                # Chromium's error page says what failed (refused, no such host, a redirect loop):
+                # the first state shows it rather than a page with nothing read yet.
+                await tab.catch_up(_ERROR_READ)
         finally:
-            tab.expect("")  # from now on the tab shows what it shows
-            tab.release_view()
             left -= 1
             if not left:
                 all_usable.set()

@@ -81,6 +81,10 @@ class Subject(McpSubject):
     async def ready(self, timeout: float) -> None:
         """After open(), on any site: until the server can navigate (no page tools awaited)."""
 
+    async def wait_text(self, text: str, timeout: float) -> str:
+        """Wait with the server's own tool until the page shows `text`, at most `timeout` s; its answer."""
+        raise NotImplementedError
+
     async def read_all(self, timeout: float) -> str:
         """Everything the server hands out of the page now: by default its state, all of it."""
         return await self.state()
@@ -163,6 +167,9 @@ class Bridge(Subject):
 
     async def navigate(self, url: str, timeout: float = 60) -> str:
         return await self.call(f"{self.win}__navigate", {"url": url}, timeout=timeout)
+
+    async def wait_text(self, text: str, timeout: float) -> str:
+        return await self.call(f"{self.win}__wait_for", {"text": text, "timeout": timeout}, timeout=timeout + 5)
 
     async def state(self) -> str:
         return await self.read("app://windows")
@@ -289,6 +296,10 @@ class PlaywrightMcp(Subject):
     async def navigate(self, url: str, timeout: float = 60) -> str:
         return await self.call("browser_navigate", {"url": url}, timeout=timeout)
 
+    async def wait_text(self, text: str, timeout: float) -> str:
+        # Its wait has no timeout of its own: the call's deadline bounds it.
+        return await self.call("browser_wait_for", {"text": text}, timeout=timeout)
+
     async def state(self) -> str:
         return await self.call("browser_snapshot", {}, timeout=60)
 
@@ -375,6 +386,10 @@ class ChromeDevtoolsMcp(Subject):
 
     async def navigate(self, url: str, timeout: float = 60) -> str:
         return await self.call("navigate_page", {"pageId": self.page_id, "type": "url", "url": url}, timeout=timeout)
+
+    async def wait_text(self, text: str, timeout: float) -> str:
+        args = {"pageId": self.page_id, "text": [text], "timeout": int(timeout * 1000)}
+        return await self.call("wait_for", args, timeout=timeout + 5)
 
     async def state(self) -> str:
         return await self.call("take_snapshot", {"pageId": self.page_id}, timeout=60)

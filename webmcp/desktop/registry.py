@@ -11,7 +11,8 @@ they may ask of the desktop is `ports.DesktopLink`, which this class implements.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Container, Coroutine
+from collections.abc import Callable, Container, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 import anyio
@@ -141,6 +142,15 @@ class Desktop:
     def on_change(self, listener: Callable[[], None]) -> None:
         """Call `listener()` after every change of the published state."""
         self._listeners.append(listener)
+
+    @contextmanager
+    def listening(self, listener: Callable[[], None]) -> Iterator[None]:
+        """Within the block, `listener()` is called after every change of the published state."""
+        self._listeners.append(listener)
+        try:
+            yield
+        finally:
+            self._listeners.remove(listener)
 
     def changed(self) -> None:
         """Tell every listener that the published state changed (it is readable now)."""

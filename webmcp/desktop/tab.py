@@ -434,6 +434,10 @@ class Tab:
         """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
         return self._window.blocked()
 
+    def page_blocks(self) -> list[dict[str, Any]]:
+        """The page's own blocks as the window shows them now (not the address bar, not the bridge's notices)."""
+        return self._window.page_blocks()
+
     def page_tools(self) -> list[PageTool]:
         """The page's tools the window lists: the first in the page's order, within the per-window caps."""
         return self._mirror.listed()[1] if self.blocked() is None else []

@@ -66,12 +66,19 @@ class TabWindow:
         """The window as `app://windows` shows it (read it; only this class writes it)."""
         return self._state
 
+    def page_blocks(self) -> list[dict[str, Any]]:
+        """The blocks of the page's own content the window shows now, without the bridge's address bar and
+        notices (none while the page is not shown to agents)."""
+        return [] if self.blocked() is not None else self._page_blocks
+
     def blocked(self) -> str | None:
         """Why the page the tab shows may not be shown to agents (the origin policy), or None."""
         url = self._life.address
         # Asked on every call and every read: decided once per address (the policy is fixed).
         if url != self._blocked_for[0]:
-            decision = self._policy.check(url) if url and url != "about:blank" else None
+            # Chromium's own error page (a start page or navigation that failed) says what failed: shown.
+            shown = url and url != "about:blank" and not url.startswith("chrome-error:")
+            decision = self._policy.check(url) if shown else None
             self._blocked_for = (url, None if decision is None or decision.allowed else decision.reason)
         return self._blocked_for[1]
 

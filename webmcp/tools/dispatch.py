@@ -23,7 +23,7 @@ window through `kinds.AnyWindow`, asking for page tools only of a `kinds.PageToo
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 import anyio
@@ -52,6 +52,10 @@ class DesktopPort(Protocol):
     def timeouts(self) -> _Timeouts: ...
     def window_states(self) -> list[WindowState]: ...
     def window(self, window_id: str) -> Any: ...
+    def known_secrets(self) -> frozenset[str]: ...
+    def listening(self, listener: Callable[[], None]) -> AbstractContextManager[None]:
+        """Within the block, `listener()` is called after every change of the published state (a wait's wake)."""
+        ...
 
 
 async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] | None) -> Answer:
@@ -118,6 +122,16 @@ async def call_tool(desktop: DesktopPort, name: str, arguments: dict[str, Any] |
         await check_input(tool.input_schema, args, tool.fingerprint or None)
     # One deadline for the whole call: the lock wait, the version check and the page's work.
     deadline = anyio.current_time() + desktop.timeouts.tool_call
+    if record is not None and record.waiter is not None:
+        waiter = record.waiter
+
+        async def wait() -> ToolResult:
+            # A wait changes nothing: no lock (the window's other calls go on), the version checked as read.
+            if expected is not None:
+                _check_version((await _check_by(window, deadline)).version, expected)
+            return await waiter(desktop, window_id, params)
+
+        return await _run(wait, f"{action} on {window_id}")
 
     async def operate() -> ToolResult | Answer:
         async with _window_lock(window.op_lock, window_id, desktop.timeouts.tool_call):

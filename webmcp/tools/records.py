@@ -27,6 +27,7 @@ from webmcp.desktop.navigation import check_url
 from webmcp.desktop.registry import Desktop
 from webmcp.desktop.sign_in import SignInPrompt
 from webmcp.desktop.tab import Tab
+from webmcp.desktop.waiting import WAIT_DEFAULT, WAIT_LIMIT, WaitDesk, Wanted, wait_for
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult, input_schema_of
@@ -79,10 +80,16 @@ class ToolRecord(Generic[WindowT, InputT]):
     """When set, the action exists only on windows for which it is true (else always)."""
     why_not: Callable[[Any], str] | None = field(default=None, repr=False)
     """Why the action is not offered on a window now, in a sentence (for `action_not_available`)."""
+    waiter: Callable[[WaitDesk, str, InputT], Awaitable[ToolResult]] | None = field(default=None, repr=False)
+    """Instead of a handler: a wait that changes nothing. The dispatcher runs it without the window's
+    lock (the window's other calls go on), given the desktop and the window's id, so that it sees the
+    window close or a modal window block it."""
 
     def __post_init__(self) -> None:
-        if sum(x is not None for x in (self.handler, self.page_call, self.guarded)) != 1:
-            raise TypeError(f"the record of {self.action!r} needs exactly one of handler, guarded and page_call")
+        if sum(x is not None for x in (self.handler, self.page_call, self.guarded, self.waiter)) != 1:
+            raise TypeError(
+                f"the record of {self.action!r} needs exactly one of handler, guarded, waiter and page_call"
+            )
 
     def offered_on(self, window: Any) -> bool:
         """True when `window` offers this action now."""
@@ -94,7 +101,7 @@ class ToolRecord(Generic[WindowT, InputT]):
         `check` is the call's own version check, handed only to a `guarded` handler."""
         if self.guarded is not None:
             return self.guarded(window, params, check)
-        assert self.handler is not None, f"{self.action} calls a page tool"
+        assert self.handler is not None, f"{self.action} calls a page tool or waits"
         return self.handler(window, params)
 
     @property
@@ -203,6 +210,33 @@ class ChooseInput(_Input):
     )
 
 
+# --- wait_for (issue 41): a wait that reads the window and changes nothing -------------------
+
+
+class WaitForInput(_Input):
+    text: str | None = Field(
+        default=None,
+        max_length=1000,
+        pattern=r"\S",
+    )
+    text_gone: str | None = Field(
+        default=None,
+        alias="textGone",
+        max_length=1000,
+        pattern=r"\S",
+    )
+    timeout: float = Field(
+        default=WAIT_DEFAULT,
+        gt=0,
+        le=WAIT_LIMIT,
+        description="Seconds.",
+    )
+
+
+async def _wait_for(desk: WaitDesk, window_id: str, params: WaitForInput) -> ToolResult:
+    return await wait_for(desk, window_id, Wanted(params.text, params.text_gone), params.timeout)
+
+
 async def _focus(tab: Tab, _: NoInput) -> ToolResult:
     return await tab.focus()
 
@@ -296,8 +330,6 @@ async def _press_key(tab: Tab, params: PressKeyInput, check: VersionCheck | None
 
 async def _submit_form(tab: Tab, params: SubmitInput, check: VersionCheck | None) -> ToolResult:
     return await tab.submit(params.form, check)
-
-
 
 
 async def _accept(dialog: JsDialog, params: AcceptInput) -> ToolResult:
@@ -511,6 +543,16 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         guarded=_submit_form,
         offered=lambda tab: tab.offers_action("submit"),
         why_not=lambda tab: tab.why_not_action("submit"),
+    ),
+    ToolRecord(
+        action="wait_for",
+        applies_to="tab",
+        title="Wait for text",
+        description="Wait until the window shows `text` (case and spacing aside), no longer shows `textGone`, or "
+        "with neither until the page settles; answers as soon as it does. Other calls go on meanwhile.",
+        input_model=WaitForInput,
+        annotations={"readOnlyHint": True, "idempotentHint": True},
+        waiter=_wait_for,
     ),
     ToolRecord(
         action="read_download",

@@ -89,6 +89,7 @@ BROWSER_ACTIONS = frozenset(
         "choose",
         "read_download",
         "call_page_tool",
+        "wait_for",
     }
 )
 """Every browser action's name (tools/records.py): a page tool never takes one as its handle, in any case."""
