@@ -35,6 +35,8 @@ import argparse
 import asyncio
 import datetime
 import json
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,8 +60,15 @@ EPISODE_TIMEOUT = 100.0
 
 _WATCH = """(() => {
   if (window.__wobSeen) return;
-  const seen = window.__wobSeen = {click: 0, keydown: 0, mouseover: 0};
-  for (const kind of Object.keys(seen)) document.addEventListener(kind, () => { seen[kind]++; }, true);
+  const seen = window.__wobSeen = {click: 0, keydown: 0, mouseover: 0, clicked: ''};
+  for (const kind of ['click', 'keydown', 'mouseover']) document.addEventListener(kind, (e) => {
+    seen[kind]++;
+    if (kind === 'click') {  // what a person would say was clicked: the element and a few around it
+      let at = e.target, said = [];
+      for (let k = 0; at && k < 4; k++, at = at.parentElement) said.push((at.innerText || at.value || '').slice(0, 400));
+      seen.clicked = said.join(' | ');
+    }
+  }, true);
 })()"""
 
 _HOLDS = """((value) => {
@@ -87,7 +96,7 @@ def playwright_command(cdp: str) -> list[str]:
 async def run_subject(key: str, chromium: Chromium, origin: str, tasks: list[str], seeds: list[int], args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"wob-{key}-"))
     if key == "bridge":
-        subject = Counted(bridge_command(chromium.http), workdir, {"PYTHONPATH": str(ROOT)})
+        subject = Counted(bridge_command(chromium.http), workdir, {"PYTHONPATH": str(args.bridge_code)})
     else:
         subject = Counted(playwright_command(chromium.http), workdir, {"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"})
     started = time.perf_counter()
@@ -143,8 +152,16 @@ async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, or
                 return
             kind = {"press": "click", "key": "keydown", "hover": "mouseover"}[action]
             last = verify.seen.get(kind, 0)  # type: ignore[attr-defined]
-            if seen[kind] <= last and not (await side.reward())["done"]:
+            done = (await side.reward())["done"]
+            if seen[kind] <= last and not done:
                 episode["untrue"].append({"action": action, "value": value, "answer": text[:300], "page saw": f"no {kind}"})
+            elif action == "press" and value and not done and seen[kind] > last:
+                # A click landed: on what the answer named, or within a few elements of it?
+                base = " ".join(re.sub(r" #\d+$", "", str(value)).split()).lower()
+                if base and base not in " ".join(seen["clicked"].split()).lower():
+                    episode["untrue"].append(
+                        {"action": action, "value": value, "answer": text[:300], "page saw": f"a click on {seen['clicked'][:120]!r}"}
+                    )
             verify.seen = seen  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - the check is best effort (the page may be gone)
             return
@@ -198,12 +215,22 @@ async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, or
     return episode
 
 
+def _commit(checkout: Path) -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"], capture_output=True, text=True, timeout=10)
+        return head.stdout.strip()[:120]
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
 def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
     keys = [k for k in ("bridge", "playwright") if k in results]
     head = "| task | " + " | ".join(f"{k} done | {k} B/solved | {k} calls" for k in keys) + " |"
     rows = [head, "|" + "---|" * (1 + 3 * len(keys))]
+    # B/solved: every byte the server sent during the solved episodes (tool lists re-read after a
+    # tools/list_changed included), averaged over them; calls: averaged over all episodes.
     totals = {k: {"done": 0, "bytes": 0, "calls": 0, "n": 0} for k in keys}
-    both = {k: {"bytes": 0, "calls": 0, "n": 0} for k in keys}
+    both = {k: {"bytes": 0, "lists": 0, "calls": 0, "n": 0} for k in keys}
     for task in tasks:
         cells = [task]
         per = {k: [e for e in results[k]["episodes"] if e["task"] == task] for k in keys}
@@ -222,6 +249,7 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
             if all(p and p["completed"] for p in pair.values()):
                 for k in keys:
                     both[k]["bytes"] += pair[k]["bytes"]  # type: ignore[index]
+                    both[k]["lists"] += pair[k].get("bytes_lists", 0)  # type: ignore[index]
                     both[k]["calls"] += pair[k]["calls"]  # type: ignore[index]
                     both[k]["n"] += 1
         rows.append("| " + " | ".join(cells) + " |")
@@ -237,7 +265,9 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
         out += (
             f"\n\nOn the {b['n']} episodes both completed: bridge {b['bytes']} B in {b['calls']} calls, "
             f"Playwright MCP {p['bytes']} B in {p['calls']} calls; bytes ratio bridge/Playwright "
-            f"{b['bytes'] / max(p['bytes'], 1):.2f}."
+            f"{b['bytes'] / max(p['bytes'], 1):.2f} (of which tool lists re-read after tools/list_changed: "
+            f"bridge {b['lists']} B, Playwright MCP {p['lists']} B; without them "
+            f"{(b['bytes'] - b['lists']) / max(p['bytes'] - p['lists'], 1):.2f})."
         )
     untrue = {k: sum(len(e["untrue"]) for e in results[k]["episodes"]) for k in keys}
     out += "\nAnswers claiming an effect the page did not show: " + ", ".join(f"{k} {n}" for k, n in untrue.items()) + "."
@@ -254,6 +284,12 @@ async def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--trace", action="store_true", help="keep every call and answer in the JSON")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument(
+        "--bridge-code",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose webmcp the bridge runs (default: this one), e.g. a worktree with branches merged in to try",
+    )
     args = parser.parse_args()
     if not (args.html / "miniwob").is_dir() or not (args.html / "core" / "core.js").is_file():
         parser.error(f"{args.html} is not miniwob's html/ directory (miniwob/*.html, core/core.js)")
@@ -283,6 +319,8 @@ async def main() -> None:
         "completed_when": "raw reward > 0",
         "playwright_mcp": "0.0.86",
         "chromium": args.chromium,
+        "bridge_code": str(args.bridge_code),
+        "bridge_commit": _commit(args.bridge_code),
     }
     out.write_text(json.dumps({"meta": meta, "results": results, "table": text}, indent=1, ensure_ascii=False))
     print(f"wrote {out}")

@@ -53,6 +53,8 @@ class Page:
     items: list[Item]
     query: str
     raw: str = ""
+    loose: bool = False
+    """The server's press takes any words the window shows (the bridge), not only a whole item's."""
 
     def texts(self) -> list[str]:
         return [i.name for i in self.items if i.name]
@@ -250,7 +252,9 @@ class BridgeAdapter(Adapter):
         items: list[Item] = []
 
         def add(kind: str, name: str, group: str, **extra: Any) -> None:
-            items.append(Item(len(items), kind, norm(name), group=group, handle=(name, group), **extra))
+            shown, states = _state_suffix(name)
+            extra["states"] = extra.get("states", frozenset()) | states
+            items.append(Item(len(items), kind, norm(shown), group=group, handle=(shown, group), **extra))
 
         for block in window.get("blocks", []):
             kind, bid = block.get("type"), block.get("id", "")
@@ -275,8 +279,9 @@ class BridgeAdapter(Adapter):
                         add("cell", str(cell), bid)
             elif kind == "media":
                 add("media", block.get("alt", ""), bid)
+        _ordinals(items)
         query = next((i.name for i in items if i.kind == "text"), "")
-        self.page = Page(items, query, raw)
+        self.page = Page(items, query, raw, loose=True)
         return self.page
 
     def _target(self, item: Item) -> dict[str, Any]:
@@ -285,12 +290,29 @@ class BridgeAdapter(Adapter):
 
     async def _act(self, action: str, args: dict[str, Any]) -> str:
         error, text = await self.s.call_raw(f"{self.win}__{action}", args)
+        listed = re.search(r"give one as listed: \u201c([^\u201d]+)\u201d \((b\d+|no block)\)", text) if error else None
+        if listed and "label" in args and not re.search(r" #\d+$", args["label"]):
+            # The window showed one; the refusal counts more: take the first it lists, as an agent would.
+            retry = {**args, "label": listed.group(1)}
+            if listed.group(2) != "no block":
+                retry["blockId"] = listed.group(2)
+            error, text = await self.s.call_raw(f"{self.win}__{action}", retry)
+            args = retry
         if error:
             raise ActionFailed(f"{action} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
         return text
 
     async def press(self, item: Item) -> str:
-        return await self._said("press", None, await self._act("press", self._target(item)))
+        for attempt in range(5):
+            try:
+                text = await self._act("press", self._target(item))
+                break
+            except ActionFailed as exc:
+                # "covered by …": a picker or menu still closing. As a person does: look again, retry.
+                if "is covered by" not in str(exc) or attempt == 4:
+                    raise
+                await self.look()
+        return await self._said("press", item.name, text)
 
     async def fill(self, item: Item, value: Any) -> str:
         return await self.fill_many_text([(item, value)])
@@ -320,9 +342,33 @@ class BridgeAdapter(Adapter):
             await self.fill(item, on)
 
     async def type_keys(self, item: Item, text: str) -> None:
-        # press_key takes one key or chord a call: a command is a call per character.
-        for key in [*text, "Enter"]:
-            await self.key(" " if key == " " else key, item)
+        # press_key takes one key or chord a call: a command is a call per character. The first
+        # goes to the field by its label (which may change as it is typed in), the rest to the focus.
+        for n, key in enumerate([*text, "Enter"]):
+            await self.key(key, item if n == 0 else None)
+
+
+_STATE_WORDS = frozenset({"expanded", "collapsed", "selected", "checked", "mixed", "pressed", "unavailable", "read-only", "guessed"})
+_SUFFIX = re.compile(r" \(([a-z-]+(?:, [a-z-]+)*)\)$")
+
+
+def _state_suffix(label: str) -> tuple[str, frozenset[str]]:
+    """The window's "Section #1 (collapsed)": the label a person reads, and its states."""
+    found = _SUFFIX.search(label)
+    if found is not None and all(w in _STATE_WORDS for w in found.group(1).split(", ")):
+        return label[: found.start()], frozenset(found.group(1).split(", "))
+    return label, frozenset()
+
+
+def _ordinals(items: list[Item]) -> None:
+    """Same-named items are given back as the window counts them: "Reply #2" (fields apart from the rest)."""
+    groups: dict[tuple[bool, str], list[Item]] = {}
+    for item in items:
+        groups.setdefault((item.kind == "field", " ".join(item.handle[0].split())), []).append(item)
+    for same in groups.values():
+        if len(same) > 1:
+            for k, item in enumerate(same, 1):
+                item.handle = (f"{' '.join(item.handle[0].split())} #{k}", item.handle[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,7 +510,7 @@ class PlaywrightAdapter(Adapter):
         return text
 
     async def press(self, item: Item) -> str:
-        return await self._said("press", None, await self._act("browser_click", self._target(item)))
+        return await self._said("press", item.name, await self._act("browser_click", self._target(item)))
 
     async def fill(self, item: Item, value: Any) -> str:
         if isinstance(value, bool):

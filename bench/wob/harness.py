@@ -171,11 +171,12 @@ class Side:
         """As miniwob's `begin_task`: stop, seed, data mode, start, then wait for WOB_TASK_READY."""
         # The page's scripts may still be loading right after navigate answered.
         deadline = time.monotonic() + CDP_TIMEOUT
-        while not await self.evaluate("typeof core !== 'undefined' && typeof genProblem === 'function' && !!core.cover_div"):
+        while not await self._step("core defined", "typeof core !== 'undefined' && typeof genProblem === 'function' && !!core.cover_div"):
             if time.monotonic() > deadline:
                 raise TimeoutError("the task page never defined core and genProblem")
             await asyncio.sleep(0.05)
-        await self.evaluate(
+        await self._step(
+            "start",
             "core.endEpisode(0);"
             f"core.EPISODE_MAX_TIME = {int(max_time_ms)};"
             f"Math.seedrandom({json.dumps(seed)});"
@@ -183,10 +184,18 @@ class Side:
             "core.startEpisodeReal();"
         )
         for _ in range(40):
-            if await self.evaluate("WOB_TASK_READY"):
+            if await self._step("WOB_TASK_READY", "WOB_TASK_READY"):
                 return
             await asyncio.sleep(0.05)
         raise TimeoutError("WOB_TASK_READY stayed false")
+
+    async def _step(self, what: str, expression: str) -> Any:
+        try:
+            return await self.evaluate(expression)
+        except TimeoutError:
+            raise TimeoutError(
+                f"{what}: the page did not answer Runtime.evaluate within {CDP_TIMEOUT:g} s (its renderer is busy or paused)"
+            ) from None
 
     async def reward(self) -> dict[str, Any]:
         return dict(

@@ -54,6 +54,13 @@ def target(page: Page, name: str, nth: int = 0, after: Item | None = None) -> It
     pool = [i for i in page.find_all(name) if i.index >= start]
     controls = [i for i in pool if i.kind in PRESSABLE]
     chosen = controls or [i for i in pool if i.kind not in ("textbox", "spinbutton", "searchbox")] or pool
+    if not chosen and page.loose:
+        # The bridge's press takes the words a person reads; a row of buttons may show as one line
+        # ("ONE TWO"), so a name inside a line is given as it is.
+        words = re.compile(r"(^|\s)" + re.escape(norm(name)) + r"(\s|$)")
+        inside = [i for i in page.items[start:] if words.search(i.name) and i.index != query_item(page).index]
+        if inside:
+            return Item(inside[0].index, "text", norm(name), group=inside[0].group, handle=(norm(name), ""))
     if len(chosen) <= nth:
         raise PolicyFailed(f"the page shows no {name!r} to press (#{nth + 1}) among {page.short(40)}")
     return chosen[nth]
@@ -66,6 +73,11 @@ async def press(a: Adapter, name: str, page: Page | None = None, nth: int = 0) -
 
 def text_fields(page: Page) -> list[Item]:
     return [i for i in page.items if i.kind in TEXTBOX and not isinstance(i.value, bool)]
+
+
+def unnamed(item: Item) -> bool:
+    """A field whose name says nothing a person reads (none, or only its role)."""
+    return norm(item.name).lower() in ("", "textbox", "text box", "textarea", "combobox", "checkbox", "radio")
 
 
 @policy("click-test")
@@ -153,7 +165,7 @@ def radios(page: Page) -> list[Item]:
 def field_for(page: Page, label: str) -> Item:
     """The text field a person reads as `label`: one named so, else the first after that text."""
     want = norm(label).lower().rstrip(":")
-    named = [i for i in text_fields(page) if norm(i.name).lower().rstrip(":") == want]
+    named = [i for i in text_fields(page) if not unnamed(i) and norm(i.name).lower().rstrip(":") == want]
     if named:
         return named[0]
     for anchor in page.items:
@@ -235,6 +247,9 @@ async def _find_word_through(a: Adapter, word: str, openers: list[str]) -> None:
         if hits:
             await a.press(hits[0])
             return
+        if page.loose and any(re.search(r"(^|\W)" + re.escape(word) + r"(\W|$)", i.name) for i in page.items[query_item(page).index + 1 :]):
+            await a.press(target(page, word))
+            return
     raise PolicyFailed(f"no item shown as {word!r} in any of {openers}")
 
 
@@ -249,7 +264,9 @@ async def click_collapsible_2(a: Adapter) -> None:
 async def click_tab_2(a: Adapter) -> None:
     page = await a.look()
     word = quoted(page.query)[0]
-    tabs = [i.name for i in page.items if re.fullmatch(r"(Tab #)?\d", i.name) and i.kind in ("link", "tab", "text", "item", "control")]
+    # The tabs' labels ("Tab #1", or "1", "2" …), before the page's score panel ("-", "0").
+    panel = next((i.index for i in page.items if i.name in ("-", "Last reward: -")), len(page.items))
+    tabs = [i.name for i in page.items[:panel] if re.fullmatch(r"Tab #\d|[1-9]", i.name)]
     seen: list[str] = []
     for name in tabs:
         if name not in seen:
@@ -361,7 +378,8 @@ async def form_sequence(a: Adapter) -> None:
     if not m:
         raise PolicyFailed(f"query not understood: {page.query!r}")
     want = int(m.group(1))
-    slider = next((i for i in page.items if i.kind == "slider"), None)
+    after_query = page.items[query_item(page).index + 1 :]
+    slider = next((i for i in after_query if i.kind == "slider" or "slider" in i.name.lower()), None)
     shown = next((i for i in page.items if re.fullmatch(r"-?\d+", i.name) and i.index > query_item(page).index), None)
     if shown is None:
         raise PolicyFailed(f"the slider's value is not shown: {page.short(20)}")
@@ -445,7 +463,7 @@ async def read_table_2(a: Adapter) -> None:
     fields = text_fields(page)
     pairs = []
     for f in fields:
-        label = f.name.rstrip(":")
+        label = "" if unnamed(f) else f.name.rstrip(":")
         if not label:  # the label is the text right before it
             before = [i for i in page.items[: f.index] if i.name and i.kind not in TEXTBOX]
             label = before[-1].name.rstrip(":") if before else ""
@@ -493,7 +511,7 @@ async def terminal(a: Adapter) -> None:
         want = [n for n in names if "." not in n and n not in ("ls",)]
     if not want:
         raise PolicyFailed(f"no file to delete among {names}")
-    await a.type_keys(box, f"rm {want[0]}")
+    await a.type_keys(text_fields(page)[0], f"rm {want[0]}")
 
 
 @policy("phone-book")
@@ -518,9 +536,41 @@ async def phone_book(a: Adapter) -> None:
     raise PolicyFailed(f"{person} is on no page")
 
 
+FOOD_TYPES = ("dairy", "gluten-free", "meat", "peanuts", "vegan")
+
+
+def _plus_after(page: Page, dish: Item) -> Item:
+    """The '+' that adds one of `dish`: the first item shown as '+' after its name."""
+    plus = next((i for i in page.items[dish.index + 1 :] if norm(i.name) == "+"), None)
+    if plus is None:
+        raise PolicyFailed(f"no '+' shown apart after {dish.name!r} (shown: {[i.name for i in page.items[dish.index:dish.index + 6]]})")
+    return plus
+
+
 @policy("order-food")
 async def order_food(a: Adapter) -> None:
-    raise PolicyFailed("not written (the '+' of a dish is shown as part of '- +' by both servers)")
+    page = await a.look()
+    q = page.query
+    if m := re.search(r"Order one of each item: (.*)", q):
+        names = [n.strip() for n in re.split(r", ", m.group(1))]
+        for name in names:
+            page = await a.look()
+            await a.press(_plus_after(page, page.find(lambda n, name=name: norm(n) == name)))  # type: ignore[misc]
+    elif m := re.search(r"Order (\d+) items that are (\S+)", q):
+        count, kind = int(m.group(1)), m.group(2)
+        icon = next((i for i in page.items if norm(i.name).lower() == kind and i.kind in ("img", "media", "image")), None)
+        if icon is None:
+            raise PolicyFailed(f"no dish is shown as {kind}")
+        dish = next(
+            i for i in reversed(page.items[: icon.index])
+            if i.name and i.kind not in ("img", "media", "image") and norm(i.name).lower() not in FOOD_TYPES
+        )
+        for _ in range(count):
+            page = await a.look()
+            await a.press(_plus_after(page, page.find(lambda n: norm(n) == dish.name)))
+    else:
+        raise PolicyFailed(f"query not understood: {q!r}")
+    await submit(a, None, "Order!")
 
 
 @policy("buy-ticket")
