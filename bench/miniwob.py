@@ -65,7 +65,8 @@ _WATCH = """(() => {
     seen[kind]++;
     if (kind === 'click') {  // what a person would say was clicked: the element and a few around it
       let at = e.target, said = [];
-      for (let k = 0; at && k < 4; k++, at = at.parentElement) said.push((at.innerText || at.value || '').slice(0, 400));
+      for (let k = 0; at && k < 4; k++, at = at.parentElement)
+        said.push((at.innerText || at.value || '').slice(0, 400));
       seen.clicked = said.join(' | ');
     }
   }, true);
@@ -93,7 +94,9 @@ def playwright_command(cdp: str) -> list[str]:
     return ["node", str(PEER), "--cdp-endpoint", cdp]
 
 
-async def run_subject(key: str, chromium: Chromium, origin: str, tasks: list[str], seeds: list[int], args: argparse.Namespace) -> dict[str, Any]:
+async def run_subject(
+    key: str, chromium: Chromium, origin: str, tasks: list[str], seeds: list[int], args: argparse.Namespace
+) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"wob-{key}-"))
     if key == "bridge":
         subject = Counted(bridge_command(chromium.http), workdir, {"PYTHONPATH": str(args.bridge_code)})
@@ -123,7 +126,9 @@ async def run_subject(key: str, chromium: Chromium, origin: str, tasks: list[str
     return {"session": session, "episodes": episodes, "stderr": str(subject.stderr_path)}
 
 
-async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, origin: str, task: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
+async def run_episode(
+    adapter: Adapter, subject: Counted, chromium: Chromium, origin: str, task: str, seed: int, args: argparse.Namespace
+) -> dict[str, Any]:
     url = f"{origin}/miniwob/{task}.html"
     episode: dict[str, Any] = {"task": task, "seed": seed, "untrue": []}
     side = Side()
@@ -154,13 +159,20 @@ async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, or
             last = verify.seen.get(kind, 0)  # type: ignore[attr-defined]
             done = (await side.reward())["done"]
             if seen[kind] <= last and not done:
-                episode["untrue"].append({"action": action, "value": value, "answer": text[:300], "page saw": f"no {kind}"})
+                episode["untrue"].append(
+                    {"action": action, "value": value, "answer": text[:300], "page saw": f"no {kind}"}
+                )
             elif action == "press" and value and not done and seen[kind] > last:
                 # A click landed: on what the answer named, or within a few elements of it?
                 base = " ".join(re.sub(r" #\d+$", "", str(value)).split()).lower()
                 if base and base not in " ".join(seen["clicked"].split()).lower():
                     episode["untrue"].append(
-                        {"action": action, "value": value, "answer": text[:300], "page saw": f"a click on {seen['clicked'][:120]!r}"}
+                        {
+                            "action": action,
+                            "value": value,
+                            "answer": text[:300],
+                            "page saw": f"a click on {seen['clicked'][:120]!r}",
+                        }
                     )
             verify.seen = seen  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - the check is best effort (the page may be gone)
@@ -172,7 +184,7 @@ async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, or
     seen_lists = subject.count("tools")
     error = ""
     try:
-        if subject.count("tools") > getattr(adapter, "_lists_seen", -1) and isinstance(adapter, BridgeAdapter):
+        if subject.count("tools") > adapter.lists_seen and isinstance(adapter, BridgeAdapter):
             # An agent re-reads the tool list after tools/list_changed (the bridge's actions come and go).
             await subject.tool_names()
         await asyncio.wait_for(POLICIES[task](adapter), EPISODE_TIMEOUT)
@@ -183,7 +195,7 @@ async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, or
     except Exception as exc:  # noqa: BLE001 - a bug in a policy or adapter: recorded, the run goes on
         error = f"{type(exc).__name__}: {exc} {traceback.format_exc(limit=3)[-600:]}"
     adapter.verify = None
-    setattr(adapter, "_lists_seen", max(seen_lists, subject.count("tools")))
+    adapter.lists_seen = max(seen_lists, subject.count("tools"))
     elapsed = time.perf_counter() - t0
     reward: dict[str, Any] = {}
     try:
@@ -217,7 +229,9 @@ async def run_episode(adapter: Adapter, subject: Counted, chromium: Chromium, or
 
 def _commit(checkout: Path) -> str:
     try:
-        head = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"], capture_output=True, text=True, timeout=10)
+        head = subprocess.run(
+            ["git", "-C", str(checkout), "log", "-1", "--format=%h %s"], capture_output=True, text=True, timeout=10
+        )
         return head.stdout.strip()[:120]
     except (OSError, subprocess.TimeoutExpired):
         return ""
@@ -245,12 +259,12 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
             cells += [f"{len(won)}/{len(per[k])}", str(mean), str(calls)]
         # Episodes both solved (same task, same seed): bytes compared like for like.
         for seed in seeds:
-            pair = {k: next((e for e in per[k] if e["seed"] == seed), None) for k in keys}
-            if all(p and p["completed"] for p in pair.values()):
+            pair = {k: e for k in keys for e in per[k] if e["seed"] == seed}
+            if len(pair) == len(keys) and all(p["completed"] for p in pair.values()):
                 for k in keys:
-                    both[k]["bytes"] += pair[k]["bytes"]  # type: ignore[index]
-                    both[k]["lists"] += pair[k].get("bytes_lists", 0)  # type: ignore[index]
-                    both[k]["calls"] += pair[k]["calls"]  # type: ignore[index]
+                    both[k]["bytes"] += pair[k]["bytes"]
+                    both[k]["lists"] += pair[k].get("bytes_lists", 0)
+                    both[k]["calls"] += pair[k]["calls"]
                     both[k]["n"] += 1
         rows.append("| " + " | ".join(cells) + " |")
     cells = ["**total**"]
@@ -270,13 +284,32 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
             f"{(b['bytes'] - b['lists']) / max(p['bytes'] - p['lists'], 1):.2f})."
         )
     untrue = {k: sum(len(e["untrue"]) for e in results[k]["episodes"]) for k in keys}
-    out += "\nAnswers claiming an effect the page did not show: " + ", ".join(f"{k} {n}" for k, n in untrue.items()) + "."
+    out += (
+        "\nAnswers claiming an effect the page did not show: " + ", ".join(f"{k} {n}" for k, n in untrue.items()) + "."
+    )
     return out
+
+
+def failures(results: dict[str, Any]) -> str:
+    """Each failed episode: server, task, seed, and why (the policy's or server's words, or the raw reward)."""
+    lines = []
+    for key, run in results.items():
+        for e in run["episodes"]:
+            if not e["completed"]:
+                why = e.get("error") or f"raw reward {e.get('raw')} ({e.get('reason')})"
+                lines.append(f"{key:10} {e['task']:26} {e['seed']}  {why[:400]}")
+            for claim in e.get("untrue", []):
+                lines.append(
+                    f"{key:10} {e['task']:26} {e['seed']}  UNTRUE {json.dumps(claim, ensure_ascii=False)[:400]}"
+                )
+    return "\n".join(lines)
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("html", type=Path, help="miniwob 1.1.0's html/ directory")
+    parser.add_argument("html", type=Path, nargs="?", help="miniwob 1.1.0's html/ directory")
+    parser.add_argument("--report", type=Path, help="print the table of an earlier run's JSON and stop")
+    parser.add_argument("--failures", action="store_true", help="with --report: each failed episode's reason")
     parser.add_argument("--tasks", default=",".join(DEV_SET))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--subjects", default="bridge,playwright")
@@ -288,9 +321,15 @@ async def main() -> None:
         "--bridge-code",
         type=Path,
         default=ROOT,
-        help="the checkout whose webmcp the bridge runs (default: this one), e.g. a worktree with branches merged in to try",
+        help="the checkout whose webmcp the bridge runs (default: this one), e.g. a worktree with branches merged in",
     )
     args = parser.parse_args()
+    if args.report:
+        saved = json.loads(args.report.read_text())
+        print(saved["table"] if not args.failures else failures(saved["results"]))
+        return
+    if args.html is None:
+        parser.error("the html/ directory is needed")
     if not (args.html / "miniwob").is_dir() or not (args.html / "core" / "core.js").is_file():
         parser.error(f"{args.html} is not miniwob's html/ directory (miniwob/*.html, core/core.js)")
     tasks = [t for t in args.tasks.split(",") if t]
@@ -323,6 +362,7 @@ async def main() -> None:
         "bridge_commit": _commit(args.bridge_code),
     }
     out.write_text(json.dumps({"meta": meta, "results": results, "table": text}, indent=1, ensure_ascii=False))
+    print(failures(results))
     print(f"wrote {out}")
 
 

@@ -64,12 +64,10 @@ class Page:
 
     def find_all(self, name: str | Callable[[str], bool], kinds: Iterable[str] | None = None) -> list[Item]:
         want = set(kinds) if kinds is not None else None
+        test: Callable[[str], bool]
         if isinstance(name, str):
             target = norm(name).lower()
-
-            def test(n: str) -> bool:
-                return norm(n).lower() == target
-
+            test = lambda n: norm(n).lower() == target  # noqa: E731
         else:
             test = name
         return [i for i in self.items if test(i.name) and (want is None or i.kind in want)]
@@ -96,7 +94,9 @@ class Page:
         return json.dumps([f"{i.kind}:{i.name[:30]}" for i in self.items[:n]], ensure_ascii=False)
 
 
-FIELD_KINDS = frozenset({"field", "textbox", "searchbox", "spinbutton", "combobox", "checkbox", "radio", "listbox", "slider"})
+FIELD_KINDS = frozenset(
+    {"field", "textbox", "searchbox", "spinbutton", "combobox", "checkbox", "radio", "listbox", "slider"}
+)
 
 
 class PolicyFailed(Exception):
@@ -166,11 +166,11 @@ class ActionFailed(Exception):
 class Adapter:
     """What a policy may do. `look()` reads the page; the rest act on an item it showed."""
 
-    key = ""
-
     def __init__(self, subject: Counted) -> None:
         self.s = subject
         self.page: Page | None = None
+        self.lists_seen = -1
+        """tools/list_changed notifications already answered by a tools/list."""
         self.verify: Callable[[str, Any, str], Awaitable[None]] | None = None
         """Called after each action the server said it did: (action, value, answer)."""
 
@@ -225,8 +225,6 @@ def _first_line(text: str) -> str:
 
 
 class BridgeAdapter(Adapter):
-    key = "bridge"
-
     def __init__(self, subject: Counted) -> None:
         super().__init__(subject)
         self.win = ""
@@ -266,7 +264,9 @@ class BridgeAdapter(Adapter):
                 add("notice", block.get("text", ""), bid)
             elif kind == "fields":
                 for f in block.get("items", []):
-                    states = frozenset(k for k in ("required", "invalid", "disabled", "readOnly", "sensitive") if f.get(k))
+                    states = frozenset(
+                        k for k in ("required", "invalid", "disabled", "readOnly", "sensitive") if f.get(k)
+                    )
                     states |= frozenset(f.get("states", []) or [])
                     options = tuple(o if isinstance(o, str) else o.get("label", "") for o in f.get("options", []) or [])
                     add("field", f.get("label", ""), bid, value=f.get("value"), states=states, options=options)
@@ -348,7 +348,9 @@ class BridgeAdapter(Adapter):
             await self.key(key, item if n == 0 else None)
 
 
-_STATE_WORDS = frozenset({"expanded", "collapsed", "selected", "checked", "mixed", "pressed", "unavailable", "read-only", "guessed"})
+_STATE_WORDS = frozenset(
+    {"expanded", "collapsed", "selected", "checked", "mixed", "pressed", "unavailable", "read-only", "guessed"}
+)
 _SUFFIX = re.compile(r" \(([a-z-]+(?:, [a-z-]+)*)\)$")
 
 
@@ -447,7 +449,9 @@ def parse_snapshot(text: str) -> list[Item]:
             name = _yaml_scalar(h.group("name")) if h.group("name") else ""
             shown = _yaml_scalar(value) if value else ""
             role = h.group("role")
-            item = Item(len(items), role, norm(name or shown), states=states, handle=ref, depth=indent // 2, parent=parent)
+            item = Item(
+                len(items), role, norm(name or shown), states=states, handle=ref, depth=indent // 2, parent=parent
+            )
             if role in FIELD_KINDS:
                 item.name = norm(name)
                 item.value = shown
@@ -477,8 +481,6 @@ def subtree(items: list[Item], root: int) -> Iterator[Item]:
 
 
 class PlaywrightAdapter(Adapter):
-    key = "playwright"
-
     async def navigate(self, url: str) -> None:
         await self.s.call("browser_navigate", {"url": url}, timeout=60)
 

@@ -17,9 +17,10 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -78,7 +79,7 @@ class Chromium:
             "--window-size=1280,900",
             "about:blank",
         ]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: ASYNC220 - returns at once
         port_file = self.profile / "DevToolsActivePort"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -164,14 +165,18 @@ class Side:
             raise RuntimeError(f"side evaluate: {data['error']}")
         result = data["result"]
         if "exceptionDetails" in result:
-            raise RuntimeError(f"side evaluate threw: {result['exceptionDetails'].get('exception', {}).get('description')}")
+            raise RuntimeError(
+                f"side evaluate threw: {result['exceptionDetails'].get('exception', {}).get('description')}"
+            )
         return result["result"].get("value")
 
     async def start_episode(self, seed: int, max_time_ms: int, mode: str = "train") -> None:
         """As miniwob's `begin_task`: stop, seed, data mode, start, then wait for WOB_TASK_READY."""
         # The page's scripts may still be loading right after navigate answered.
         deadline = time.monotonic() + CDP_TIMEOUT
-        while not await self._step("core defined", "typeof core !== 'undefined' && typeof genProblem === 'function' && !!core.cover_div"):
+        while not await self._step(
+            "core defined", "typeof core !== 'undefined' && typeof genProblem === 'function' && !!core.cover_div"
+        ):
             if time.monotonic() > deadline:
                 raise TimeoutError("the task page never defined core and genProblem")
             await asyncio.sleep(0.05)
@@ -181,7 +186,7 @@ class Side:
             f"core.EPISODE_MAX_TIME = {int(max_time_ms)};"
             f"Math.seedrandom({json.dumps(seed)});"
             f"core.setDataMode({json.dumps(mode)});"
-            "core.startEpisodeReal();"
+            "core.startEpisodeReal();",
         )
         for _ in range(40):
             if await self._step("WOB_TASK_READY", "WOB_TASK_READY"):
@@ -194,7 +199,8 @@ class Side:
             return await self.evaluate(expression)
         except TimeoutError:
             raise TimeoutError(
-                f"{what}: the page did not answer Runtime.evaluate within {CDP_TIMEOUT:g} s (its renderer is busy or paused)"
+                f"{what}: the page did not answer Runtime.evaluate within {CDP_TIMEOUT:g} s "
+                "(its renderer is busy or paused)"
             ) from None
 
     async def reward(self) -> dict[str, Any]:
@@ -207,4 +213,3 @@ class Side:
 
     async def query(self) -> str:
         return str(await self.evaluate("core.getUtterance()"))
-

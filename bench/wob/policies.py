@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from .adapters import Adapter, Item, Page, PolicyFailed, norm
 
@@ -247,7 +246,9 @@ async def _find_word_through(a: Adapter, word: str, openers: list[str]) -> None:
         if hits:
             await a.press(hits[0])
             return
-        if page.loose and any(re.search(r"(^|\W)" + re.escape(word) + r"(\W|$)", i.name) for i in page.items[query_item(page).index + 1 :]):
+        if page.loose and any(
+            re.search(r"(^|\W)" + re.escape(word) + r"(\W|$)", i.name) for i in page.items[query_item(page).index + 1 :]
+        ):
             await a.press(target(page, word))
             return
     raise PolicyFailed(f"no item shown as {word!r} in any of {openers}")
@@ -396,7 +397,10 @@ async def form_sequence(a: Adapter) -> None:
 @policy("form-sequence-2")
 async def form_sequence_2(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Check the (1st|2nd|3rd) radio button and enter the number \"(-?\d+)\" into the (1st|2nd|3rd) textbox", page.query)
+    m = re.search(
+        r"Check the (1st|2nd|3rd) radio button and enter the number \"(-?\d+)\" into the (1st|2nd|3rd) textbox",
+        page.query,
+    )
     if not m:
         raise PolicyFailed(f"query not understood: {page.query!r}")
     await a.check(radios(page)[ORDINALS[m.group(1)]], True)
@@ -411,7 +415,9 @@ async def form_sequence_3(a: Adapter) -> None:
     m = re.search(r"Choose (.*) from the dropdown, then click the button labeled \"(.*)\"", page.query)
     if not m:
         raise PolicyFailed(f"query not understood: {page.query!r}")
-    select = next((i for i in page.items if i.kind in ("combobox", "listbox") or (i.kind == "field" and i.options)), None)
+    select = next(
+        (i for i in page.items if i.kind in ("combobox", "listbox") or (i.kind == "field" and i.options)), None
+    )
     if select is None:
         select = next((i for i in page.items if i.kind == "field"), None)
     if select is None:
@@ -426,17 +432,26 @@ async def multi_orderings(a: Adapter) -> None:
     m = re.search(r"Search for (.*) movies directed by (.*) from year (\d+)", page.query)
     if not m:
         raise PolicyFailed(f"query not understood: {page.query!r}")
-    pairs = [(field_for(page, "Genre"), m.group(1)), (field_for(page, "Director"), m.group(2)), (field_for(page, "Year"), m.group(3))]
+    pairs = [
+        (field_for(page, "Genre"), m.group(1)),
+        (field_for(page, "Director"), m.group(2)),
+        (field_for(page, "Year"), m.group(3)),
+    ]
     await a.fill_many(pairs)
     await submit(a)
 
 
 DIGITS = {
-    0: "0110 1001 1001 1001 1001 1001 0110", 1: "0010 0110 0010 0010 0010 0010 0010",
-    2: "0110 1001 1001 0010 0100 1000 1111", 3: "0110 1001 0001 0110 0001 1001 0110",
-    4: "1000 1010 1010 1111 0010 0010 0010", 5: "1111 1000 1000 1110 0001 1001 0110",
-    6: "0110 1001 1000 1110 1001 1001 0110", 7: "1111 1001 0001 0010 0010 0100 0100",
-    8: "0110 1001 1001 0110 1001 1001 0110", 9: "0110 1001 1001 0111 0001 1001 0110",
+    0: "0110 1001 1001 1001 1001 1001 0110",
+    1: "0010 0110 0010 0010 0010 0010 0010",
+    2: "0110 1001 1001 0010 0100 1000 1111",
+    3: "0110 1001 0001 0110 0001 1001 0110",
+    4: "1000 1010 1010 1111 0010 0010 0010",
+    5: "1111 1000 1000 1110 0001 1001 0110",
+    6: "0110 1001 1000 1110 1001 1001 0110",
+    7: "1111 1001 0001 0010 0010 0100 0100",
+    8: "0110 1001 1001 0110 1001 1001 0110",
+    9: "0110 1001 1001 0111 0001 1001 0110",
 }
 """The example a person sees on the right, as its 7 rows of 4 boxes (the image has no text)."""
 
@@ -482,7 +497,12 @@ async def stock_market(a: Adapter) -> None:
         raise PolicyFailed(f"query not understood: {page.query!r}")
     limit = float(m.group(1))
     for _ in range(120):  # a person watching the price: a look every 0.25 s, for half a minute
-        prices = [float(x) for i in page.items for x in re.findall(r"\$(\d+(?:\.\d+)?)", i.name) if i.index != query_item(page).index]
+        prices = [
+            float(x)
+            for i in page.items
+            for x in re.findall(r"\$(\d+(?:\.\d+)?)", i.name)
+            if i.index != query_item(page).index
+        ]
         if prices and prices[0] < limit:
             await a.press(target(page, "Buy"))
             return
@@ -543,7 +563,8 @@ def _plus_after(page: Page, dish: Item) -> Item:
     """The '+' that adds one of `dish`: the first item shown as '+' after its name."""
     plus = next((i for i in page.items[dish.index + 1 :] if norm(i.name) == "+"), None)
     if plus is None:
-        raise PolicyFailed(f"no '+' shown apart after {dish.name!r} (shown: {[i.name for i in page.items[dish.index:dish.index + 6]]})")
+        shown = [i.name for i in page.items[dish.index : dish.index + 6]]
+        raise PolicyFailed(f"no '+' shown apart after {dish.name!r} (shown: {shown})")
     return plus
 
 
@@ -558,11 +579,14 @@ async def order_food(a: Adapter) -> None:
             await a.press(_plus_after(page, page.find(lambda n, name=name: norm(n) == name)))  # type: ignore[misc]
     elif m := re.search(r"Order (\d+) items that are (\S+)", q):
         count, kind = int(m.group(1)), m.group(2)
-        icon = next((i for i in page.items if norm(i.name).lower() == kind and i.kind in ("img", "media", "image")), None)
+        icon = next(
+            (i for i in page.items if norm(i.name).lower() == kind and i.kind in ("img", "media", "image")), None
+        )
         if icon is None:
             raise PolicyFailed(f"no dish is shown as {kind}")
         dish = next(
-            i for i in reversed(page.items[: icon.index])
+            i
+            for i in reversed(page.items[: icon.index])
             if i.name and i.kind not in ("img", "media", "image") and norm(i.name).lower() not in FOOD_TYPES
         )
         for _ in range(count):
@@ -610,7 +634,11 @@ def _post_of(page: Page, user: str) -> list[tuple[Item, list[Item]]]:
 def _control(items: list[Item], word: str) -> Item | None:
     word = word.lower()
     exact = [i for i in items if norm(i.name).lower() == word]
-    return (exact or [i for i in items if word in norm(i.name).lower().split()])[0] if (exact or [i for i in items if word in norm(i.name).lower().split()]) else None
+    return (
+        (exact or [i for i in items if word in norm(i.name).lower().split()])[0]
+        if (exact or [i for i in items if word in norm(i.name).lower().split()])
+        else None
+    )
 
 
 async def _post_action(a: Adapter, page: Page, user: str, action: str, nth: int = 0) -> None:
