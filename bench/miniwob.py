@@ -61,9 +61,11 @@ EPISODE_TIMEOUT = 100.0
 _WATCH = """(() => {
   if (window.__wobSeen) return;
   const seen = window.__wobSeen = {click: 0, keydown: 0, mouseover: 0, clicked: ''};
-  for (const kind of ['click', 'keydown', 'mouseover']) document.addEventListener(kind, (e) => {
-    seen[kind]++;
-    if (kind === 'click') {  // what a person would say was clicked: the element and a few around it
+  for (const kind of ['click', 'keydown', 'mouseover', 'pointerdown']) document.addEventListener(kind, (e) => {
+    if (kind !== 'pointerdown') seen[kind]++;
+    // What a person would say was clicked (the element and a few around it), read as the pointer
+    // goes down: before the page's own handlers change it (a slider moves its value on mousedown).
+    if (kind === 'pointerdown' || (kind === 'click' && !e.isTrusted)) {
       let at = e.target, said = [];
       for (let k = 0; at && k < 4; k++, at = at.parentElement)
         said.push((at.innerText || at.value || '').slice(0, 400));
@@ -298,10 +300,10 @@ def failures(results: dict[str, Any]) -> str:
             if not e["completed"]:
                 why = e.get("error") or f"raw reward {e.get('raw')} ({e.get('reason')})"
                 lines.append(f"{key:10} {e['task']:26} {e['seed']}  {why[:400]}")
-            for claim in e.get("untrue", []):
-                lines.append(
-                    f"{key:10} {e['task']:26} {e['seed']}  UNTRUE {json.dumps(claim, ensure_ascii=False)[:400]}"
-                )
+            lines.extend(
+                f"{key:10} {e['task']:26} {e['seed']}  UNTRUE {json.dumps(claim, ensure_ascii=False)[:400]}"
+                for claim in e.get("untrue", [])
+            )
     return "\n".join(lines)
 
 

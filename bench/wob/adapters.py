@@ -311,6 +311,8 @@ class BridgeAdapter(Adapter):
                 # "covered by …": a picker or menu still closing. As a person does: look again, retry.
                 if "is covered by" not in str(exc) or attempt == 4:
                     raise
+                if attempt == 1:  # still covered: a list left open, closed as a person does
+                    await self.key("Escape")
                 await self.look()
         return await self._said("press", item.name, text)
 

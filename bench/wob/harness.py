@@ -123,6 +123,7 @@ class Side:
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._id = 0
         self.target = ""
+        self._ws_port = ""
 
     async def attach(self, chromium: Chromium, url: str, timeout: float = CDP_TIMEOUT) -> None:
         """Attach to the page target showing `url` (the one the server navigated)."""
@@ -136,6 +137,7 @@ class Side:
                 raise TimeoutError(f"no page target shows {url}")
             await asyncio.sleep(0.05)
         self.target = found[0]["id"]
+        self._ws_port = chromium.http.rsplit(":", 1)[1]
         self._http = aiohttp.ClientSession()
         self._ws = await self._http.ws_connect(found[0]["webSocketDebuggerUrl"], max_msg_size=0)
 
@@ -199,9 +201,35 @@ class Side:
             return await self.evaluate(expression)
         except TimeoutError:
             raise TimeoutError(
-                f"{what}: the page did not answer Runtime.evaluate within {CDP_TIMEOUT:g} s "
-                "(its renderer is busy or paused)"
+                f"{what}: the page did not answer Runtime.evaluate within {CDP_TIMEOUT:g} s; {await self._why()}"
             ) from None
+
+    async def _why(self) -> str:
+        """Why a page does not answer, asked over a second connection: is it paused in a debugger?"""
+        if self._http is None or self._ws is None:
+            return "no connection"
+        url = f"http://127.0.0.1:{self._ws_port}/json/list"
+        try:
+            async with asyncio.timeout(8):
+                target = next(t for t in await (await self._http.get(url)).json() if t["id"] == self.target)
+                ws = await self._http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0)
+                said: list[str] = []
+                await ws.send_str(json.dumps({"id": 1, "method": "Debugger.enable", "params": {}}))
+                await ws.send_str(json.dumps({"id": 2, "method": "Runtime.evaluate", "params": {"expression": "1"}}))
+                try:
+                    async with asyncio.timeout(4):
+                        while len(said) < 6:
+                            data = json.loads((await ws.receive()).data)
+                            if data.get("method") == "Debugger.paused":
+                                said.append(f"paused ({data['params'].get('reason')})")
+                            elif data.get("id") == 2:
+                                said.append("evaluate answered on a second connection")
+                except TimeoutError:
+                    said.append("nothing more within 4 s")
+                await ws.close()
+                return "; ".join(said) or "no answer"
+        except Exception as exc:  # noqa: BLE001 - a diagnosis only
+            return f"could not ask ({exc!r})"
 
     async def reward(self) -> dict[str, Any]:
         return dict(
