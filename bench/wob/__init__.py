@@ -1,0 +1,1 @@
+"""The MiniWoB++ bench (issue 39): harness, adapters and policies for bench/miniwob.py; see bench/README.md."""
