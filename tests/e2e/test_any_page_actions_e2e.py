@@ -114,6 +114,11 @@ async def test_press_takes_a_suggestion_and_a_clickable_div(site: str, browser: 
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search mail", "value": "invoices"}]})
         await _ok(stage, f"{win}__press", {"label": "Search"})
         assert "Searched: invoices" in await _result_line(stage, "/patterns/clickable.html")
+        # Pictures drawn by CSS on empty elements: named from their class or id, pressed by it.
+        await _ok(stage, f"{win}__press", {"label": "pin"})
+        assert "Pinned" in await _result_line(stage, "/patterns/clickable.html")
+        await _ok(stage, f"{win}__press", {"label": "send note"})
+        assert "Note sent" in await _result_line(stage, "/patterns/clickable.html")
 
 
 async def test_keys_submit_close_and_move(site: str, browser: BrowserProcess, transport: str) -> None:

@@ -117,7 +117,14 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
 
         assert _field(tab["datepicker"], "Callback date")["readonly"] is True
         icons = _text(tab["clickable"])
-        for guessed in ("reply (guessed)", "trash (guessed)", "star (guessed)", "Forward"):
+        for guessed in (
+            "reply (guessed)",
+            "trash (guessed)",
+            "star (guessed)",
+            "Forward",
+            "pin (guessed)",
+            "send note (guessed)",
+        ):
             assert guessed in icons, guessed
         assert "Open the weekly report" in icons and "Search" in icons
 

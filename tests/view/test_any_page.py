@@ -187,3 +187,20 @@ def test_a_summary_is_a_disclosure_shown_with_its_state() -> None:
     view = build_view([FrameNodes("main", nodes)], BlockIds())
     assert _texts(view) == ["More options (collapsed)"]
     assert _press(view, "More options").backend_id == 3
+
+
+def test_pictures_drawn_on_empty_elements_are_icons_named_from_their_class_id_or_file() -> None:
+    # MiniWoB's mail and social tasks draw their icons with CSS `content: url(…)` on empty spans:
+    # unnamed images to the tree, told apart by a person by the picture, by the bridge by its words.
+    nodes: list[dict[str, Any]] = [
+        {"nodeId": "1", "role": {"value": "generic"}, "childIds": ["2", "3", "4"], "backendDOMNodeId": 1},
+        {"nodeId": "2", "parentId": "1", "role": {"value": "image"}, "backendDOMNodeId": 2},
+        {"nodeId": "3", "parentId": "1", "role": {"value": "image"}, "childIds": ["5"], "backendDOMNodeId": 3},
+        {"nodeId": "4", "parentId": "1", "role": {"value": "image"}, "name": {"value": "Logo"}, "backendDOMNodeId": 4},
+        {"nodeId": "5", "parentId": "3", "role": {"value": "generic"}, "backendDOMNodeId": 5},
+    ]
+    found = nameless_nodes(nodes)
+    assert [n["nodeId"] for n in found if n["role"]["value"] == "image"] == ["2"], "named or with parts: not icons"
+    assert guess_name({"node": {"attributes": ["id", "send-reply"]}}) == "send reply"
+    assert guess_name({"node": {"attributes": ["class", "trash"]}}) == "trash"
+    assert guess_name({"node": {"attributes": ["src", "/common/special/delete.png"]}}) == "delete"

@@ -22,7 +22,8 @@ __all__ = ["MAX_NAMELESS", "give_name", "guess_name", "nameless_nodes"]
 
 MAX_NAMELESS = 40
 """Nodes asked about in one read, at most (the first in the page's order)."""
-_ICON_ROLES = frozenset({"button", "link", "generic"})
+_ICON_ROLES = frozenset({"button", "link", "generic", "image", "img"})
+_PICTURES = frozenset({"image", "img"})
 _WORD = re.compile(r"[A-Za-z]+")
 # Words a class or file name holds that name no picture: icon sets, sizes, states, layout.
 _NOISE = frozenset(
@@ -50,6 +51,8 @@ def nameless_nodes(
         role = role_of(node)
         if role not in _ICON_ROLES:
             continue
+        if role in _PICTURES and node.get("childIds"):
+            continue  # a picture with parts (an SVG's shapes) is not one icon
         if role == "generic":
             if node.get("childIds") or prop(node, "editable"):
                 continue
@@ -70,12 +73,16 @@ def _words(text: str) -> list[str]:
 
 def guess_name(described: Mapping[str, Any]) -> str:
     """A name for a node as `DOM.describeNode {depth: 1}` answers it (`{"node": {...}}`): its title,
-    else the first two words of its class, else of its image's file name; "" when none says anything."""
+    else the first two words of its class, else of its id, else of its (or its child's) image file
+    name; "" when none says anything."""
     node = described.get("node", {})
     attributes = _attributes(node)
     if title := " ".join(attributes.get("title", "").split()):
         return title
-    if words := _words(attributes.get("class", "")):
+    for attribute in ("class", "id"):
+        if words := _words(attributes.get(attribute, "")):
+            return " ".join(words[:2])
+    if words := _words(attributes.get("src", "").rsplit("/", 1)[-1].rsplit(".", 1)[0]):
         return " ".join(words[:2])
     for child in node.get("children", ()) or ():
         child_attributes = _attributes(child)

@@ -123,6 +123,8 @@ class _Walker(WalkState):
             text = self.text_of(node) or name_of(node)
             if text:
                 self.emit(self.key(node), notice_block(None, severity(role, text), text))
+        elif role in ("image", "img") and prop(node, GUESSED) and not node.get("childIds"):
+            self.control(node)  # an icon (a CSS `content:` picture, an <img> with no alt): pressed by its guess
         elif role in ("image", "img") and name_of(node):
             url = str(prop(node, "url") or "")
             self.emit(
