@@ -259,7 +259,8 @@ class BridgeAdapter(Adapter):
             if bid == "address":
                 continue
             if kind == "text":
-                add("text", block.get("text", ""), bid)
+                for run in _runs(block.get("text", "")):
+                    add("text", run, bid)
             elif kind == "notice":
                 add("notice", block.get("text", ""), bid)
             elif kind == "fields":
@@ -362,6 +363,31 @@ def _state_suffix(label: str) -> tuple[str, frozenset[str]]:
     if found is not None and all(w in _STATE_WORDS for w in found.group(1).split(", ")):
         return label[: found.start()], frozenset(found.group(1).split(", "))
     return label, frozenset()
+
+
+_MARK = re.compile(r" \(([a-z-]+(?:, [a-z-]+)*)\)(?=\s|$)")
+
+
+def _runs(text: str) -> list[str]:
+    """A line of controls as the window writes it ("reply (guessed) retweet (guessed) like"), one
+    item each, as a reader splits it at the state marks; a guessed icon's name is its last words
+    (at most two, the guess's own), what comes before it is text of its own."""
+    runs: list[str] = []
+    start = 0
+    for mark in _MARK.finditer(text):
+        if not all(w in _STATE_WORDS for w in mark.group(1).split(", ")):
+            continue
+        piece = text[start : mark.start()].strip()
+        if "guessed" in mark.group(1).split(", ") and len(piece.split()) > 2:
+            before, name = piece.rsplit(" ", 2)[0], " ".join(piece.split()[-2:])
+            runs.append(before)
+            piece = name
+        runs.append(piece + mark.group(0))
+        start = mark.end()
+    rest = text[start:].strip()
+    if rest:
+        runs.append(rest)
+    return [r for r in runs if r.strip()] if len(runs) > 1 else [text]
 
 
 def _ordinals(items: list[Item]) -> None:

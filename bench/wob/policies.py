@@ -654,7 +654,7 @@ async def _post_action(a: Adapter, page: Page, user: str, action: str, nth: int 
     if len(posts) <= nth:
         raise PolicyFailed(f"no post #{nth + 1} by {user}")
     head, items = posts[nth]
-    direct = {"Reply": "reply", "Retweet": "retweet", "Like": "like"}
+    direct = {"Reply": "reply", "Retweet": "retweet", "Like": "like", "Share": "share"}
     if action in direct:
         hit = _control(items, direct[action])
         if hit is None:

@@ -18,6 +18,7 @@ too (server/app.py `_leaving`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -517,6 +518,13 @@ class WindowActions:
         aimed = await self._aim(element, name)
         if aimed is None:
             return ""
+        # The pointer comes first, and what it changes is drawn before the button goes down, as for
+        # a person: a picture that `:hover` swaps (MiniWoB's "more" icons) has no box until it loads,
+        # and a press at once fell on what was behind it. Then look again where it now is.
+        await pointer.hover(element.frame, aimed, self._host.timeouts.command)
+        await _next_frame(element, self._host.timeouts.command)
+        with contextlib.suppress(ToolError):  # covered now by what the pointer opened: click where it was
+            aimed = await self._aim(element, name) or aimed
         left = anyio.Event()
         off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
         try:
@@ -607,3 +615,20 @@ async def _after(element: Element, timeout: float) -> dict[str, Any]:
         return await call(element.frame.send, element.object_id, "state", [], timeout)
     except CDPError:
         return {}
+
+
+_FRAME_WAIT = 0.1
+"""At most this long for the page to draw what the pointer changed (s): two animation frames, or
+this in a hidden page, where animation frames do not come."""
+
+
+async def _next_frame(element: Element, limit: float) -> None:
+    """Until the element's page has drawn twice (or `_FRAME_WAIT` passed)."""
+    ms = int(_FRAME_WAIT * 1000)
+    expression = f"new Promise(r => {{ requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, {ms}); }})"
+    with contextlib.suppress(CDPError):
+        await element.frame.send(
+            "Runtime.evaluate",
+            {"expression": expression, "awaitPromise": True, "contextId": element.context},
+            timeout=limit,
+        )
