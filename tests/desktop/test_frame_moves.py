@@ -3,7 +3,12 @@ or came since the take), from the session's events and the navigating commands t
 
 from __future__ import annotations
 
+import anyio
+import pytest
+
 from webmcp.desktop.observer_take import FrameMoves
+
+pytestmark = pytest.mark.anyio
 
 
 def test_a_frame_nobody_navigated_keeps_its_stamp() -> None:
@@ -41,15 +46,44 @@ def test_a_move_within_the_document_changes_nothing() -> None:
     assert moves.still("F", stamp)
 
 
-def test_a_navigating_command_in_flight_counts_before_the_browser_reports_it() -> None:
+async def test_a_navigating_command_in_flight_counts_before_the_browser_reports_it() -> None:
     # The browser holds the commands sent behind `Page.navigate` until the new document commits:
     # a take answered while it is in flight must not be read, even before `frameStartedNavigating`.
     moves = FrameMoves()
     stamp = moves.stamp("F")
-    with moves.sending("F"):
+    async with moves.sending("F"):
         assert moves.stamp("F") is None
         assert not moves.still("F", stamp)
     assert not moves.still("F", stamp), "what was taken before the command stays unread"
     fresh = moves.stamp("F")
     assert fresh is not None
     assert moves.still("F", fresh)
+
+
+async def test_a_navigation_waits_for_the_reads_under_way_of_its_frame() -> None:
+    # A queryAXTree unanswered when its document goes crashes the renderer: the navigation waits.
+    moves = FrameMoves()
+    order: list[str] = []
+
+    async def read() -> None:
+        with moves.reading("F"):
+            await anyio.sleep(0.05)
+            order.append("read answered")
+
+    async def navigate() -> None:
+        await anyio.sleep(0.01)
+        async with moves.sending("F", budget=5):
+            order.append("navigate sent")
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read)
+        tasks.start_soon(navigate)
+    assert order == ["read answered", "navigate sent"]
+
+
+async def test_a_navigation_waits_no_longer_than_its_budget() -> None:
+    moves = FrameMoves()
+    with moves.reading("F"):
+        with anyio.fail_after(2):
+            async with moves.sending("F", budget=0.05):
+                pass

@@ -12,10 +12,12 @@ import json
 import logging
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterator, MutableSequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, MutableSequence
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from cdp_bridge.ax import FLAGGED_SELECTOR, REQUIRED_SELECTOR, SMALL_DOCUMENT, FrameNodes, Send
 from cdp_bridge.ax_patch import Known, Subtree, read_subtrees, subtree_ids
@@ -183,6 +185,10 @@ def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
     return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
+READS_BEFORE_NAVIGATING_S = 2.0
+"""How long a navigation the tab sends waits for the AX reads of a frame's elements under way."""
+
+
 class FrameMoves:
     """Which frames are being replaced by another document, and how many documents each has had.
 
@@ -200,17 +206,36 @@ class FrameMoves:
         self._moving: set[str] = set()
         self._sending: dict[str, int] = {}
         self._documents: dict[str, int] = {}
+        self._reading: dict[str, int] = {}
+        self._read_done = anyio.Event()
 
-    @contextmanager
-    def sending(self, frame_id: str) -> Iterator[None]:
-        """Around a command that navigates the frame (`Page.navigate`...): until it is answered
-        (by then `Page.frameStartedNavigating` has come, for a navigation to another document)."""
+    @asynccontextmanager
+    async def sending(self, frame_id: str, budget: float = READS_BEFORE_NAVIGATING_S) -> AsyncIterator[None]:
+        """Around a command that navigates the frame (`Page.navigate`...): no read of its elements
+        begins until the command is answered (by then `Page.frameStartedNavigating` has come, for a
+        navigation to another document), and the command waits, at most `budget` seconds, for
+        those under way to be answered: a `queryAXTree` still unanswered when its document goes
+        crashes the renderer too."""
         self._sending[frame_id] = self._sending.get(frame_id, 0) + 1
         self._documents[frame_id] = self._documents.get(frame_id, 0) + 1
         try:
+            with anyio.move_on_after(budget):
+                while self._reading.get(frame_id, 0) > 0:
+                    await self._read_done.wait()
             yield
         finally:
             self._sending[frame_id] -= 1
+
+    @contextmanager
+    def reading(self, frame_id: str) -> Iterator[None]:
+        """Around the AX reads of elements a take named (`frame_changes`)."""
+        self._reading[frame_id] = self._reading.get(frame_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._reading[frame_id] -= 1
+            done, self._read_done = self._read_done, anyio.Event()
+            done.set()
 
     def started(self, params: dict[str, Any]) -> None:
         """`Page.frameStartedNavigating`: a cross-document navigation makes the frame's elements stale."""
@@ -321,10 +346,11 @@ async def frame_changes(
         # Its elements may be in a document the navigation replaces by the time a query reaches it.
         logger.debug("an incremental read fell back: the frame navigated during the take")
         return None
-    if not relisted:
-        subtrees = await read_subtrees(send, roots, named, known)
-    else:
-        subtrees = await _read_with_relisted(send, frame, roots, named, relisted, known)
+    with moves.reading(frame.frame_id) if moves is not None else nullcontext():
+        if not relisted:
+            subtrees = await read_subtrees(send, roots, named, known)
+        else:
+            subtrees = await _read_with_relisted(send, frame, roots, named, relisted, known)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     laid = _laid(groups["relisted"], groups["laid"], meta.get("layouts"), groups["added"], meta.get("adds"))
     return Changes(

@@ -17,7 +17,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict
 from typing import Any, Protocol
 
@@ -439,7 +439,7 @@ class LiveView(Part):
             )
         )
 
-    def navigating(self, frame_id: str) -> AbstractContextManager[None]:
+    def navigating(self, frame_id: str) -> AbstractAsyncContextManager[None]:
         """Around a command that navigates `frame_id`: no incremental read names its elements meanwhile."""
         return self._moves.sending(frame_id)
 
