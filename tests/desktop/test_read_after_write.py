@@ -334,7 +334,7 @@ async def test_a_view_that_shed_its_nodes_reads_its_page_whole_next_and_still_sh
         reads.append("whole")
         return answer()
 
-    async def read_changes(_page: Any, last: PageRead, _ids: Any) -> PageRead:
+    async def read_changes(_page: Any, last: PageRead, _ids: Any, _moves: Any = None) -> PageRead:
         assert last.sessions, "an incremental read is only ever asked with the last read's nodes"
         reads.append("incremental")
         return answer()

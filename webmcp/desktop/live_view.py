@@ -39,6 +39,7 @@ from webmcp.desktop.observer_take import (
     WORLD,
     Changes,
     FrameFacts,
+    FrameMoves,
     frame_changes,
     layout_touched,
 )
@@ -211,7 +212,9 @@ def _page_read(
     return PageRead(view, frozenset(values), readers, doc_seq, read, oopifs, contexts, taken or {}, memo)
 
 
-async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageRead | None:
+async def read_changes(
+    page: PageTarget, last: PageRead, ids: BlockIds, moves: FrameMoves | None = None
+) -> PageRead | None:
     """The view of `page` read again only where it changed since `last`; None when unsure.
 
     The observer of each frame hands over the elements that changed since it was last
@@ -222,7 +225,8 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
     What it gives is what `read_page` would give, so `build_view` gives the same view.
     None (the caller then reads the page whole) when the page's frames or sessions are not
     those of `last`, a frame cannot say what changed (too much, or its observer is new), or
-    the new nodes do not splice into one tree.
+    the new nodes do not splice into one tree; with `moves`, when a frame navigates during the
+    read (its changed elements are then not read: `FrameMoves`).
 
     Raises:
         CDPError: a session could not be read (it is navigating or gone).
@@ -232,7 +236,9 @@ async def read_changes(page: PageTarget, last: PageRead, ids: BlockIds) -> PageR
         logger.debug("an incremental read fell back: the out-of-process iframes changed")
         return None  # An out-of-process iframe came or went, or was left out of the last read.
     contexts, taken = dict(last.contexts), dict(last.taken)
-    patched = await side_by_side([partial(_patch_session, s, nodes, contexts, taken) for s, nodes in last.sessions])
+    patched = await side_by_side(
+        [partial(_patch_session, s, nodes, contexts, taken, moves) for s, nodes in last.sessions]
+    )
     read: list[tuple[CDPSession, PageNodes]] = []
     for (frame_session, _before), nodes in zip(last.sessions, patched, strict=True):
         if nodes is None or isinstance(nodes, CDPError):
@@ -267,7 +273,11 @@ def _known(old: PageNodes, frame: FrameNodes) -> Known | None:
 
 
 async def _patch_session(
-    session: CDPSession, old: PageNodes, contexts: dict[str, int], facts: dict[str, FrameFacts]
+    session: CDPSession,
+    old: PageNodes,
+    contexts: dict[str, int],
+    facts: dict[str, FrameFacts],
+    moves: FrameMoves | None = None,
 ) -> PageNodes | None:
     """`old`, one session's last read, with what changed since read again; None when unsure.
 
@@ -285,7 +295,7 @@ async def _patch_session(
     # The session's only frame: the last read's secret fields and form state are its own.
     alone = len(frames) == 1
     taken = await side_by_side(
-        [partial(frame_changes, send, f, contexts, alone or f.key in facts, _known(old, f)) for f in frames]
+        [partial(frame_changes, send, f, contexts, alone or f.key in facts, _known(old, f), moves) for f in frames]
     )
     if all(found is UNCHANGED for found in taken):
         return old

@@ -351,7 +351,8 @@ class Navigator(Part):
         async def start() -> str | ToolResult | None:
             began = anyio.current_time()
             session = self._page.session
-            reply = await session.send("Page.navigate", {"url": url}, timeout=self._timeouts.navigation)
+            async with self._view.navigating(self.main_frame_id):
+                reply = await session.send("Page.navigate", {"url": url}, timeout=self._timeouts.navigation)
             if reply.get("errorText"):
                 raise ToolError(
                     "browser_error", f"Could not load {url}: {reply['errorText']}", detail=reply["errorText"]
@@ -381,9 +382,10 @@ class Navigator(Part):
                     "action_not_available",
                     f"{self._tab_id} has no {'previous' if step < 0 else 'next'} page in its history.",
                 )
-            await session.send(
-                "Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]}, timeout=self._timeouts.navigation
-            )
+            async with self._view.navigating(self.main_frame_id):
+                await session.send(
+                    "Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]}, timeout=self._timeouts.navigation
+                )
 
         return await self._run(action, start)
 
@@ -391,7 +393,8 @@ class Navigator(Part):
         """Reload the page and return once it has loaded."""
 
         async def start() -> None:
-            await self._page.session.send("Page.reload", {}, timeout=self._timeouts.navigation)
+            async with self._view.navigating(self.main_frame_id):
+                await self._page.session.send("Page.reload", {}, timeout=self._timeouts.navigation)
 
         return await self._run("reload", start)
 

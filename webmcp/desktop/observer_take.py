@@ -12,9 +12,12 @@ import json
 import logging
 from array import array
 from collections import OrderedDict
-from collections.abc import MutableSequence
+from collections.abc import AsyncIterator, Iterator, MutableSequence
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from cdp_bridge.ax import FLAGGED_SELECTOR, REQUIRED_SELECTOR, SMALL_DOCUMENT, FrameNodes, Send
 from cdp_bridge.ax_patch import Known, Subtree, read_subtrees, subtree_ids
@@ -30,6 +33,7 @@ from webmcp.view.secrets import FIND_SECRETS_JS
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "FrameMoves",
     "CHANGES_JS",
     "TAKEN",
     "UNCHANGED",
@@ -181,8 +185,94 @@ def _backends(node_ids: set[str], by_id: dict[str, dict[str, Any]]) -> set[int]:
     return {int(by_id[i]["backendDOMNodeId"]) for i in node_ids if "backendDOMNodeId" in by_id[i]}
 
 
+READS_BEFORE_NAVIGATING_S = 2.0
+"""How long a navigation the tab sends waits for the AX reads of a frame's elements under way."""
+
+
+class FrameMoves:
+    """Which frames are being replaced by another document, and how many documents each has had.
+
+    Chromium 156's renderer dies (SIGSEGV) when `Accessibility.queryAXTree` names an element that
+    is no longer in a live document: one of a document a navigation replaced, or one the page
+    removed. Commands sent on a session behind its `Page.navigate` (before the browser even
+    reports `Page.frameStartedNavigating`) are held by the browser until the new document
+    commits, and then run on it. So the elements a take named are read (`frame_changes`) only if
+    their frame was not navigating when the take was sent, and has neither been sent a navigation
+    (`sending`), started one, nor committed a document since; else the read falls back to a whole
+    one (`getFullAXTree`, which names no element).
+    """
+
+    def __init__(self) -> None:
+        self._moving: set[str] = set()
+        self._sending: dict[str, int] = {}
+        self._documents: dict[str, int] = {}
+        self._reading: dict[str, int] = {}
+        self._read_done = anyio.Event()
+
+    @asynccontextmanager
+    async def sending(self, frame_id: str, budget: float = READS_BEFORE_NAVIGATING_S) -> AsyncIterator[None]:
+        """Around a command that navigates the frame (`Page.navigate`...): no read of its elements
+        begins until the command is answered (by then `Page.frameStartedNavigating` has come, for a
+        navigation to another document), and the command waits, at most `budget` seconds, for
+        those under way to be answered: a `queryAXTree` still unanswered when its document goes
+        crashes the renderer too."""
+        self._sending[frame_id] = self._sending.get(frame_id, 0) + 1
+        self._documents[frame_id] = self._documents.get(frame_id, 0) + 1
+        try:
+            with anyio.move_on_after(budget):
+                while self._reading.get(frame_id, 0) > 0:
+                    await self._read_done.wait()
+            yield
+        finally:
+            self._sending[frame_id] -= 1
+
+    @contextmanager
+    def reading(self, frame_id: str) -> Iterator[None]:
+        """Around the AX reads of elements a take named (`frame_changes`)."""
+        self._reading[frame_id] = self._reading.get(frame_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._reading[frame_id] -= 1
+            done, self._read_done = self._read_done, anyio.Event()
+            done.set()
+
+    def started(self, params: dict[str, Any]) -> None:
+        """`Page.frameStartedNavigating`: a cross-document navigation makes the frame's elements stale."""
+        if str(params.get("navigationType", "")).startswith(("sameDocument", "historySameDocument")):
+            return
+        frame_id = str(params.get("frameId", ""))
+        self._moving.add(frame_id)
+        self._documents[frame_id] = self._documents.get(frame_id, 0) + 1
+
+    def committed(self, params: dict[str, Any]) -> None:
+        """`Page.frameNavigated`: the frame shows another document."""
+        frame_id = str(params.get("frame", {}).get("id", ""))
+        self._moving.discard(frame_id)
+        self._documents[frame_id] = self._documents.get(frame_id, 0) + 1
+
+    def stopped(self, params: dict[str, Any]) -> None:
+        """`Page.frameStoppedLoading`: a navigation that did not commit left the document as it was."""
+        self._moving.discard(str(params.get("frameId", "")))
+
+    def stamp(self, frame_id: str) -> int | None:
+        """The frame's document count, or None while it is being replaced."""
+        if frame_id in self._moving or self._sending.get(frame_id, 0) > 0:
+            return None
+        return self._documents.get(frame_id, 0)
+
+    def still(self, frame_id: str, stamp: int | None) -> bool:
+        """Whether the frame shows, and is staying on, the document it showed at `stamp`."""
+        return stamp is not None and stamp == self.stamp(frame_id)
+
+
 async def frame_changes(
-    send: Send, frame: FrameNodes, contexts: dict[str, int], may_be_none: bool, known: Known | None = None
+    send: Send,
+    frame: FrameNodes,
+    contexts: dict[str, int],
+    may_be_none: bool,
+    known: Known | None = None,
+    moves: FrameMoves | None = None,
 ) -> Changes | None:
     """What the observer in `frame` saw change since last asked, read again; None: "everything".
 
@@ -195,9 +285,15 @@ async def frame_changes(
     ancestors of each changed element side by side (with `known`, the frame's last read by id and
     backend id, the ancestors they share read once: `ax_patch.read_changed`).
 
+    With `moves`, None too when the frame navigates (see `FrameMoves`): its elements are not read.
+
     Raises:
         CDPError: the frame, its world or a changed element is gone.
     """
+    stamp = moves.stamp(frame.frame_id) if moves is not None else 0
+    if stamp is None:
+        logger.debug("an incremental read fell back: the frame is navigating")
+        return None
     context = contexts.get(frame.key)
     if context is None:
         world = await send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD})
@@ -246,10 +342,15 @@ async def frame_changes(
     if relisted is None:
         logger.debug("an incremental read fell back: the observer's relisted elements did not add up")
         return None
-    if not relisted:
-        subtrees = await read_subtrees(send, roots, named, known)
-    else:
-        subtrees = await _read_with_relisted(send, frame, roots, named, relisted, known)
+    if moves is not None and not moves.still(frame.frame_id, stamp):
+        # Its elements may be in a document the navigation replaces by the time a query reaches it.
+        logger.debug("an incremental read fell back: the frame navigated during the take")
+        return None
+    with moves.reading(frame.frame_id) if moves is not None else nullcontext():
+        if not relisted:
+            subtrees = await read_subtrees(send, roots, named, known)
+        else:
+            subtrees = await _read_with_relisted(send, frame, roots, named, relisted, known)
     values = {v for v in meta.get("values", ()) if isinstance(v, str) and v}
     laid = _laid(groups["relisted"], groups["laid"], meta.get("layouts"), groups["added"], meta.get("adds"))
     return Changes(

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict
 from functools import partial
 from typing import Any, Protocol
@@ -34,6 +35,7 @@ from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop import live_view
 from webmcp.desktop.live_view import BINDING, OBSERVER_SET_UP, PageRead
 from webmcp.desktop.memory import KeptReads
+from webmcp.desktop.observer_take import FrameMoves
 from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.races import first_of
 from webmcp.view.build import BlockIds, View, WalkMemo
@@ -130,6 +132,8 @@ class LiveView(Part):
         """Clear from a commit to the document's DOMContentLoaded (`new_document`, `parsed`)."""
         self._left = anyio.Event()
         """Set (and replaced) when the tab commits another document: a read of the last one ends."""
+        self._moves = FrameMoves()
+        """Which frames are navigating: an incremental read does not read their elements (`FrameMoves`)."""
         self._parse_ends = -float("inf")
         """When the refresher stops waiting for that (`PARSE_HOLD` after the commit)."""
         self._marked = -float("inf")
@@ -165,6 +169,9 @@ class LiveView(Part):
         session.on("Page.loadEventFired", lambda _p: self._document_event(parsed=True))
         session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
         session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
+        session.on("Page.frameStartedNavigating", self._moves.started)
+        session.on("Page.frameNavigated", self._moves.committed)
+        session.on("Page.frameStoppedLoading", self._moves.stopped)
         return list(OBSERVER_SET_UP)
 
     def _document_event(self, *, parsed: bool) -> None:
@@ -420,7 +427,7 @@ class LiveView(Part):
         if last is None:
             return await live_view.read_page(self._page, self._host.doc_seq, self._ids)
         before = copy.deepcopy(self._ids) if _VERIFY and not whole_only else None
-        read = None if whole_only else await live_view.read_changes(self._page, last, self._ids)
+        read = None if whole_only else await live_view.read_changes(self._page, last, self._ids, self._moves)
         if read is None:
             INCREMENTAL["whole"] += 0 if whole_only else 1
             whole_read = await live_view.read_page(self._page, self._host.doc_seq, self._ids)
@@ -467,6 +474,10 @@ class LiveView(Part):
                 for item in b["items"]
             )
         )
+
+    def navigating(self, frame_id: str) -> AbstractAsyncContextManager[None]:
+        """Around a command that navigates `frame_id`: no incremental read names its elements meanwhile."""
+        return self._moves.sending(frame_id)
 
     async def catch_up(self, budget: float, since: float | None = None) -> None:
         """Rebuild the view now if the page changed since the last build, within `budget` seconds.
