@@ -303,12 +303,20 @@ class _Walker(WalkState):
             return pending
         s = self.sink
         if s.text:
+            if self.shows_controls(s.text_key):
+                return ""  # a button's words beside a field name the button, not the field
             found = labelish(join_text(s.text))
             if found and s.text_key is not None:
                 self.drop_text_targets(s.text_key)
                 s.text, s.text_key = [], None
             return found
-        if s.out and not s.fields and s.out[-1] is self.last_text and "heading" not in s.out[-1][1]:
+        if (
+            s.out
+            and not s.fields
+            and s.out[-1] is self.last_text
+            and "heading" not in s.out[-1][1]
+            and not self.shows_controls(s.out[-1][0])
+        ):
             found = labelish(str(s.out[-1][1]["text"]))
             if found:
                 if self.out_marks and not (self.out_marks[-1][0] is s and len(s.out) - 1 >= self.out_marks[-1][1]):
@@ -316,6 +324,12 @@ class _Walker(WalkState):
                 self.drop_text_targets(s.out.pop()[0])
             return found
         return ""
+
+    def shows_controls(self, key: object) -> bool:
+        """Whether the text keyed `key` holds a button, link or control (whose words are its own)."""
+        return key is not None and any(
+            t.block_key == key and t.kind in ("button", "link", "control") for t in reversed(self.targets[-50:])
+        )
 
     def drop_text_targets(self, key: tuple[object, ...]) -> None:
         floor = self.out_marks[-1][2] if self.out_marks else 0
