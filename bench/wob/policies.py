@@ -630,7 +630,12 @@ async def buy_ticket(a: Adapter) -> None:
 
 def _post_of(page: Page, user: str) -> list[tuple[Item, list[Item]]]:
     """Each post whose header names `user`: its header item and the items up to the next post."""
-    heads = [i for i in page.items if re.search(r"@[\w.\-]+", i.name) and i.index != query_item(page).index]
+    # A post's header is a line of text; its menu's items ("Block @user") name the user too.
+    heads = [
+        i
+        for i in page.items
+        if i.kind not in ("item", "listitem") and re.search(r"@[\w.\-]+", i.name) and i.index != query_item(page).index
+    ]
     posts = []
     for k, head in enumerate(heads):
         stop = heads[k + 1].index if k + 1 < len(heads) else len(page.items)
@@ -668,7 +673,10 @@ async def _post_action(a: Adapter, page: Page, user: str, action: str, nth: int 
     page = await a.look()
     posts = _post_of(page, user)
     head, items = posts[nth]
-    hit = next((i for i in items if norm(i.name) == action), None)
+    # The menu reads "Block @user" where the page's own markup holds the name beside the word.
+    hit = next((i for i in items if norm(i.name) == action), None) or next(
+        (i for i in items if norm(i.name).startswith(action + " ")), None
+    )
     if hit is None:
         raise PolicyFailed(f"the menu of the post by {user} shows no {action!r}")
     await a.press(hit)
