@@ -76,7 +76,9 @@ def text_fields(page: Page) -> list[Item]:
 
 def unnamed(item: Item) -> bool:
     """A field whose name says nothing a person reads (none, or only its role)."""
-    return norm(item.name).lower() in ("", "textbox", "text box", "textarea", "combobox", "checkbox", "radio")
+    return norm(item.name).lower() in (
+        "", "textbox", "text box", "textarea", "text area", "combobox", "checkbox", "radio"
+    )  # fmt: skip
 
 
 @policy("click-test")
@@ -120,6 +122,9 @@ async def click_widget(a: Adapter) -> None:
         hits = [i for i in pool if i.kind == kind or (i.kind == "field" and isinstance(i.value, bool))]
     else:
         hits = [i for i in pool if i.kind in TEXTBOX and not isinstance(i.value, bool)]
+        # Where the server tells a text area from a one-line box (the bridge: "text area"), use it.
+        areas = [i for i in hits if norm(i.name).lower() == "text area"]
+        hits = (areas or hits) if kind == "textarea" else ([i for i in hits if i not in areas] or hits)
     if not hits:
         raise PolicyFailed(f"no {kind} widget among {page.short(40)}")
     await a.press(hits[0])

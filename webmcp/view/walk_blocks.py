@@ -53,7 +53,11 @@ class BlockReader(TextReader):
         if role == "combobox" and options is None:
             options = [name_of(o) for o in self.descend(node, {"option"})] or None
         item: dict[str, Any] = {
-            "label": before or name_of(node) or str(prop(node, "placeholder") or "") or role,
+            # With nothing to name it, what a person sees: a text area is not a one-line box.
+            "label": before
+            or name_of(node)
+            or str(prop(node, "placeholder") or "")
+            or ("text area" if role == "textbox" and prop(node, "multiline") else role),
             "value": value,
         }
         if options:
