@@ -74,6 +74,7 @@ class FakeSession:
     def __init__(self) -> None:
         self.before_answer: list[object] = []
         self.sent: list[str] = []
+        self.closed = False
 
     async def send(self, method: str, _params: object = None, *, timeout: float | None = None) -> dict[str, Any]:
         self.sent.append(method)
@@ -91,6 +92,7 @@ SESSION = FakeSession()
 async def _running() -> AsyncIterator[LiveView]:
     async with anyio.create_task_group() as tg:
         SESSION.sent.clear()
+        SESSION.closed = False
         view = LiveView(PageTarget(target_id="T", session=cast(CDPSession, SESSION)), Timeouts(), FakeHost())
         tg.start_soon(view.run)
         view.mark_dirty()
@@ -146,6 +148,18 @@ async def test_a_read_that_cannot_catch_up_in_time_says_so_and_the_read_under_wa
         with anyio.fail_after(5):
             assert await view.fresh(5)
         assert page.reads.count("story 4") == 1
+
+
+async def test_a_reader_does_not_wait_for_a_read_of_a_page_whose_browser_is_gone(page: FakePage) -> None:
+    # The browser died: its calls' answers have half a second to go out, and no read can come.
+    async with _running() as view:
+        page.go = anyio.Event()  # a read would never end
+        view.reported_change()
+        SESSION.closed = True
+        assert view.is_fresh(), "nothing more can be read: the view is what there is"
+        with anyio.fail_after(0.1):
+            assert await view.fresh(5)
+        page.go.set()
 
 
 def test_a_window_behind_its_page_says_so_after_its_address() -> None:

@@ -517,9 +517,15 @@ class LiveView(Part):
         """The document shown is left to parse (`new_document`, `PARSE_HOLD`) and nothing of it is read."""
         return self._view is None and not self._parsed.is_set() and anyio.current_time() < self._parse_ends
 
+    def _unreadable(self) -> bool:
+        """Nothing more can be read of the page: the tab closed, its renderer crashed, or its session
+        (the browser) is gone. A reader then has the view as it is, at once: an answer waiting for a
+        read that cannot come missed the moment the browser's death left to answer in."""
+        return self._closed or self._page.crashed or self._page.session.closed
+
     def is_fresh(self) -> bool:
         """Whether the view comes from a read begun after every change the page made before now."""
-        if self._closed or self._page.crashed:
+        if self._unreadable():
             return True
         return self._shown_began >= self._changed_before(anyio.current_time())
 
@@ -549,7 +555,7 @@ class LiveView(Part):
             if self._parsing_unread():
                 return True
             target = self._changed_before(moment)
-            while self._shown_began < target and not self._closed and not self._page.crashed:
+            while self._shown_began < target and not self._unreadable():
                 ended = self._read_ended
                 if not self._dirty.is_set() and not self._lock.locked():
                     self._dirty.set()  # the last read failed and nothing asked again since
@@ -557,7 +563,7 @@ class LiveView(Part):
                 if self._idle is not None:
                     self._idle.cancel()
                 await ended.wait()
-        if self._parsing_unread() or self._closed or self._page.crashed:
+        if self._parsing_unread() or self._unreadable():
             return True
         return self._shown_began >= self._changed_before(moment)
 
