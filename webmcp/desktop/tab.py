@@ -50,7 +50,7 @@ from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.parts import Commit, TabPart
 from webmcp.desktop.permissions import PermissionRequests
 from webmcp.desktop.ports import DesktopLink
-from webmcp.desktop.refresher import FRESH_LIMIT, LiveView
+from webmcp.desktop.refresher import LiveView
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInWatch
 from webmcp.desktop.tab_window import TabWindow
@@ -388,17 +388,6 @@ class Tab:
     async def fresh(self, budget: float) -> bool:
         """Until the window shows every change the page made before now, within `budget`; whether it does."""
         return await self._view.fresh(budget)
-
-    async def until_shows(self, shows: Callable[[WindowState], bool], timeout: float) -> bool:
-        """Until the window, with every change its page made read (`fresh`), satisfies `shows`, or
-        `timeout` passes; whether it does then (what a wait for text or its absence needs)."""
-        with anyio.move_on_after(timeout):
-            while True:
-                await self._view.fresh(FRESH_LIMIT)
-                if shows(self.window) or self.ended() is not None:
-                    break
-                await self._view.next_read()
-        return shows(self.window)
 
     async def navigation_settled(self, budget: float) -> None:
         """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page
