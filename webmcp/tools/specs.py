@@ -97,8 +97,9 @@ def page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec
     }
     return ToolSpec(
         name=f"{window_id}__{tool.handle}",
-        # The page's own name, where the tool's name had to change it; the name says the rest.
-        title=tool.display_name if tool.display_name and tool.display_name != tool.handle else "",
+        # No title: the name says it, and the page's own name, where the name had to change it, is
+        # in the description (once).
+        title="",
         description=description,
         input_schema=action_schema(tool.input_schema),
         annotations=annotations,
