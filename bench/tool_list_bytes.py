@@ -34,6 +34,16 @@ from bench.peers.subjects import Bridge  # noqa: E402
 from sample_site import serve_in_thread  # noqa: E402
 
 
+def _page_overhead(tool: Any) -> int:
+    """The bytes the bridge adds to a page tool: all of it but the page's schema and quoted words."""
+    schema = json.loads(json.dumps(tool.input_schema))
+    schema.get("properties", {}).pop("expectedVersion", None)
+    description = tool.description or ""
+    words = description.split("\u201c", 1)[1].rsplit("\u201d", 1)[0] if "\u201c" in description else ""
+    own = len(json.dumps(schema, separators=(",", ":"))) + len(words.encode())
+    return _size(tool) - own
+
+
 def _size(tool: Any) -> int:
     return len(json.dumps(tool.model_dump(by_alias=True, exclude_none=True, mode="json"), separators=(",", ":")))
 
@@ -62,6 +72,20 @@ async def run(code: Path) -> None:
             print(f"\n{win}'s browser and window actions together: **{sum(_size(t) for t in own):,} B**\n")
 
             pages = ("search.html", "guide.html", "account.html", "cart.html", "index.html")
+            await bridge.call(f"{win}__navigate", {"url": site + "/"}, timeout=30)
+            names = await bridge.wait_tools(lambda n: any(x.endswith("__list_tickets") for x in n), 30)
+            tools, _ = await _listing(bridge)
+            page_tools = [
+                t for t in tools if t.name.startswith(f"{win}__") and t.description.startswith(("The page", "A tool"))
+            ]
+            over = sorted(_page_overhead(t) for t in page_tools)
+            print(
+                f"Page tools on the sample site's `/` ({len(page_tools)} of {len(names)} tools): the bridge adds "
+                f"{over[0]}–{over[-1]} B to each (median {over[len(over) // 2]} B)\n"
+            )
+            await bridge.call(f"{win}__navigate", {"url": site + "/plain/"}, timeout=30)
+            await anyio.sleep(0.5)
+
             steps: list[tuple[str, str, dict[str, Any]]] = [
                 (f"navigate {page}", "navigate", {"url": f"{site}/plain/{page}"}) for page in pages
             ]

@@ -19,18 +19,11 @@ __all__ = ["EXPECTED_VERSION", "ACTION_OUTPUT", "RESULT_SCHEMA", "ToolSpec", "ac
 
 EXPECTED_VERSION = {"type": "integer"}
 """Said once, in the server's instructions (server/app.py): the version read; a changed window refuses."""
-RESULT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "message": {"type": "string"},
-        "openedWindowIds": {"type": "array", "items": {"type": "string"}},
-        "result": {"type": "object"},
-    },
-}
-"""The `outputSchema` every tool declares in `tools/list` (GUI bridge §12.3, the seed's own example):
-what a result holds. An error's fields (`code`, `currentVersion`, `fields`, …) are allowed by it, and
-described once in the instructions and in the shipped schema (`models.tool_output_schema`), not in
-every tool of every list (1.1 KB each, 15 KB of a tab's list)."""
+RESULT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"result": {"type": "object"}}}
+"""The `outputSchema` a page tool declares in `tools/list` (GUI bridge §12.3): its page's answer is
+`result`. The common fields (`message`, `openedWindowIds`) and an error's (`code`,
+`currentVersion`, `fields`, …) are allowed by it and described once, in the instructions and in the
+shipped schema (`models.tool_output_schema`), not in every tool of every list (1.1 KB each)."""
 
 ACTION_OUTPUT: dict[str, Any] = {"type": "object"}
 """The `outputSchema` of the bridge's own actions: their answer is a ToolResult, whose fields the
@@ -84,11 +77,10 @@ def page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec
     notes = [page_tool_description(tool, origin)]
     if tool.origin and page_origin and tool.origin != page_origin:
         notes.append(
-            f"It comes from an embedded frame of {tool.origin}, not from the page itself ({page_origin}); "
-            "its output is marked untrusted."
+            f"That is an embedded frame, not the page itself ({page_origin}); its output is marked untrusted."
         )
     if tool.declarative and not tool.annotations.get("autosubmit"):
-        notes.append("It fills a form in the page, which then waits to be submitted (a window with submit/cancel).")
+        notes.append("It fills a form of the page, then a window of it waits for submit or cancel.")
     description = " ".join(notes)
     annotations: dict[str, Any] = {
         "readOnlyHint": bool(tool.annotations.get("readOnly", False)),
@@ -97,8 +89,9 @@ def page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec
     }
     return ToolSpec(
         name=f"{window_id}__{tool.handle}",
-        # The page's own name, where the tool's name had to change it; the name says the rest.
-        title=tool.display_name if tool.display_name and tool.display_name != tool.handle else "",
+        # No title: the name says it, and the page's own name, where the name had to change it, is
+        # in the description (once).
+        title="",
         description=description,
         input_schema=action_schema(tool.input_schema),
         annotations=annotations,
