@@ -339,7 +339,8 @@ async def start_site(host: str = "127.0.0.1", port: int = 0) -> tuple[web.AppRun
     Returns the runner (call ``await runner.cleanup()`` to stop) and the base
     URL without a trailing slash, e.g. ``"http://127.0.0.1:43121"``.
     """
-    runner = web.AppRunner(make_app(), access_log=None)
+    # A request the site never answers (its slow pages) holds a stop for at most half a second.
+    runner = web.AppRunner(make_app(), access_log=None, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
