@@ -389,6 +389,14 @@ async def _open_tab(desktop: Desktop, params: OpenTabInput) -> ToolResult:
     )
 
 
+def _window_action(action: str) -> dict[str, Any]:
+    """The gate of a window action: the tab says whether it lists `action`, and why not."""
+    return {
+        "offered": lambda tab: tab.offers_action(action),
+        "why_not": lambda tab: tab.why_not_action(action),
+    }
+
+
 RECORDS: tuple[ToolRecord[Any, Any], ...] = (
     ToolRecord(
         action="focus",
@@ -494,8 +502,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=FillInput,
         annotations={"destructiveHint": False, "idempotentHint": True, "openWorldHint": True},
         guarded=_fill,
-        offered=lambda tab: tab.offers_action("fill"),
-        why_not=lambda tab: tab.why_not_action("fill"),
+        **_window_action("fill"),
     ),
     ToolRecord(
         action="press",
@@ -506,8 +513,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
-        offered=lambda tab: tab.offers_action("press"),
-        why_not=lambda tab: tab.why_not_action("press"),
+        **_window_action("press"),
     ),
     ToolRecord(
         action="hover",
@@ -518,8 +524,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=HoverInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         guarded=_hover,
-        offered=lambda tab: tab.offers_action("hover"),
-        why_not=lambda tab: tab.why_not_action("hover"),
+        **_window_action("hover"),
     ),
     ToolRecord(
         action="press_key",
@@ -530,8 +535,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=PressKeyInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press_key,
-        offered=lambda tab: tab.offers_action("press_key"),
-        why_not=lambda tab: tab.why_not_action("press_key"),
+        **_window_action("press_key"),
     ),
     ToolRecord(
         action="submit",
@@ -541,8 +545,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         input_model=SubmitInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_submit_form,
-        offered=lambda tab: tab.offers_action("submit"),
-        why_not=lambda tab: tab.why_not_action("submit"),
+        **_window_action("submit"),
     ),
     ToolRecord(
         action="wait_for",
