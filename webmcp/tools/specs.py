@@ -76,9 +76,7 @@ def page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec
     origin = tool.origin or page_origin
     notes = [page_tool_description(tool, origin)]
     if tool.origin and page_origin and tool.origin != page_origin:
-        notes.append(
-            f"That is an embedded frame, not the page itself ({page_origin}); its output is marked untrusted."
-        )
+        notes.append(f"That is an embedded frame, not the page itself ({page_origin}); its output is marked untrusted.")
     if tool.declarative and not tool.annotations.get("autosubmit"):
         notes.append("It fills a form of the page, then a window of it waits for submit or cancel.")
     description = " ".join(notes)
