@@ -21,12 +21,7 @@ from webmcp.view.targets import ActionTarget
 __all__ = ["ACTIONS_JS", "Element", "call", "element_of", "focused_element", "world_of"]
 
 ACTIONS_JS = load("window_actions.js")
-# The focused element, followed into same-origin frames (an out-of-process frame's stays its <iframe>).
-ACTIVE_JS = """(() => {
-  let at = document.activeElement || document.body || document.documentElement;
-  while (at && at.contentDocument && at.contentDocument.activeElement) at = at.contentDocument.activeElement;
-  return at;
-})()"""
+ACTIVE_JS = load("active_element.js")
 
 
 @dataclass(frozen=True)
