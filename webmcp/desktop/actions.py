@@ -335,13 +335,17 @@ class WindowActions:
         message = f"Pressed {named(target)} in {self._host.id}{said}.{changed}"
         return act.answer(ToolResult(message=message))
 
-    async def hover(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
-        """Move the pointer onto what the window shows as `label` (trusted mouseMoved).
+    async def hover(
+        self, label: str, block_id: str | None, check: VersionCheck | None, wheel: int | None = None
+    ) -> ToolResult:
+        """Move the pointer onto what the window shows as `label` (trusted mouseMoved), then turn the
+        wheel there by `wheel` pixels if given (what it scrolled is said).
 
         Raises:
             ToolError: validation_failed (unknown, ambiguous), action_not_available (covered), stale_state.
         """
         target = self._pick(await self._current(), label, block_id, press=False)
+        scrolled: list[int] = []
 
         async def work(act: Act) -> None:
             element = await self._element(target)
@@ -356,6 +360,8 @@ class WindowActions:
                 )
             moved = anyio.current_time()
             await pointer.hover(element.frame, aimed, self._host.timeouts.command)
+            if wheel:
+                scrolled.append(await _turn_wheel(element, aimed, wheel, self._host.timeouts.command))
             # What a hover opens, the page opens by itself, maybe after a delay: answered once it is still.
             with anyio.move_on_after(HOVER_MOST):
                 with anyio.move_on_after(HOVER_FIRST):
@@ -363,7 +369,16 @@ class WindowActions:
                 await self._changes.quiet(HOVER_QUIET)
 
         _, act = await self._acting(work, check)
-        return act.answer(ToolResult(message=f"The pointer is on {named(target)} in {self._host.id}."))
+        message = f"The pointer is on {named(target)} in {self._host.id}."
+        if scrolled:
+            way = "down" if (wheel or 0) > 0 else "up"
+            end = "end" if way == "down" else "top"
+            message += (
+                f" The wheel scrolled what is there {scrolled[0]} px {way}."
+                if scrolled[0]
+                else f" The wheel scrolled nothing: what is there is at its {end} or does not scroll."
+            )
+        return act.answer(ToolResult(message=message))
 
     # --- keys --------------------------------------------------------------------------
 
@@ -414,6 +429,10 @@ class WindowActions:
                 await first_of(partial(_keys, element.frame.send, chord, self._host.timeouts.command), left.wait)
             finally:
                 off()
+            if not left.is_set():
+                # What the key queued (a selectionchange, the timers an editor runs on it) runs
+                # before the answer, as it would before a person's next move.
+                await _next_frame(element, self._host.timeouts.command)
 
         _, act = await self._acting(work, check)
         where = f" in {named(target)}" if target is not None else ""
@@ -617,6 +636,27 @@ async def _after(element: Element, timeout: float) -> dict[str, Any]:
         return {}
 
 
+_WHEEL_SETTLE = 1.0
+"""The longest a wheel's scrolling may take to come to rest (a smooth scroll animates) (s)."""
+
+
+async def _turn_wheel(element: Element, aimed: pointer.Aimed, delta: int, limit: float) -> int:
+    """Turn the wheel at `aimed`; answers how far (px) the element and what holds it scrolled."""
+
+    async def offsets() -> list[float]:
+        at = (await call(element.frame.send, element.object_id, "scrolls", [], limit)).get("at")
+        return [float(v) for v in at] if isinstance(at, list) else []
+
+    before = await offsets()
+    await pointer.wheel(element.frame, aimed, delta, limit)
+    now, last = await offsets(), None
+    with anyio.move_on_after(_WHEEL_SETTLE):
+        while now != last:  # until two reads a frame apart agree: the scroll is at rest
+            await _next_frame(element, limit)
+            last, now = now, await offsets()
+    return round(sum(abs(a - b) for a, b in zip(before, now, strict=False)))
+
+
 _FRAME_WAIT = 0.1
 """At most this long for the page to draw what the pointer changed (s): two animation frames, or
 this in a hidden page, where animation frames do not come."""
@@ -626,7 +666,8 @@ async def _next_frame(element: Element, limit: float) -> None:
     """Until the element's page has drawn twice (or `_FRAME_WAIT` passed)."""
     ms = int(_FRAME_WAIT * 1000)
     expression = f"new Promise(r => {{ requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, {ms}); }})"
-    with contextlib.suppress(CDPError):
+    # Bounded here too: a background tab's timers are throttled to one a second.
+    with contextlib.suppress(CDPError), anyio.move_on_after(_FRAME_WAIT + 0.05):
         await element.frame.send(
             "Runtime.evaluate",
             {"expression": expression, "awaitPromise": True, "contextId": element.context},

@@ -22,7 +22,7 @@ from typing import Any
 from cdp_bridge.errors import ProtocolError
 from webmcp.desktop.races import first_of
 
-__all__ = ["Aimed", "Frame", "Missed", "aim", "click", "hover"]
+__all__ = ["Aimed", "Frame", "Missed", "aim", "click", "hover", "wheel"]
 
 Send = Callable[..., Awaitable[dict[str, Any]]]
 """A session's `send(method, params, timeout=…)`."""
@@ -127,6 +127,16 @@ async def hover(frame: Frame, point: Aimed, timeout: float) -> None:
     await frame.send(
         "Input.dispatchMouseEvent",
         {"type": "mouseMoved", "x": point.x, "y": point.y, "button": "none", "modifiers": 0},
+        timeout=timeout,
+    )
+
+
+async def wheel(frame: Frame, point: Aimed, delta_y: int, timeout: float) -> None:
+    """Turn the mouse wheel at `point` by `delta_y` pixels (down when positive), as a person's does:
+    the page's `wheel` listeners run, then what is under the pointer scrolls (chaining outwards)."""
+    await frame.send(
+        "Input.dispatchMouseEvent",
+        {"type": "mouseWheel", "x": point.x, "y": point.y, "deltaX": 0, "deltaY": delta_y, "modifiers": 0},
         timeout=timeout,
     )
 

@@ -475,8 +475,10 @@ class Tab:
     async def submit(self, form: str | None, check: VersionCheck | None) -> ToolResult:
         return await self._actions.submit(form, check)
 
-    async def hover(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
-        return await self._actions.hover(label, block_id, check)
+    async def hover(
+        self, label: str, block_id: str | None, check: VersionCheck | None, wheel: int | None = None
+    ) -> ToolResult:
+        return await self._actions.hover(label, block_id, check, wheel)
 
     async def press_key(
         self, key: str, label: str | None, block_id: str | None, check: VersionCheck | None

@@ -135,6 +135,13 @@ function windowAction(op, a, b, c) {
     };
   }
 
+  if (op === 'scrolls') {
+    // How far the element and each element holding it are scrolled: what a wheel moved, to say it.
+    const at = [];
+    for (let e = el.nodeType === 3 ? el.parentElement : el; e; e = e.parentElement) at.push(e.scrollTop, e.scrollLeft);
+    return { ok: true, at };
+  }
+
   if (op === 'probe') {
     // Before a press or a key: would it submit a form (refused under --human-submit)? `a`: the key, if any.
     const key = a;

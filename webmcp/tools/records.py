@@ -168,6 +168,9 @@ class HoverInput(_Input):
     # As press's: its descriptions are said once, there (a docstring here would be published).
     label: str = Field(min_length=1)
     block_id: str | None = Field(default=None, alias="blockId")
+    wheel: int | None = Field(
+        default=None, ge=-100_000, le=100_000, description="Then turn the wheel there by this many px (up if < 0)."
+    )
 
 
 class PressKeyInput(_Input):
@@ -321,7 +324,7 @@ async def _press(tab: Tab, params: PressInput, check: VersionCheck | None) -> To
 
 
 async def _hover(tab: Tab, params: HoverInput, check: VersionCheck | None) -> ToolResult:
-    return await tab.hover(params.label, params.block_id, check)
+    return await tab.hover(params.label, params.block_id, check, params.wheel)
 
 
 async def _press_key(tab: Tab, params: PressKeyInput, check: VersionCheck | None) -> ToolResult:
@@ -519,8 +522,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="hover",
         applies_to="tab",
         title="Hover",
-        description="Move the pointer onto it, as press names it (a menu opening on hover); answers once what it "
-        "opened shows.",
+        description="Move the pointer onto it, as press names it (a menu opening on hover), and turn the wheel "
+        "there if asked (to scroll it); answers once what it opened shows.",
         input_model=HoverInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         guarded=_hover,
