@@ -67,12 +67,13 @@ _WATCH = """(() => {
     // goes down: before the page's own handlers change it (a slider moves its value on mousedown).
     if (kind === 'pointerdown' || (kind === 'click' && !e.isTrusted)) {
       let at = e.target, said = [];
-      // An icon has no words of its own: what names it is its class, id, title or picture's file.
-      const own = [at.className, at.id, at.title, at.getAttribute && at.getAttribute('src')]
-        .map((w) => String(w || '').replace(/[-_./]+/g, ' ')).join(' ');
-      said.push(own);
-      for (let k = 0; at && k < 4; k++, at = at.parentElement)
-        said.push((at.innerText || at.value || '').slice(0, 400));
+      // An icon has no words of its own: what names it is its class, id, title or picture's file
+      // (its own or, for a picture inside a button, the button's; an SVG's className is no string).
+      for (let k = 0; at && k < 4; k++, at = at.parentElement) {
+        const own = ['class', 'id', 'title', 'src'].map((a) => at.getAttribute && at.getAttribute(a))
+          .map((w) => String(w || '').replace(/[-_./]+/g, ' ')).join(' ');
+        said.push((at.innerText || at.value || '').slice(0, 400) + ' ' + own);
+      }
       seen.clicked = said.join(' | ');
     }
   }, true);

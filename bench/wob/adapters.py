@@ -201,6 +201,10 @@ class Adapter:
     async def key(self, key: str, item: Item | None = None) -> str:
         raise NotImplementedError
 
+    async def wheel(self, item: Item, delta: int) -> str:
+        """Turn the mouse wheel over `item` by `delta` px (down when positive)."""
+        raise NotImplementedError
+
     async def select(self, item: Item, values: list[str]) -> str:
         raise NotImplementedError
 
@@ -269,6 +273,8 @@ class BridgeAdapter(Adapter):
                         k for k in ("required", "invalid", "disabled", "readOnly", "sensitive") if f.get(k)
                     )
                     states |= frozenset(f.get("states", []) or [])
+                    if f.get("kind"):
+                        states |= {f["kind"]}
                     options = tuple(o if isinstance(o, str) else o.get("label", "") for o in f.get("options", []) or [])
                     add("field", f.get("label", ""), bid, value=f.get("value"), states=states, options=options)
             elif kind == "list":
@@ -332,6 +338,9 @@ class BridgeAdapter(Adapter):
 
     async def hover(self, item: Item) -> str:
         return await self._said("hover", None, await self._act("hover", self._target(item)))
+
+    async def wheel(self, item: Item, delta: int) -> str:
+        return await self._said("hover", None, await self._act("hover", {**self._target(item), "wheel": delta}))
 
     async def key(self, key: str, item: Item | None = None) -> str:
         text = await self._act("press_key", {"key": key, **(self._target(item) if item else {})})
@@ -555,6 +564,9 @@ class PlaywrightAdapter(Adapter):
 
     async def hover(self, item: Item) -> str:
         return await self._said("hover", None, await self._act("browser_hover", self._target(item)))
+
+    async def wheel(self, item: Item, delta: int) -> str:
+        raise PolicyFailed("browser_mouse_wheel is offered only with --caps=vision, not in the default set run here")
 
     async def key(self, key: str, item: Item | None = None) -> str:
         if item is not None:

@@ -120,6 +120,9 @@ async def click_widget(a: Adapter) -> None:
         hits = [i for i in pool if i.kind == "button"]
     elif kind in ("checkbox", "radio"):
         hits = [i for i in pool if i.kind == kind or (i.kind == "field" and isinstance(i.value, bool))]
+        # Where the server tells a radio button from a check box (the bridge: kind "radio"), use it.
+        told = [i for i in hits if (i.kind == "radio" or "radio" in i.states) == (kind == "radio")]
+        hits = told if any(i.kind == "radio" or "radio" in i.states for i in hits) else hits
     else:
         hits = [i for i in pool if i.kind in TEXTBOX and not isinstance(i.value, bool)]
         # Where the server tells a text area from a one-line box (the bridge: "text area"), use it.
@@ -137,8 +140,13 @@ async def sign_agreement(a: Adapter) -> None:
     if "cancel button" in q:
         await press(a, "Cancel", page)
         return
-    # Enabled only once the text area is scrolled to its bottom: neither server scrolls an element.
+    # Enabled only once the text area is scrolled to its bottom, as a person's wheel does.
     name, button = quoted(q)[0], quoted(q)[1]
+    area = next((i for i in page.items if i.kind in TEXTBOX and unnamed(i)), None)
+    if area is None:
+        raise PolicyFailed(f"no text area among {page.short(40)}")
+    await a.wheel(area, 10_000)
+    page = await a.look()
     await a.fill(page.find("Name", TEXTBOX), name)
     await press(a, button)
 
@@ -758,6 +766,37 @@ async def email_inbox(a: Adapter) -> None:
         raise PolicyFailed(f"query not understood: {q!r}")
 
 
+STYLE_ICONS = {"bold": "bold", "italics": "italic", "underlined": "underline"}
+
+
 @policy("text-editor")
 async def text_editor(a: Adapter) -> None:
-    raise PolicyFailed("not written (needs a text selection inside the editor and its unnamed toolbar buttons)")
+    # As a person with a keyboard: select all, or go to the word with Control+ArrowRight and
+    # select it with Control+Shift+ArrowRight; then the toolbar's style button (an icon).
+    page = await a.look()
+    q = page.query
+    m = re.search(r"(?:give|make) (?:the text (.+?)|everything) the (style|color) (\w+)", q)
+    if not m:
+        raise PolicyFailed(f"query not understood: {q!r}")
+    word, kind, style = m.group(1), m.group(2), m.group(3)
+    if kind == "color":
+        raise PolicyFailed("the colour picker's swatches are named by neither server")
+    editor = next((i for i in page.items if i.kind in TEXTBOX and i.index != query_item(page).index), None)
+    if editor is None:
+        raise PolicyFailed(f"no editor among {page.short(40)}")
+    if word is None:
+        await a.key("Control+a", editor)
+    else:
+        text = norm(str(editor.value or "")) or norm(editor.name)
+        words = text.split(" ")
+        if word not in words:
+            raise PolicyFailed(f"{word!r} is not among the editor's words {words}")
+        # Control+ArrowRight stops after each run of letters and each run of punctuation.
+        stops = lambda text: len(re.findall(r"\w+|[^\w\s]+", text))  # noqa: E731
+        await a.key("Control+Home", editor)
+        for _ in range(stops(" ".join(words[: words.index(word)]))):
+            await a.key("Control+ArrowRight")
+        for _ in range(stops(word)):
+            await a.key("Control+Shift+ArrowRight")
+    await a.press(_icon(await a.look(), STYLE_ICONS[style]))
+    await press(a, "Submit")

@@ -62,6 +62,8 @@ class BlockReader(TextReader):
         }
         if options:
             item["options"] = options  # the window shows the first ones (build.py `_cut`)
+        if role in ("radio", "menuitemradio"):
+            item["kind"] = "radio"  # a person sees a round box: one of a group, not cleared by a press
         backend = node.get("backendDOMNodeId")
         if (
             backend in self.secret_ids
