@@ -10,7 +10,9 @@ filtered; these routes play that part, so that tests meet what the field does:
   stylesheet comes from a second port of 127.0.0.1 that accepts connections and never answers (a
   third-party host on a filtering network): ``where=head`` (the default) puts it in ``<head>``,
   after the ``<title>`` (before it with ``title=late``), so nothing of the page renders;
-  ``where=after`` puts it after the article.
+  ``where=after`` puts it after the article, ``where=middle`` between the page's header and its
+  article. With ``ms=N`` the script comes from this site's ``/slow/late`` after N ms instead (a
+  slow host that does answer): the parser goes on then.
 
 Pages in ``static/slow/`` use them (see sample_site/README.md).
 """
@@ -71,9 +73,11 @@ async def held(request: web.Request) -> web.Response:
     """``GET /slow/held?by=script|style&where=head|after``: a page held by a resource from a host that never answers."""
     by, where = request.query.get("by", "script"), request.query.get("where", "head")
     late_title = request.query.get("title") == "late"  # the resource before the <title>: no title is parsed
-    if by not in ("script", "style") or where not in ("head", "after"):
-        raise web.HTTPBadRequest(text="by=script|style, where=head|after")
+    if by not in ("script", "style") or where not in ("head", "after", "middle"):
+        raise web.HTTPBadRequest(text="by=script|style, where=head|after|middle")
     source = f"http://{request.app[HANG_HOST_KEY]}/{'vendor.js' if by == 'script' else 'theme.css'}"
+    if request.query.get("ms", "").isdigit():
+        source = f"/slow/late?ms={request.query['ms']}&type={'script' if by == 'script' else 'css'}"
     tag = (
         f'<script src="{html.escape(source)}"></script>'
         if by == "script"
@@ -88,6 +92,8 @@ async def held(request: web.Request) -> web.Response:
   {tag if where == "head" and not late_title else ""}
 </head>
 <body>
+  <header><p>Harbor Gazette — news from the county's coast</p></header>
+  {tag if where == "middle" else ""}
   <main><article>
     {_ARTICLE}
   </article></main>

@@ -10,12 +10,16 @@ first render has settled:
    by a synchronous `<script src>` in `<head>`, or its render by a stylesheet, from a host that
    is slow or never answers. Past the bound the answer says so, and what the page waits for
    (the scripts and stylesheets of the document still pending, by host: `Blockers`).
-2. Settled: parsed (DOMContentLoaded), or a render that no change has followed for
+2. Parsed, when a script the document asked for has not arrived: what has rendered is the top
+   of the document, and the parser waits for that script before the rest (issue 41's pages that
+   paint their header, then wait on a tracker's script for the article). Within `HELD_LIMIT`
+   of the commit; past it the answer says what the parser waits for.
+3. Settled: parsed (DOMContentLoaded), or a render that no change has followed for
    `SETTLE_QUIET` (a parser held after what has rendered: a script at the end of the body);
    then quiet for `SETTLE_QUIET` or loaded, at most `SETTLE_LIMIT`; then the data requests the
    document sent to its own site answered and rendered (`page_requests`), at most
    `SETTLE_LIMIT`: a page that fetches its data fires its load event before the data is there.
-   All of step 2 is bounded by `AFTER_COMMIT_LIMIT`.
+   All of step 3 is bounded by `AFTER_COMMIT_LIMIT`.
 
 So a page whose load event a hanging subresource holds (an ad, a font, a tracker) answers as
 soon as it has rendered, saying it is still loading. Its window keeps following it as it
@@ -121,12 +125,16 @@ class Blockers:
         """`Network.loadingFinished` or `Network.loadingFailed`."""
         self._pending.pop(str(params.get("requestId", "")), None)
 
-    def describe(self, loader_id: str) -> str:
+    def holds_parser(self, loader_id: str) -> bool:
+        """A script the document of `loader_id` asked for has not arrived: its parser may wait for it."""
+        return any(loader == loader_id and kind == "script" for loader, kind, _ in self._pending.values())
+
+    def describe(self, loader_id: str, kind: str | None = None) -> str:
         """What the document of `loader_id` waits for: "a script from a.example and a stylesheet from b.example"."""
         hosts: dict[str, list[str]] = {}
-        for loader, kind, host in self._pending.values():
-            if loader == loader_id and host not in hosts.setdefault(kind, []):
-                hosts[kind].append(host)
+        for loader, what, host in self._pending.values():
+            if loader == loader_id and what == (kind or what) and host not in hosts.setdefault(what, []):
+                hosts[what].append(host)
         parts = []
         for kind, named in hosts.items():
             shown = [cap_text(h, 80) for h in named[:3]]
@@ -287,6 +295,11 @@ class Navigator(Part):
         """What an answer adds about the page it leaves the tab on: "" once it has loaded."""
         if not self._loading:
             return ""
+        if self.shown and not self._parsed and self._blockers.holds_parser(self._loader):
+            return (
+                f"What has rendered is readable, but the page's parser still waits for "
+                f"{self._blockers.describe(self._loader, 'script')}: more of it may come. Its window follows the page."
+            )
         if self.shown:
             return STILL_LOADING
         return (
@@ -316,11 +329,17 @@ class Navigator(Part):
         Once per document: the write that navigated (`navigate`) settles after it, and must not
         wait for the same page again."""
         self._waited = self._doc
+        held = anyio.current_time() + HELD_LIMIT
         with anyio.move_on_after(HELD_LIMIT):
             while not self.shown:
                 await self._progress.wait()
         if not self.shown:
             return  # nothing to read yet: the answer says what the page waits for
+        if self._loading and not self._parsed and self._blockers.holds_parser(self._loader):
+            # What it shows is the top of the document: its parser waits for a script (from a host that
+            # may hang), and the rest (an article's body) comes after it. Within the same bound.
+            with anyio.move_on_after(max(0.0, held - anyio.current_time())):
+                await self._until_parsed()
         with anyio.move_on_after(AFTER_COMMIT_LIMIT):
             if self._loading and not self._parsed:
                 # A parser held after what has rendered (a script at the end of the body) may never
