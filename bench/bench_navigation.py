@@ -8,7 +8,7 @@ One headless Chromium (WebMCP on) with two tabs on the Harbor Kitchen sample pag
 send `Cache-Control: no-cache` as a real server does, so Back restores from the cache:
 
 * bridge: MCP client -> `python -m webmcp --cdp-url <ws> <site>/kitchen/` over stdio; it
-  times `{tab}__back` and `{tab}__forward` (menu <-> order page) and `{tab}__place_order`,
+  times `{tab}__navigate {go: back}` and `{go: forward}` (menu <-> order page) and `{tab}__place_order`,
   whose form posts to a confirmation page that answers with JSON-LD;
 * raw: this process's own CDP session on the other tab: `Page.navigateToHistoryEntry` until
   `Page.frameNavigated` (type BackForwardCacheRestore), and `WebMCP.invokeTool` until the
@@ -129,8 +129,8 @@ async def bench(rounds: int) -> None:
                 samples: dict[str, list[float]] = {k: [] for k in ("bb", "bf", "rb", "rf", "bo", "ro")}
                 for _ in range(rounds):
                     await _call(client, f"{tab}__navigate", {"url": site + "/kitchen/order.html"})
-                    samples["bb"].append(await _timed(lambda: _call(client, f"{tab}__back", {})))
-                    samples["bf"].append(await _timed(lambda: _call(client, f"{tab}__forward", {})))
+                    samples["bb"].append(await _timed(lambda: _call(client, f"{tab}__navigate", {"go": "back"})))
+                    samples["bf"].append(await _timed(lambda: _call(client, f"{tab}__navigate", {"go": "forward"})))
                     await raw.goto(site + "/kitchen/")
                     await raw.goto(site + "/kitchen/order.html")
                     samples["rb"].append(await _timed(lambda: raw.history(-1)))

@@ -235,7 +235,7 @@ async def _faults(url: str, user: Any, site: str, tally: Tally, duration: float,
         doc = json.loads((await mcp.client.read_resource("app://windows")).contents[0].text)
         queue = _window(doc, "/")
         if queue is not None:
-            reloaded = await mcp.client.call_tool(f"{queue['id']}__reload", {})
+            reloaded = await mcp.client.call_tool(f"{queue['id']}__navigate", {"go": "reload"})
             tally.events.append(f"reload after crash: {'error' if reloaded.is_error else 'ok'}")
         await anyio.sleep(duration / 3)
         queue_page = next((p for c in user.contexts for p in c.pages if p.url.rstrip("/") == site), None)

@@ -68,7 +68,7 @@ async def test_page_tools_are_listed_with_schemas_and_mapped_annotations(stage: 
     assert tools[f"{win}__get_ticket"].output_schema["properties"]["result"]["type"] == "object"
     assert f"{win}__search_kb" in tools, "the same-origin iframe's tool belongs to its tab"
     assert f"{win}__create_ticket" in tools, "declarative form tools are mirrored"
-    for action in ("focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot"):
+    for action in ("focus", "navigate", "close", "read_content", "screenshot"):
         assert f"{win}__{action}" in tools
     assert "app__open_tab" in tools
     assert all(
@@ -123,7 +123,7 @@ async def test_unknown_tools_and_windows_get_structured_errors(stage: Stage) -> 
     win = (await _home(stage))["id"]
     no_tool = await stage.call(f"{win}__fly_to_the_moon")
     assert no_tool.structured_content["code"] == "action_not_available"
-    no_window = await stage.call("tab-999__reload")
+    no_window = await stage.call("tab-999__navigate")
     assert no_window.structured_content["code"] == "window_not_found"
     malformed = await stage.call("reload")
     assert malformed.structured_content["code"] == "action_not_available"
@@ -216,12 +216,12 @@ async def test_browser_actions_navigate_back_reload_focus(stage: Stage) -> None:
     assert address_of(_window(doc, win)).endswith("/ticket.html?id=102")
     names = await stage.wait_tools(lambda n: f"{win}__ticket_details" in n and f"{win}__list_tickets" not in n)
     assert f"{win}__get_ticket" not in names
-    back = await stage.call(f"{win}__back")
+    back = await stage.call(f"{win}__navigate", {"go": "back"})
     assert not back.is_error
     await stage.wait_windows(lambda d: address_of(_window(d, win)) == stage.site + "/")
-    assert not (await stage.call(f"{win}__reload")).is_error
+    assert not (await stage.call(f"{win}__navigate", {"go": "reload"})).is_error
     assert not (await stage.call(f"{win}__focus")).is_error
-    forward = await stage.call(f"{win}__forward")
+    forward = await stage.call(f"{win}__navigate", {"go": "forward"})
     assert not forward.is_error
     await stage.wait_windows(lambda d: address_of(_window(d, win)).endswith("?id=102"))
     bad = await stage.call(f"{win}__navigate", {"url": "javascript:alert(1)"})
@@ -238,7 +238,7 @@ async def test_open_tab_and_close_tab(stage: Stage) -> None:
     closed = await stage.call(f"{new_id}__close")
     assert not closed.is_error
     doc = await stage.wait_windows(lambda d: all(w["id"] != new_id for w in d["windows"]))
-    again = await stage.call(f"{new_id}__reload")
+    again = await stage.call(f"{new_id}__navigate", {"go": "reload"})
     assert again.structured_content["code"] == "window_not_found"
 
 

@@ -41,10 +41,10 @@ async def test_a_crashed_tab_stays_a_window_with_a_crash_notice_and_reload_bring
     assert win in doc["operableWindowIds"]
     assert "crashed" in _window(doc, win)["summary"]
     names = await stage.tool_names()
-    assert f"{win}__reload" in names and f"{win}__close" in names
+    assert f"{win}__navigate" in names and f"{win}__close" in names
     assert f"{win}__list_tickets" not in names, "a crashed page offers no page tools"
 
-    reloaded = await stage.call(f"{win}__reload")
+    reloaded = await stage.call(f"{win}__navigate", {"go": "reload"})
     assert not reloaded.is_error, reloaded.structured_content
     await stage.wait_tools(lambda n: f"{win}__list_tickets" in n)
     doc = await stage.wait_windows(lambda d: not _says_crashed(d, win))
@@ -79,7 +79,7 @@ async def test_calls_queued_on_a_tab_when_it_crashes_end_at_once_and_reload_foll
             await stage.wait_windows(lambda d: "Building report" in str(d))
             with anyio.move_on_after(3):
                 await session.send("Page.crash")
-        reloaded = await stage.call(f"{win}__reload")
+        reloaded = await stage.call(f"{win}__navigate", {"go": "reload"})
     # The report was running at the crash: it ends at once, never claimed done or failed.
     assert answers["slow_report"].structured_content["code"] == "call_interrupted"
     # The list call reaches the bridge in either order: queued behind the report it ends with

@@ -79,7 +79,7 @@ async def test_a_crash_during_a_version_check_ends_it_and_the_calls_queued_behin
     both = anyio.Event()
 
     async def call(name: str, args: dict[str, Any]) -> None:
-        answers[name] = await stage.call(f"{win}__{name}", args)
+        answers[args.get("go", name)] = await stage.call(f"{win}__{name}", args)
         if len(answers) == 2:
             both.set()
 
@@ -87,7 +87,7 @@ async def test_a_crash_during_a_version_check_ends_it_and_the_calls_queued_behin
         tg.start_soon(call, "list_tickets", {"expectedVersion": window["version"]})
         # A busy page cannot say when the check reached it; the call's way there takes milliseconds.
         await anyio.sleep(0.5)
-        tg.start_soon(call, "reload", {})  # queued behind the check on the tab's lock
+        tg.start_soon(call, "navigate", {"go": "reload"})  # queued behind the check on the tab's lock
         await anyio.sleep(0.2)
         # The renderer dies before it can answer: bounded, and its "Target crashed" refusal is the crash too.
         with anyio.move_on_after(3), contextlib.suppress(PlaywrightError):

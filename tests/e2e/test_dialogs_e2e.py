@@ -53,7 +53,7 @@ async def test_tool_that_opens_confirm_returns_the_dialog_window_and_its_answer_
     assert f"{dlg}__accept" in names and f"{dlg}__dismiss" in names
     assert not any(n.startswith(f"{win}__") for n in names), "a blocked tab's tools are hidden"
 
-    blocked = await stage.call(f"{win}__reload")
+    blocked = await stage.call(f"{win}__navigate", {"go": "reload"})
     assert blocked.is_error and blocked.structured_content["code"] == "blocked_by_modal"
     assert blocked.structured_content["blockingWindowId"] == dlg
 

@@ -78,7 +78,7 @@ async def test_a_page_tool_that_opens_the_chooser_answers_with_its_window_and_ch
     assert "resume.txt" in listed and "letters/cover.txt" in listed and "escape.txt" not in listed
     assert tab not in doc["operableWindowIds"] and chooser_id in doc["operableWindowIds"]
 
-    blocked = await stage.call(f"{tab}__reload")
+    blocked = await stage.call(f"{tab}__navigate", {"go": "reload"})
     assert blocked.is_error and blocked.structured_content["code"] == "blocked_by_modal"
     assert blocked.structured_content["blockingWindowId"] == chooser_id
 

@@ -150,7 +150,7 @@ async def test_junk_lines_on_stdio_get_json_rpc_errors_and_the_bridge_keeps_serv
                     await process.stdin.send(next(junk) + b"\n")
                 listed = await client.request("tools/list")
                 assert any(t["name"] == "app__open_tab" for t in listed["result"]["tools"])
-                answered = await client.request("tools/call", {"name": "tab-1__reload", "arguments": []})
+                answered = await client.request("tools/call", {"name": "tab-1__navigate", "arguments": []})
                 assert "error" in answered or answered["result"]["isError"], json.dumps(answered)[:300]
             tg.cancel_scope.cancel()
         assert process.returncode is None, "the bridge is still running"

@@ -128,9 +128,8 @@ NOT_CALLED = {
     "tests); `long_name` is called",
 }
 WINDOW_ACTIONS = {
-    "accept", "back", "call_page_tool", "cancel", "choose", "close", "close_tab", "dismiss", "fill", "focus",
-    "forward", "hover", "list_page_tools", "navigate", "open_tab", "press", "press_key", "read_content",
-    "read_download", "reload",
+    "accept", "call_page_tool", "cancel", "choose", "close", "close_tab", "dismiss", "fill", "focus",
+    "hover", "list_page_tools", "navigate", "open_tab", "press", "press_key", "read_content", "read_download",
     "screenshot", "sign_in", "stop_dialogs", "submit", "wait_for",
 }  # fmt: skip
 CLOSERS = ("accept", "dismiss", "cancel", "close")

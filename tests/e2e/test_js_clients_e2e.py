@@ -183,7 +183,7 @@ async def test_inspector_cli_shows_bad_input_as_an_error_result(node: str, site:
     assert bad["isError"] is True and bad["structuredContent"]["code"] == "validation_failed"
     async with _http_bridge(site, browser) as url:
         target = [url, "--transport", "http", "--header", f"Authorization: Bearer {TOKEN}"]
-        missing = await _inspect(node, target, "tools/call", "--tool-name", "tab-999__reload")
+        missing = await _inspect(node, target, "tools/call", "--tool-name", "tab-999__navigate")
         assert missing["isError"] is True and missing["structuredContent"]["code"] == "window_not_found"
 
 

@@ -86,7 +86,7 @@ async def test_a_loading_window_follows_the_page_until_its_load_event(stage: Sta
     assert any(b.get("id") == "loading" for b in window["blocks"])
     user = await stage.user_page(page)  # the person's tab on the same page, to add a row as a script would
     del user
-    added = await stage.call(f"{win}__reload", {})
+    added = await stage.call(f"{win}__navigate", {"go": "reload"})
     assert "still loading" in added.structured_content["message"]
 
 

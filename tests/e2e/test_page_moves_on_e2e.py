@@ -82,7 +82,7 @@ async def test_a_call_right_after_accepting_an_alert_that_reloads_the_page_answe
             # Chromium 156's renderer sometimes dies when a call reaches a document as it is replaced
             # (seen over raw CDP too, without the bridge): the answer says so, the tab is reloaded.
             assert not status.is_error or body["code"] in ("call_interrupted", "action_not_available"), body
-            reloaded = await stage.call(f"{win}__reload")
+            reloaded = await stage.call(f"{win}__navigate", {"go": "reload"})
             assert not reloaded.is_error, reloaded.structured_content
             doc = await stage.wait_windows(lambda d, last=load: _load(d, win) > last)
         else:

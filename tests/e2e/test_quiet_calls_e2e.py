@@ -111,7 +111,7 @@ async def test_a_secret_set_in_the_document_that_replaced_the_last_one_is_masked
     win, page = await _open(stage)
     first = await stage.call(f"{win}__echo_form")
     assert not first.is_error and first.structured_content["result"]["late"] == MASK
-    reloaded = await stage.call(f"{win}__reload")  # every world of the last document is gone
+    reloaded = await stage.call(f"{win}__navigate", {"go": "reload"})  # every world of the last document is gone
     assert not reloaded.is_error, reloaded.structured_content
     await stage.wait_tools(lambda names: f"{win}__echo_form" in names)
     page = await stage.user_page(PAGE)

@@ -204,7 +204,7 @@ async def test_agent_back_and_forward_from_the_back_forward_cache_show_the_page_
     win = await _kitchen_tab(kitchen)
     await _go(kitchen, win, "/kitchen/order.html", "place_order")
 
-    back = await kitchen.call(f"{win}__back")
+    back = await kitchen.call(f"{win}__navigate", {"go": "back"})
     assert not back.is_error, back.structured_content
     await _restored_from_bfcache(kitchen, "/kitchen/")
     assert "loading" not in back.structured_content["message"]
@@ -216,7 +216,7 @@ async def test_agent_back_and_forward_from_the_back_forward_cache_show_the_page_
     menu = await kitchen.call(f"{win}__todays_menu")
     assert not menu.is_error and menu.structured_content["result"]["menu"] == "lunch"
 
-    forward = await kitchen.call(f"{win}__forward")
+    forward = await kitchen.call(f"{win}__navigate", {"go": "forward"})
     assert not forward.is_error and "loading" not in forward.structured_content["message"]
     names = await kitchen.tool_names()
     assert f"{win}__place_order" in names and f"{win}__show_menu" not in names
@@ -233,7 +233,7 @@ async def test_fragment_and_push_state_navigations_return_at_once_and_back_undoe
     window = _window(await kitchen.windows(), win)
     assert address_of(window).endswith("/kitchen/?menu=dinner") and "Dinner menu" in _texts(window)
 
-    back = await kitchen.call(f"{win}__back")
+    back = await kitchen.call(f"{win}__navigate", {"go": "back"})
     assert not back.is_error and "loading" not in back.structured_content["message"]
     window = _window(await kitchen.windows(), win)
     assert address_of(window).endswith("/kitchen/#visit")

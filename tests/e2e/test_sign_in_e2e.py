@@ -88,7 +88,7 @@ async def test_navigate_to_a_basic_auth_folder_answers_with_the_sign_in_window_t
     assert win not in doc["operableWindowIds"] and prompt_id in doc["operableWindowIds"]
     names = await stage.wait_tools(lambda n: f"{prompt_id}__sign_in" in n)
     assert f"{prompt_id}__cancel" in names and not any(n.startswith(f"{win}__") for n in names)
-    blocked = await stage.call(f"{win}__reload")
+    blocked = await stage.call(f"{win}__navigate", {"go": "reload"})
     assert blocked.structured_content["code"] == "blocked_by_modal"
     assert blocked.structured_content["blockingWindowId"] == prompt_id
 

@@ -128,7 +128,7 @@ def _odd_name(rng: random.Random, known: list[str]) -> str:
             "",
             "__",
             "tab-1",
-            "tab-999__reload",
+            "tab-999__navigate",
             "app__" + rng.choice(ODD_STRINGS)[:50],
             base + "\u0000",
             base.upper(),

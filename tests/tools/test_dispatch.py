@@ -219,10 +219,16 @@ async def test_a_name_without_a_window_part_is_not_a_window_tool() -> None:
 
 async def test_browser_actions_come_from_the_records_and_run_the_window_operation() -> None:
     desktop, tab = _desktop()
-    answer = await call_tool(desktop, "tab-1__reload", {})
+    answer = await call_tool(desktop, "tab-1__navigate", {"go": "reload"})
     assert answer.result.message == "reloaded"
     assert tab.calls == [("reload", {})]
-    assert (await _error(desktop, "tab-1__reload", {"hard": True})).code == "validation_failed"
+    assert (await _error(desktop, "tab-1__navigate", {"go": "reload", "hard": True})).code == "validation_failed"
+    # One of url and go, never both or neither: refused before anything runs.
+    assert (await _error(desktop, "tab-1__navigate", {})).code == "validation_failed"
+    both = await _error(desktop, "tab-1__navigate", {"go": "back", "url": "https://example.com/"})
+    assert both.code == "validation_failed" and "not both" in both.message
+    assert (await _error(desktop, "tab-1__navigate", {"go": "sideways"})).code == "validation_failed"
+    assert tab.calls == [("reload", {})]
 
 
 async def test_dialog_actions_do_not_apply_to_tabs() -> None:
@@ -259,7 +265,7 @@ async def test_cdp_failures_become_tool_errors_in_one_place(failure: BaseExcepti
 async def test_cdp_failures_of_a_browser_action_become_tool_errors_in_the_same_place() -> None:
     desktop, tab = _desktop()
     tab.raises = SessionClosed("gone")
-    assert (await _error(desktop, "tab-1__reload", {})).code == "call_interrupted"
+    assert (await _error(desktop, "tab-1__navigate", {"go": "reload"})).code == "call_interrupted"
 
 
 class _PagedInput(BaseModel):

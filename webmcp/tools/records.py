@@ -121,7 +121,8 @@ _URL_HELP = "An absolute http(s), file or about: URL."
 
 
 class NavigateInput(_Input):
-    url: str = Field(description=_URL_HELP)
+    url: str | None = Field(default=None, description=_URL_HELP)
+    go: Literal["back", "forward", "reload"] | None = None
 
 
 class OpenTabInput(_Input):
@@ -129,7 +130,7 @@ class OpenTabInput(_Input):
 
 
 class ReadContentInput(_Input):
-    block_id: str | None = Field(default=None, alias="blockId", description="A table or list block to read in full.")
+    block_id: str | None = Field(default=None, alias="blockId")
     offset: int = Field(default=0, ge=0)
     limit: int = Field(default=100, ge=1, le=1000)
 
@@ -245,19 +246,17 @@ async def _focus(tab: Tab, _: NoInput) -> ToolResult:
 
 
 async def _navigate(tab: Tab, params: NavigateInput) -> ToolResult:
+    if (params.url is None) == (params.go is None):
+        said = "Give url (a page to load) or go (back, forward or reload)" + (", not both." if params.url else ".")
+        raise ToolError("validation_failed", said, fields=[{"field": "go" if params.url else "url", "error": said}])
+    if params.go == "back":
+        return await tab.history(-1)
+    if params.go == "forward":
+        return await tab.history(+1)
+    if params.go == "reload":
+        return await tab.reload()
+    assert params.url is not None
     return await tab.navigate(params.url)
-
-
-async def _back(tab: Tab, _: NoInput) -> ToolResult:
-    return await tab.history(-1)
-
-
-async def _forward(tab: Tab, _: NoInput) -> ToolResult:
-    return await tab.history(+1)
-
-
-async def _reload(tab: Tab, _: NoInput) -> ToolResult:
-    return await tab.reload()
 
 
 async def _close(tab: Tab, _: NoInput) -> ToolResult:
@@ -414,37 +413,10 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="navigate",
         applies_to="tab",
         title="Navigate",
-        description="Load a URL in this tab.",
+        description="Load `url` in this tab, or `go` back or forward in its history, or reload.",
         input_model=NavigateInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         handler=_navigate,
-    ),
-    ToolRecord(
-        action="back",
-        applies_to="tab",
-        title="Go back",
-        description="Go back one entry in this tab's history.",
-        input_model=NoInput,
-        annotations={"destructiveHint": False},
-        handler=_back,
-    ),
-    ToolRecord(
-        action="forward",
-        applies_to="tab",
-        title="Go forward",
-        description="Go forward one entry in this tab's history.",
-        input_model=NoInput,
-        annotations={"destructiveHint": False},
-        handler=_forward,
-    ),
-    ToolRecord(
-        action="reload",
-        applies_to="tab",
-        title="Reload",
-        description="Reload this tab's page.",
-        input_model=NoInput,
-        annotations={"destructiveHint": False, "idempotentHint": True},
-        handler=_reload,
     ),
     ToolRecord(
         action="close",
@@ -459,8 +431,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="read_content",
         applies_to="tab",
         title="Read full content",
-        description="Return this tab's full semantic content, uncut: blocks in pages, or the rows/items of one "
-        "table or list block (by blockId).",
+        description="This tab's content uncut, in pages; or every row or item of one table or list (blockId).",
         input_model=ReadContentInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         handler=_read_content,
@@ -512,7 +483,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         applies_to="tab",
         title="Press",
         description="Click what the window shows, by its text or name (a button, link, tab, menu or tree item, "
-        "checkbox, list item, suggestion, cell); blockId when several share it.",
+        "checkbox, list item, suggestion, cell).",
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
@@ -554,8 +525,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="wait_for",
         applies_to="tab",
         title="Wait for text",
-        description="Wait until the window shows `text` (case and spacing aside), no longer shows `textGone`, or "
-        "with neither until the page settles; answers as soon as it does. Other calls go on meanwhile.",
+        description="Wait until the window shows `text` (case and spacing aside) or no longer shows `textGone`; "
+        "with neither, until the page settles. Other calls go on meanwhile.",
         input_model=WaitForInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         waiter=_wait_for,

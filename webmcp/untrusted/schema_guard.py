@@ -92,7 +92,9 @@ BROWSER_ACTIONS = frozenset(
         "wait_for",
     }
 )
-"""Every browser action's name (tools/records.py): a page tool never takes one as its handle, in any case."""
+"""Every browser action's name (tools/records.py), and `back`, `forward` and `reload`, which were actions
+before `navigate {go}` took them in (a page tool's handle stays as it was): a page tool never takes one
+as its handle, in any case."""
 _RESERVED_PARAMS = frozenset({"expectedVersion"})
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _UNSAFE_RUN = re.compile(r"[^A-Za-z0-9-]+")

@@ -95,7 +95,7 @@ try {
   // The SDK checks structuredContent against the tool's outputSchema, error results too.
   report.badInput = await attempt(() =>
     client.callTool({ name: `${tab}__get_ticket`, arguments: { id: "one hundred" } }));
-  report.noWindow = await attempt(() => client.callTool({ name: "tab-999__reload", arguments: {} }));
+  report.noWindow = await attempt(() => client.callTool({ name: "tab-999__navigate", arguments: {} }));
 } catch (err) {
   console.error(`drive_bridge: ${err.stack || err}`);
   process.exitCode = 1;
