@@ -40,7 +40,7 @@ class Limits:
 
     table_rows: int = 20
     list_items: int = 20
-    text_chars: int = 600
+    text_chars: int = 2_000
     options: int = 10
     """Options of a select or listbox shown in the window (all of them through read_content)."""
     budget_chars: int = 12_000
