@@ -170,25 +170,6 @@ def test_a_window_behind_its_page_says_so_after_its_address() -> None:
     assert len(doc["blocks"]) == 2, "the window's own document is left as it is"
 
 
-async def test_a_wait_for_the_next_read_ends_when_the_page_changed_and_was_read(page: FakePage) -> None:
-    async with _running() as view, anyio.create_task_group() as tg:
-        read = anyio.Event()
-
-        async def wait() -> None:
-            await view.next_read()
-            read.set()
-
-        tg.start_soon(wait)
-        await anyio.wait_all_tasks_blocked()
-        assert not read.is_set(), "nothing changed: nothing is read"
-        page.shows = "story 5"
-        view.reported_change()
-        with anyio.fail_after(5):
-            assert await view.fresh(5)
-            await read.wait()
-        assert page.reads[-1] == "story 5"
-
-
 async def test_a_document_left_to_parse_is_not_read_mid_parse_for_a_reader_until_it_has_parsed(page: FakePage) -> None:
     async with _running() as view:
         reads = len(page.reads)

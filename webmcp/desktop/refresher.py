@@ -567,11 +567,6 @@ class LiveView(Part):
             return True
         return self._shown_began >= self._changed_before(moment)
 
-    async def next_read(self) -> None:
-        """Until the next read of the page ends (the refresher reads only once the page changed);
-        the caller bounds it."""
-        await self._read_ended.wait()
-
     async def read_since(self, moment: float, budget: float) -> None:
         """Until the view comes from a read begun after `moment`, with nothing marked changed since,
         within `budget` seconds.
