@@ -93,6 +93,9 @@ class FieldItem(_Wire):
     readonly: bool | None = Field(default=None, description="True when the page takes no typing there.")
     options: list[str] | None = Field(default=None, description="A select's or listbox's options (the first ones).")
     optionCount: int | None = Field(default=None, ge=0, description="How many options, when not all are shown.")
+    kind: Literal["radio"] | None = Field(
+        default=None, description="radio: a radio button (its value says whether it is the one chosen)."
+    )
 
 
 class FieldsBlock(_BlockBase):

@@ -143,7 +143,12 @@ async def test_checkout_over_three_pages_with_a_confirm_before_paying(
     async with _bridge(site, browser, transport, "/plain/cart.html") as stage:
         win = (await _tab(stage, "/plain/cart.html"))["id"]
         await _ok(stage, f"{win}__press", {"label": "Proceed to checkout"})
-        await _tab(stage, "/plain/shipping.html")
+        shipping = await _tab(stage, "/plain/shipping.html")
+        items = [i for b in shipping["blocks"] if b["type"] == "fields" for i in b["items"]]
+        kinds = {i["label"]: i.get("kind") for i in items if isinstance(i["value"], bool)}
+        # A person sees round radio buttons and a square check box: the window says which is which.
+        assert kinds["Gift wrap (€4.00)"] is None and any(k.startswith("Express") for k in kinds), kinds
+        assert all(v == "radio" for k, v in kinds.items() if k.startswith(("Standard", "Express"))), kinds
         await _ok(
             stage,
             f"{win}__fill",
