@@ -138,13 +138,13 @@ class Blockers:
             if loader == loader_id and what == (kind or what) and host not in hosts.setdefault(what, []):
                 hosts[what].append(host)
         parts = []
-        for kind, named in hosts.items():
+        for what, named in hosts.items():
             shown = [cap_text(h, 80) for h in named[:3]]
             more = f" and {len(named) - 3} more" if len(named) > 3 else ""
             if len(named) == 1:
-                parts.append(f"a {kind} from {shown[0]}")
+                parts.append(f"a {what} from {shown[0]}")
             else:
-                parts.append(f"{kind}s from {', '.join(shown)}{more}")
+                parts.append(f"{what}s from {', '.join(shown)}{more}")
         return " and ".join(parts) or "a resource that has not arrived"
 
 
