@@ -74,6 +74,14 @@ def text_fields(page: Page) -> list[Item]:
     return [i for i in page.items if i.kind in TEXTBOX and not isinstance(i.value, bool)]
 
 
+def asked(page: Page, pattern: str) -> re.Match[str]:
+    """The query read by `pattern`; a query it does not read fails the policy, saying so."""
+    m = re.search(pattern, page.query)
+    if not m:
+        raise PolicyFailed(f"query not understood: {page.query!r}")
+    return m
+
+
 def unnamed(item: Item) -> bool:
     """A field whose name says nothing a person reads (none, or only its role)."""
     return norm(item.name).lower() in (
@@ -90,9 +98,7 @@ async def click_test(a: Adapter) -> None:
 @policy("click-test-2")
 async def click_test_2(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Click button (\w+)", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Click button (\w+)")
     await a.press(target(page, m.group(1)))
 
 
@@ -154,9 +160,7 @@ async def sign_agreement(a: Adapter) -> None:
 @policy("use-spinner")
 async def use_spinner(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Select (-?\d+)", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Select (-?\d+)")
     await a.fill(text_fields(page)[0], m.group(1))
     await press(a, "Submit")
 
@@ -231,9 +235,7 @@ async def _set_boxes(a: Adapter, page: Page, want: Callable[[str], bool]) -> Non
 @policy("click-checkboxes-soft")
 async def click_checkboxes_soft(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"similar to (.*) and click Submit", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"similar to (.*) and click Submit")
     words = [w.strip() for w in m.group(1).split(",") if w.strip()]
     await _set_boxes(a, page, lambda name: any(_similar(name, w) for w in words))
 
@@ -241,9 +243,7 @@ async def click_checkboxes_soft(a: Adapter) -> None:
 @policy("click-checkboxes-transfer")
 async def click_checkboxes_transfer(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Select (.*) and click Submit", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Select (.*) and click Submit")
     words = [] if m.group(1) == "nothing" else [w.strip() for w in m.group(1).split(",")]
     await _set_boxes(a, page, lambda name: name in words)
 
@@ -326,9 +326,7 @@ async def click_menu_2(a: Adapter) -> None:
 @policy("choose-date", "choose-date-easy", "choose-date-medium")
 async def choose_date(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"(\d\d)/(\d\d)/(\d{4})", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"(\d\d)/(\d\d)/(\d{4})")
     month, day = int(m.group(1)), int(m.group(2))
     months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
               "October", "November", "December"]  # fmt: skip
@@ -381,9 +379,7 @@ async def copy_paste(a: Adapter) -> None:
 @policy("copy-paste-2")
 async def copy_paste_2(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"(1st|2nd|3rd) text area", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"(1st|2nd|3rd) text area")
     fields = text_fields(page)
     if len(fields) < 4:
         raise PolicyFailed(f"expected 3 text areas and a text input: {page.short(20)}")
@@ -394,9 +390,7 @@ async def copy_paste_2(a: Adapter) -> None:
 @policy("form-sequence")
 async def form_sequence(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Select (-?\d+) with the slider, click the (1st|2nd|3rd) checkbox", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Select (-?\d+) with the slider, click the (1st|2nd|3rd) checkbox")
     want = int(m.group(1))
     after_query = page.items[query_item(page).index + 1 :]
     slider = next((i for i in after_query if i.kind == "slider" or "slider" in i.name.lower()), None)
@@ -431,9 +425,7 @@ async def form_sequence_2(a: Adapter) -> None:
 @policy("form-sequence-3")
 async def form_sequence_3(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Choose (.*) from the dropdown, then click the button labeled \"(.*)\"", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Choose (.*) from the dropdown, then click the button labeled \"(.*)\"")
     select = next(
         (i for i in page.items if i.kind in ("combobox", "listbox") or (i.kind == "field" and i.options)), None
     )
@@ -448,9 +440,7 @@ async def form_sequence_3(a: Adapter) -> None:
 @policy("multi-orderings")
 async def multi_orderings(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Search for (.*) movies directed by (.*) from year (\d+)", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Search for (.*) movies directed by (.*) from year (\d+)")
     pairs = [
         (field_for(page, "Genre"), m.group(1)),
         (field_for(page, "Director"), m.group(2)),
@@ -511,9 +501,7 @@ async def read_table_2(a: Adapter) -> None:
 @policy("stock-market")
 async def stock_market(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"less than \$(\d+(?:\.\d+)?)", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"less than \$(\d+(?:\.\d+)?)")
     limit = float(m.group(1))
     for _ in range(120):  # a person watching the price: a look every 0.25 s, for half a minute
         prices = [
@@ -556,9 +544,7 @@ async def terminal(a: Adapter) -> None:
 @policy("phone-book")
 async def phone_book(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Find (.*) in the contact book and click on their (\w+)", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Find (.*) in the contact book and click on their (\w+)")
     person, what = m.group(1), m.group(2).lower()
     for _ in range(12):
         if page.has(person) and query_item(page).name != person:
@@ -698,18 +684,14 @@ async def _post_action(a: Adapter, page: Page, user: str, action: str, nth: int 
 @policy("social-media")
 async def social_media(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"For the user (@\S+), click on the \"(.*)\" button", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"For the user (@\S+), click on the \"(.*)\" button")
     await _post_action(a, page, m.group(1), m.group(2))
 
 
 @policy("social-media-some")
 async def social_media_some(a: Adapter) -> None:
     page = await a.look()
-    m = re.search(r"Click the \"(.*)\" button on (\d+) posts? by (@\S+) and then click Submit", page.query)
-    if not m:
-        raise PolicyFailed(f"query not understood: {page.query!r}")
+    m = asked(page, r"Click the \"(.*)\" button on (\d+) posts? by (@\S+) and then click Submit")
     action, count, user = m.group(1), int(m.group(2)), m.group(3)
     for k in range(count):
         await _post_action(a, await a.look() if k else page, user, action, k)

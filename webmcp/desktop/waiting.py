@@ -35,6 +35,7 @@ from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
 from webmcp.view.masking import mask_secrets
+from webmcp.view.targets import folded
 
 __all__ = ["SETTLE_QUIET", "WAIT_DEFAULT", "WAIT_LIMIT", "WaitDesk", "Wanted", "block_text", "wait_for"]
 
@@ -99,11 +100,6 @@ class Wanted:
         if self.text_gone is not None:
             return f"{_quoted(self.text_gone)} to go"
         return "the page to settle"
-
-
-def fold(text: str) -> str:
-    """`text` as it is matched: white space folded to single spaces, case folded."""
-    return " ".join(text.split()).casefold()
 
 
 def block_text(block: dict[str, Any]) -> str:
@@ -215,7 +211,7 @@ def _masked(blocks: list[dict[str, Any]], secrets: frozenset[str]) -> list[dict[
 
 def _containing(blocks: list[dict[str, Any]], text: str) -> list[str]:
     """The excerpts of the blocks that show `text`, in the window's order."""
-    needle = fold(text)
+    needle = folded(text)
     found: list[str] = []
     for block in blocks:
         shown = " ".join(block_text(block).split())

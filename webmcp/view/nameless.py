@@ -16,14 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .nodes import GUESSED, Node, name_of, prop, role_of
-from .walk_roles import FIELD_ROLES
+from .walk_roles import FIELD_ROLES, PICTURE_ROLES
 
 __all__ = ["MAX_NAMELESS", "give_name", "guess_name", "nameless_nodes"]
 
 MAX_NAMELESS = 40
 """Nodes asked about in one read, at most (the first in the page's order)."""
-_ICON_ROLES = frozenset({"button", "link", "generic", "image", "img"})
-_PICTURES = frozenset({"image", "img"})
+_ICON_ROLES = frozenset({"button", "link", "generic"}) | PICTURE_ROLES
 _WORD = re.compile(r"[A-Za-z]+")
 # Words a class or file name holds that name no picture: icon sets, sizes, states, layout.
 _NOISE = frozenset(
@@ -51,7 +50,7 @@ def nameless_nodes(
         role = role_of(node)
         if role not in _ICON_ROLES:
             continue
-        if role in _PICTURES and node.get("childIds"):
+        if role in PICTURE_ROLES and node.get("childIds"):
             continue  # a picture with parts (an SVG's shapes) is not one icon
         if role == "generic":
             if node.get("childIds") or prop(node, "editable"):

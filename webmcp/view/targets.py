@@ -18,9 +18,11 @@ from datetime import date, datetime, time
 from typing import Any, Literal
 
 from .nodes import Node, prop, role_of, with_states
+from .walk_roles import RADIO_ROLES
 
 __all__ = [
     "ActionTarget",
+    "folded",
     "target_of",
     "Coerced",
     "Refusal",
@@ -47,8 +49,7 @@ PRESSABLE = frozenset({"button", "link", "control"})
 
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "textfield", "combobox", "spinbutton"})
 _CHECK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
-_RADIO_ROLES = frozenset({"radio", "menuitemradio"})
-_CHECKABLE_ROLES = _CHECK_ROLES | _RADIO_ROLES
+_CHECKABLE_ROLES = _CHECK_ROLES | RADIO_ROLES
 _TRUE = frozenset({"true", "yes", "on", "checked", "1"})
 _FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -175,7 +176,8 @@ def with_block_ids(targets: Sequence[ActionTarget], ids: dict[Any, str]) -> list
     ]
 
 
-def _norm(text: str) -> str:
+def folded(text: str) -> str:
+    """`text` as labels and waited-for texts are matched: white space folded to single spaces, case folded."""
     return " ".join(text.split()).casefold()
 
 
@@ -205,7 +207,7 @@ def _plain(label: str) -> str:
 
 
 def _named(t: ActionTarget, wanted: str) -> bool:
-    return _norm(_plain(t.label)) == wanted or _norm(t.label) == wanted
+    return folded(_plain(t.label)) == wanted or folded(t.label) == wanted
 
 
 def _same_case(found: list[ActionTarget], label: str) -> list[ActionTarget]:
@@ -221,7 +223,7 @@ def _by_ordinal(pool: Sequence[ActionTarget], label: str) -> ActionTarget | None
         found = pattern.match(label.strip())
         if found is not None:
             base, n = found.group(1), int(found.group(2))
-            same = _same_case([t for t in pool if _named(t, _norm(base))], base)
+            same = _same_case([t for t in pool if _named(t, folded(base))], base)
             if n <= len(same):
                 return same[n - 1]
     return None
@@ -237,7 +239,7 @@ def as_listed(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
     n = next(i for i, t in enumerate(same, 1) if t is target)
     for _pattern, form in _ORDINALS:
         listed = form.format(plain, n)
-        if not any(_named(t, _norm(listed)) for t in pool):  # no label of the page's reads so
+        if not any(_named(t, folded(listed)) for t in pool):  # no label of the page's reads so
             return listed
     return listed
 
@@ -264,7 +266,7 @@ def resolve(
                 shown=tuple(_shown(pool)),
             )
         pool = in_block
-    wanted = _norm(label)
+    wanted = folded(label)
     exact = _same_case([t for t in pool if _named(t, wanted)], label)
     found: list[Resolved] = [Resolved(t) for t in exact]
     if not found and (numbered := _by_ordinal(everywhere, label)) is not None:
@@ -272,11 +274,11 @@ def resolve(
             return Resolved(numbered)
     if not found and kinds & {"field"}:
         # A radio group by its own name, the option given as the value.
-        groups = [t for t in pool if t.role in _RADIO_ROLES and t.group and _norm(t.group) == wanted]
+        groups = [t for t in pool if t.role in RADIO_ROLES and t.group and folded(t.group) == wanted]
         if groups:
             return Resolved(groups[0], option="")
     if not found:
-        found = [Resolved(t) for t in pool if wanted and _norm(t.label).startswith(wanted)]
+        found = [Resolved(t) for t in pool if wanted and folded(t.label).startswith(wanted)]
     if len(found) == 1:
         return found[0]
     if not found:
@@ -332,7 +334,7 @@ def field_kind(target: ActionTarget) -> str:
     role = target.role
     if role in _CHECK_ROLES:
         return "checkbox"
-    if role in _RADIO_ROLES:
+    if role in RADIO_ROLES:
         return "radio"
     if role == "Date":
         return "date"
@@ -395,7 +397,7 @@ def _coerce_one(target: ActionTarget, value: Any) -> Coerced | Refusal:
         return Refusal(f"{name} takes text; give a string.")
     text = str(value)
     if kind == "select":
-        match = [o for o in target.options if _norm(o) == _norm(text)]
+        match = [o for o in target.options if folded(o) == folded(text)]
         if not match:
             listed = "; ".join(f"\u201c{o}\u201d" for o in target.options[:40])
             return Refusal(f"{name} has no option {shown_value}; its options: {listed}.")

@@ -49,6 +49,7 @@ from .walk_roles import (
     INLINE_ROLES,
     MAIN_ROLES,
     NOTICE_ROLES,
+    PICTURE_ROLES,
     SKIP_ROLES,
     TEXT_CONTAINERS,
     TEXT_RUN_TARGETS,
@@ -123,9 +124,9 @@ class _Walker(WalkState):
             text = self.text_of(node) or name_of(node)
             if text:
                 self.emit(self.key(node), notice_block(None, severity(role, text), text))
-        elif role in ("image", "img") and prop(node, GUESSED) and not node.get("childIds"):
+        elif role in PICTURE_ROLES and prop(node, GUESSED) and not node.get("childIds"):
             self.control(node)  # an icon (a CSS `content:` picture, an <img> with no alt): pressed by its guess
-        elif role in ("image", "img") and name_of(node):
+        elif role in PICTURE_ROLES and name_of(node):
             url = str(prop(node, "url") or "")
             self.emit(
                 self.key(node),

@@ -9,7 +9,7 @@ from cdp_bridge.ax import UNREAD
 from .masking import MASK
 from .nodes import READ_ON_BUTTON, Node, hidden, join_text, name_of, prop, role_of, shown_on_button
 from .targets import TargetKind
-from .walk_roles import CHECKABLE, CHOICES, COMPOSITE_FIELDS, FLATTENED, SKIP_ROLES, TEXT_RUN_TARGETS
+from .walk_roles import CHECKABLE, CHOICES, COMPOSITE_FIELDS, FLATTENED, RADIO_ROLES, SKIP_ROLES, TEXT_RUN_TARGETS
 from .walk_text import TextReader, WalkFrame
 
 __all__ = ["BlockReader"]
@@ -62,8 +62,8 @@ class BlockReader(TextReader):
         }
         if options:
             item["options"] = options  # the window shows the first ones (build.py `_cut`)
-        if role in ("radio", "menuitemradio"):
-            item["kind"] = "radio"  # a person sees a round box: one of a group, not cleared by a press
+        if role in RADIO_ROLES:
+            item["kind"] = "radio"  # a person sees a round box
         backend = node.get("backendDOMNodeId")
         if (
             backend in self.secret_ids

@@ -15,6 +15,8 @@ __all__ = [
     "INLINE_ROLES",
     "MAIN_ROLES",
     "NOTICE_ROLES",
+    "PICTURE_ROLES",
+    "RADIO_ROLES",
     "SKIP_ROLES",
     "TEXT_CONTAINERS",
 ]
@@ -51,6 +53,9 @@ TEXT_RUN_TARGETS = 100
 COMPOSITE_FIELDS = frozenset({"Date", "DateTime", "InputTime"})
 CHOICES = frozenset({"combobox", "listbox"})
 CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
+RADIO_ROLES = frozenset({"radio", "menuitemradio"})
+"""A radio button: one of a group, shown as `kind: "radio"`, not cleared by a press."""
+PICTURE_ROLES = frozenset({"image", "img"})
 NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
 SKIP_ROLES = frozenset(
     {
