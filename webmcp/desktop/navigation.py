@@ -108,6 +108,18 @@ def check_url(policy: OriginPolicy, url: str) -> None:
         )
 
 
+def _host(url: str) -> str:
+    """`host[:port]` of `url`: never its user name or password (`https://user:secret@host/`), which a
+    page may put there and which the bridge's own answer must not carry."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ""
+    host = parts.hostname or ""
+    return f"{host}:{port}" if host and port else host
+
+
 class Blockers:
     """The scripts and stylesheets the main frame's document asked for that have not arrived."""
 
@@ -120,7 +132,7 @@ class Blockers:
         kind = _BLOCKING_TYPES.get(str(params.get("type", "")))
         if kind is None or params.get("frameId") != main_frame or len(self._pending) >= _BLOCKERS_KEPT:
             return
-        host = urlsplit(str(params.get("request", {}).get("url", ""))).netloc or "the page's own site"
+        host = _host(str(params.get("request", {}).get("url", ""))) or "the page's own site"
         self._pending[str(params.get("requestId", ""))] = (str(params.get("loaderId", "")), kind, host)
 
     def ended(self, params: dict[str, Any]) -> None:
