@@ -51,10 +51,24 @@ _EVENTS = frozenset({"WebMCP.toolResponded", "Runtime.bindingCalled", "WebMCP.to
 _SPANS: list[tuple[str, int, int, int]] = []  # name, start ns, end ns, thread CPU ns
 
 
+def _install(owner: Any, attr: str, inner: Any, wrapper: Any) -> None:
+    """Put `wrapper` wherever the code finds `inner`: its owner and every module that imported it by name."""
+    setattr(owner, attr, wrapper)
+    for module in list(sys.modules.values()):
+        if (
+            getattr(module, "__name__", "").startswith(("webmcp", "cdp_bridge"))
+            and getattr(module, attr, None) is inner
+        ):
+            setattr(module, attr, wrapper)
+
+
 def _timed(owner: Any, attr: str, name: str | None = None, cpu: bool = False) -> None:
     """Replace the coroutine function `owner.attr` with one that records a span per call."""
-    inner = getattr(owner, attr)
+    inner = getattr(owner, attr, None)
     label = name or attr
+    if inner is None:
+        print(f"trace_call: no {attr} on {getattr(owner, '__name__', owner)}: not traced", file=sys.stderr)
+        return
 
     @functools.wraps(inner)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -64,12 +78,15 @@ def _timed(owner: Any, attr: str, name: str | None = None, cpu: bool = False) ->
         finally:
             _SPANS.append((label, start, time.perf_counter_ns(), time.thread_time_ns() - cpu0 if cpu else 0))
 
-    setattr(owner, attr, wrapper)
+    _install(owner, attr, inner, wrapper)
 
 
 def _timed_sync(owner: Any, attr: str, name: str | None = None) -> None:
-    inner = getattr(owner, attr)
+    inner = getattr(owner, attr, None)
     label = name or attr
+    if inner is None:
+        print(f"trace_call: no {attr} on {getattr(owner, '__name__', owner)}: not traced", file=sys.stderr)
+        return
 
     @functools.wraps(inner)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -79,7 +96,7 @@ def _timed_sync(owner: Any, attr: str, name: str | None = None) -> None:
         finally:
             _SPANS.append((label, start, time.perf_counter_ns(), time.thread_time_ns() - cpu0))
 
-    setattr(owner, attr, wrapper)
+    _install(owner, attr, inner, wrapper)
 
 
 def _trace_cdp(connection: Any) -> None:
@@ -230,10 +247,11 @@ def serve(out: str, bridge_args: list[str]) -> int:
     Path(out + ".pid").write_text(str(os.getpid()))
     import importlib
 
-    from cdp_bridge import connection, layout
+    from cdp_bridge import ax_patch, connection, layout
     from webmcp.cli import main
-    from webmcp.desktop import calls, live_view, refresher, tab
+    from webmcp.desktop import calls, effects, live_view, refresher, tab
     from webmcp.server import app
+    from webmcp.view import build as view_build
 
     try:  # where a take is read (its own module since the split; live_view's before)
         take: Any = importlib.import_module("webmcp.desktop.observer_take")
@@ -249,11 +267,13 @@ def serve(out: str, bridge_args: list[str]) -> int:
         (live_view, "read_page", None),
         (live_view, "_patch_session", None),
         (live_view, "frame_changes" if hasattr(live_view, "frame_changes") else "_frame_changes", "_frame_changes"),
-        (take, "read_subtrees", None),
+        (ax_patch, "read_subtrees", None),
         *([(take, "read_relisted", None)] if hasattr(take, "read_relisted") else []),
-        (live_view, "patch_text_layout", None),
+        (layout, "patch_text_layout", None),
         (layout, "read_text_layout", None),
-        (calls, "_page_result", None),
+        (calls.PageCalls, "_page_result", "PageCalls._page_result"),
+        (calls.PageCalls, "call", "PageCalls.call"),
+        (effects.Effects, "catch_up", "Effects.catch_up"),
         (tab.Tab, "secrets_now", "Tab.secrets_now"),
         (tab.Tab, "navigation_settled", "Tab.navigation_settled"),
     ]:
@@ -266,10 +286,10 @@ def serve(out: str, bridge_args: list[str]) -> int:
         _page_clock(take)
     _trace_gc()
     for owner, attr, name in [
-        (live_view, "build_view", None),
-        (live_view, next(n for n in ("splice_index", "splice_tree", "splice") if hasattr(live_view, n)), "splice"),
-        (live_view, "layout_touched" if hasattr(live_view, "layout_touched") else "_touched", "_touched"),
-        (live_view, "running_text", None),  # from the last read's where it can (a walk of every node before)
+        (view_build, "build_view", None),
+        (ax_patch, "splice_index", "splice"),
+        (take, "layout_touched", "_touched"),
+        (layout, "running_text", None),  # from the last read's where it can (a walk of every node before)
         (layout, "_in_running_text", None),
         (layout, "_gaps", None),
         (tab.Tab, "show", "Tab.show"),

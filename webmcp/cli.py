@@ -14,6 +14,7 @@ starts is stopped when the client closes stdio, on Ctrl-C and on SIGTERM.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import signal
@@ -375,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
 
         from webmcp.runner import run  # noqa: PLC0415 - the event loop, the connection, the agent side
 
+        _collect_less()
         anyio.run(run, config, launch)
     except KeyboardInterrupt:
         return 130
@@ -390,6 +392,17 @@ def main(argv: list[str] | None = None) -> int:
         if launch is not None:
             launch[1].discard()  # a browser the launcher never took over (it stops its own)
     return 0
+
+
+def _collect_less() -> None:
+    """Python's cycle collector, tuned for a server that builds a view of thousands of short-lived
+    objects on each change of a page: what the imports made is set aside for good (never traversed
+    again), and a young generation collects after 20,000 new objects instead of 700. Reference
+    counting frees nearly all of a read at once; the collector is for the few cycles, and at 700 it
+    ran several times within every page-changing call (about 0.5 ms each, 1-3 ms for an older one).
+    """
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 def launch_options(browser: BrowserConfig) -> LaunchOptions:

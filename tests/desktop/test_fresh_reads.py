@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any, cast
 
 import anyio
@@ -134,6 +136,68 @@ async def test_changes_the_observer_may_not_have_reported_yet_are_read_by_a_read
         with anyio.fail_after(5):
             assert await view.fresh(5)
         assert page.reads[-1] == "story 3, not reported yet"
+
+
+class TakingPage(FakePage):
+    """A page read incrementally after its first read: each read takes the changes of the observers
+    in `worlds` (as `read_changes` does, which ends their folds: observer.js)."""
+
+    def __init__(self, worlds: list[int]) -> None:
+        super().__init__()
+        self.worlds = worlds
+
+    async def read_page(self, _page: Any, doc_seq: int, ids: Any) -> PageRead:
+        return replace(await super().read_page(_page, doc_seq, ids), doc_seq=doc_seq)
+
+    async def read_changes(self, _page: Any, last: PageRead, ids: Any, _moves: Any = None) -> PageRead:
+        read = await self.read_page(_page, last.doc_seq, ids)
+        frames = [SimpleNamespace(key=f"frame {w}") for w in self.worlds]
+        nodes = cast(Any, SimpleNamespace(frames=frames))
+        contexts = {f"frame {w}": w for w in self.worlds}
+        return replace(read, sessions=[(cast(CDPSession, SESSION), nodes)], contexts=contexts, took=True)
+
+
+@pytest.fixture
+def taking(monkeypatch: pytest.MonkeyPatch) -> TakingPage:
+    fake = TakingPage([7])
+    monkeypatch.setattr(live_view_module, "read_page", fake.read_page)
+    monkeypatch.setattr(live_view_module, "read_changes", fake.read_changes)
+    monkeypatch.setattr(refresher_module, "_REFRESH_MIN_INTERVAL", 30.0)
+    return fake
+
+
+async def test_a_read_that_took_an_observers_changes_after_its_report_needs_no_second_read(taking: TakingPage) -> None:
+    # A take ends the observer's fold (observer.js): what it held unreported is in the take, and
+    # its next change is reported at once. So a read whose take came after the last report is
+    # fresh now, within the fold window too (before, a page tool's answer read the page twice).
+    async with _running() as view:
+        taking.shows = "story 2"
+        view.reported_change((id(SESSION), 7))
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        reads = len(taking.reads)
+        assert taking.reads[-1] == "story 2"
+        assert view.is_fresh(), "the take after the report holds all the observer saw"
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert len(taking.reads) == reads, "no second read"
+        # A report after that read began, or from an observer it did not take, may hold more.
+        taking.shows = "story 3"
+        view.reported_change((id(SESSION), 7))
+        assert not view.is_fresh()
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert taking.reads[-1] == "story 3"
+        taking.shows = "story 4, in a frame the reads do not take"
+        view.reported_change((id(SESSION), 9))
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert taking.reads[-1] == "story 4, in a frame the reads do not take"
+        reads = len(taking.reads)
+        assert not view.is_fresh(), "that frame's fold may still hold a change: a read begun after is due"
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert len(taking.reads) == reads + 1
 
 
 async def test_a_read_that_cannot_catch_up_in_time_says_so_and_the_read_under_way_goes_on(page: FakePage) -> None:

@@ -154,6 +154,19 @@ class PageRead:
     nothing changed since may answer "none": they stand)."""
     memo: WalkMemo = field(default_factory=WalkMemo)
     """What building its view walked, for the next build of the same document (`build_view`)."""
+    took: bool = False
+    """Every frame's observer handed its changes over for this read (`read_changes`), which ended its fold."""
+
+    def observers(self) -> list[tuple[int, int]]:
+        """The observers (session, world) that handed their changes over for this read; none for a whole read."""
+        if not self.took:
+            return []
+        return [
+            (id(session), self.contexts[frame.key])
+            for session, nodes in self.sessions
+            for frame in nodes.frames
+            if frame.key in self.contexts
+        ]
 
 
 async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
@@ -246,8 +259,8 @@ async def read_changes(
             return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
     if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
-        return replace(last, contexts=contexts, taken=taken)  # Nothing changed: the same nodes build the same view.
-    return _page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken, last.memo)
+        return replace(last, contexts=contexts, taken=taken, took=True)  # Nothing changed: the same view.
+    return replace(_page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken, last.memo), took=True)
 
 
 async def changed_since(read: PageRead) -> bool:

@@ -17,6 +17,7 @@ import dataclasses
 import difflib
 import json
 import logging
+import math
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
@@ -56,6 +57,10 @@ _VERIFY_COUNTS = os.environ.get("WEBMCP_VERIFY_INCREMENTAL_COUNTS", "")
 """A file that the counts are written to (JSON) after each checked read, for the tests to read."""
 
 _REFRESH_MIN_INTERVAL = 0.05
+Observer = tuple[int, int | None]
+"""A frame's change observer: its session (`id`) and its world's execution context."""
+_REPORTS_KEPT = 64
+"""Past this many observers' last reports, those older than `_FOLD_WINDOW` are let go."""
 _FOLD_WINDOW = 0.1
 """How long after a reported change a further one may still be unreported: the observer folds
 changes within 15 ms of a report into one at the end (live_view.py), and a busy page runs that
@@ -118,6 +123,13 @@ class LiveView(Part):
         self._has_secret_fields = True  # until a view says otherwise, mask by reading the page
         self._last_report = -float("inf")
         """When the page's observer last reported a change (`anyio.current_time()`)."""
+        self._reports: dict[Observer, float] = {}
+        """When each frame's observer (its session and world) last reported a change, within
+        `_FOLD_WINDOW` of now (older ones are let go)."""
+        self._shown_takes: dict[Observer, float] = {}
+        """The observers whose changes the read shown took, each with when that read began (none
+        for a whole read): a take ends the observer's fold (observer.js), so a report before it
+        holds nothing the read missed."""
         self._report = anyio.Event()
         """Set (and replaced) at each report of a change."""
         self._read_began = -float("inf")
@@ -165,7 +177,12 @@ class LiveView(Part):
 
     def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
         """The change observer in every frame of `session`; the main document's parse and load."""
-        session.on("Runtime.bindingCalled", lambda p: self.reported_change() if p.get("name") == BINDING else None)
+        session.on(
+            "Runtime.bindingCalled",
+            lambda p: (
+                self.reported_change((id(session), p.get("executionContextId"))) if p.get("name") == BINDING else None
+            ),
+        )
         session.on("Page.loadEventFired", lambda _p: self._document_event(parsed=True))
         session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
         session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
@@ -197,9 +214,13 @@ class LiveView(Part):
         self._wholes += 1
         self._dirty.set()
 
-    def reported_change(self) -> None:
-        """The change observer in one of the page's frames reported a change."""
-        self._last_report = self._marked = anyio.current_time()
+    def reported_change(self, observer: Observer = (0, None)) -> None:
+        """The change observer in one of the page's frames (`observer`: its session and world; none
+        that a read takes when not known) reported a change."""
+        self._last_report = self._marked = now = anyio.current_time()
+        if len(self._reports) > _REPORTS_KEPT:
+            self._reports = {o: t for o, t in self._reports.items() if now - t <= _FOLD_WINDOW}
+        self._reports[observer] = now
         self._dirty.set()
         report, self._report = self._report, anyio.Event()
         report.set()
@@ -217,6 +238,7 @@ class LiveView(Part):
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
         self._shown_began = -float("inf")
+        self._shown_takes = {}
         self._wholes += 1
         self._parsed.set()
 
@@ -255,6 +277,7 @@ class LiveView(Part):
             self._parsed.set()
         self._view = self._last_read = None
         self._shown_began = -float("inf")
+        self._shown_takes = {}
         self._marked = anyio.current_time()
         self._wholes += 1
         self._dirty.set()
@@ -402,6 +425,7 @@ class LiveView(Part):
                 return False  # the tab closed during the read: nothing of it is shown any more
             self._clean = asked  # a whole read asked for meanwhile is still to come
             self._shown_began = began
+            self._shown_takes = dict.fromkeys(read.observers(), began)
             self._take(read)
             self._host.show(read.view)
         await self._host.after_read()
@@ -511,7 +535,13 @@ class LiveView(Part):
     def _changed_before(self, moment: float) -> float:
         """When the page last changed before `moment` as far as the bridge can tell (`moment` itself
         within `_FOLD_WINDOW` of a report: its observer may hold changes it has not reported yet)."""
-        return moment if moment - self._last_report <= _FOLD_WINDOW else self._marked
+        if moment - self._last_report > _FOLD_WINDOW:
+            return self._marked
+        # A report within the window from an observer whose changes the view's read took after it
+        # holds nothing unread: that take ended its fold, and it reports at once again.
+        takes = self._shown_takes
+        unread = any(moment - t <= _FOLD_WINDOW and takes.get(o, -math.inf) <= t for o, t in self._reports.items())
+        return moment if unread else self._marked
 
     def _parsing_unread(self) -> bool:
         """The document shown is left to parse (`new_document`, `PARSE_HOLD`) and nothing of it is read."""

@@ -428,6 +428,10 @@
     return false;
   };
   globalThis.__webmcpBridgeTakeChanged = (limit, most) => {
+    // What the fold holds unreported is in this take: the next change is reported at once, so a
+    // read that took every frame after their last reports has seen all they did (refresher.py).
+    if (timer) { clearTimeout(timer); timer = 0; }
+    again = false;
     checked = false;
     compare(true);
     // Whether it is "all" is told first: the neighbours' walk over the style sheets is not made for nothing.
