@@ -17,7 +17,7 @@ import webmcp.desktop.refresher as refresher_module
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
-from webmcp.desktop.live_view import PageRead
+from webmcp.desktop.live_view import BINDING, PageRead
 from webmcp.desktop.refresher import LiveView
 from webmcp.desktop.registry import BEHIND_NOTICE, _behind
 from webmcp.models import address_block, text_block
@@ -198,6 +198,23 @@ async def test_a_read_that_took_an_observers_changes_after_its_report_needs_no_s
         with anyio.fail_after(5):
             assert await view.fresh(5)
         assert len(taking.reads) == reads + 1
+
+
+async def test_a_first_paint_is_not_a_change_of_the_page_and_composes_the_window_again_unread(page: FakePage) -> None:
+    # observer.js says "painted" (or "hidden") once: how the document shows, not what it holds. A
+    # big page's first paint came during its first read and cost a second whole read.
+    async with _running() as view:
+        reads, host = len(page.reads), cast(FakeHost, view._host)
+        shown = len(host.shown)
+        view._observer_said(cast(CDPSession, SESSION), {"name": BINDING, "payload": "painted", "executionContextId": 3})
+        assert view.is_fresh(), "nothing is unread"
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert len(page.reads) == reads
+        view.reshow()  # what the navigator does then: the window's notice changes, from the same view
+        assert len(host.shown) == shown + 1 and host.shown[-1] is host.shown[-2]
+        view._observer_said(cast(CDPSession, SESSION), {"name": BINDING, "payload": "", "executionContextId": 3})
+        assert not view.is_fresh(), "an empty payload is a change"
 
 
 async def test_a_read_that_cannot_catch_up_in_time_says_so_and_the_read_under_way_goes_on(page: FakePage) -> None:

@@ -248,6 +248,7 @@ class Navigator(Part):
         """The main frame's observer: its document painted (or is hidden, so it cannot tell)."""
         if params.get("name") == BINDING and params.get("payload") in ("painted", "hidden") and not self._painted:
             self._painted = True
+            self._view.reshow()  # its notice no longer says that nothing has rendered
             self._step()
 
     def _starting(self, session: CDPSession, params: dict[str, Any]) -> None:

@@ -177,12 +177,7 @@ class LiveView(Part):
 
     def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
         """The change observer in every frame of `session`; the main document's parse and load."""
-        session.on(
-            "Runtime.bindingCalled",
-            lambda p: (
-                self.reported_change((id(session), p.get("executionContextId"))) if p.get("name") == BINDING else None
-            ),
-        )
+        session.on("Runtime.bindingCalled", partial(self._observer_said, session))
         session.on("Page.loadEventFired", lambda _p: self._document_event(parsed=True))
         session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
         session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
@@ -213,6 +208,18 @@ class LiveView(Part):
         self._marked = anyio.current_time()
         self._wholes += 1
         self._dirty.set()
+
+    def _observer_said(self, session: CDPSession, params: dict[str, Any]) -> None:
+        # "painted" and "hidden" (observer.js) tell how the document shows, not that what it holds
+        # changed: the window is composed again (navigation.py), nothing is read (a big page's
+        # first paint, after its first read began, cost a second whole read before its answer).
+        if params.get("name") == BINDING and not params.get("payload"):
+            self.reported_change((id(session), params.get("executionContextId")))
+
+    def reshow(self) -> None:
+        """Compose the window again from the view shown: how the tab stands changed, not its page."""
+        if self._view is not None and not self._closed:
+            self._host.show(self._view)
 
     def reported_change(self, observer: Observer = (0, None)) -> None:
         """The change observer in one of the page's frames (`observer`: its session and world; none
