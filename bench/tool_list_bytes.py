@@ -91,8 +91,8 @@ async def run(code: Path) -> None:
             ]
             steps += [
                 ("navigate search.html", "navigate", {"url": f"{site}/plain/search.html"}),
-                ("back", "back", {}),
-                ("forward", "forward", {}),
+                ("back", "navigate", {"go": "back"}),
+                ("forward", "navigate", {"go": "forward"}),
             ]
             orders: dict[frozenset[str], list[str]] = {}
             print("| step | tools/list_changed | lists read | bytes of lists |\n|---|---:|---:|---:|")

@@ -540,15 +540,23 @@ class WindowActions:
         # The pointer comes first, and what it changes is drawn before the button goes down, as for
         # a person: a picture that `:hover` swaps (MiniWoB's "more" icons) has no box until it loads,
         # and a press at once fell on what was behind it. Then look again where it now is.
-        await pointer.hover(element.frame, aimed, self._host.timeouts.command)
-        await _next_frame(element, self._host.timeouts.command)
-        with contextlib.suppress(ToolError):  # covered now by what the pointer opened: click where it was
-            aimed = await self._aim(element, name) or aimed
+        # A page that took no move in time draws no frames now (a tab behind another): nothing the
+        # pointer changes is drawn before the press, which delivers the move first.
+        drawing = await pointer.hover(element.frame, aimed, self._host.timeouts.command)
+        if drawing:
+            await _next_frame(element, self._host.timeouts.command)
+            with contextlib.suppress(ToolError):  # covered now by what the pointer opened: click where it was
+                aimed = await self._aim(element, name) or aimed
         left = anyio.Event()
         off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
         try:
             await pointer.click(
-                element.frame, aimed, self._host.timeouts.command, modifiers=modifiers, or_left=left.wait
+                element.frame,
+                aimed,
+                self._host.timeouts.command,
+                modifiers=modifiers,
+                or_left=left.wait,
+                drawing=drawing,
             )
         finally:
             off()

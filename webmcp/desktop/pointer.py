@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import anyio
+
 from cdp_bridge.errors import ProtocolError
 from webmcp.desktop.races import first_of
 
@@ -103,32 +105,58 @@ async def aim(frame: Frame, node: dict[str, Any], judge: Judge, timeout: float) 
 
 
 async def click(
-    frame: Frame, point: Aimed, timeout: float, *, modifiers: int = 0, or_left: Callable[[], Awaitable[Any]]
+    frame: Frame,
+    point: Aimed,
+    timeout: float,
+    *,
+    modifiers: int = 0,
+    or_left: Callable[[], Awaitable[Any]],
+    drawing: bool = True,
 ) -> None:
     """Move onto `point` and click there with the left button, as a person's mouse does.
 
     `or_left` ends when the page asked to leave its document: the browser may answer the button's
     release only once that navigation is answered (a page behind a sign-in prompt: never, until
-    the person or the agent signs in), and the click has happened by then.
+    the person or the agent signs in), and the click has happened by then. Unless `drawing` (the
+    page draws frames: its last move was answered, `hover`), the move is written with the button's
+    press and not waited for: the press delivers it first.
     """
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
-    await frame.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none"}, timeout=timeout)
+    move = {**base, "type": "mouseMoved", "button": "none"}
+    if drawing:
+        await _move(frame, move, timeout)
     await frame.send(
         "Input.dispatchMouseEvent",
         {**base, "type": "mousePressed", "button": "left", "buttons": 1, "clickCount": 1},
         timeout=timeout,
+        preceded_by=() if drawing else (("Input.dispatchMouseEvent", move),),
     )
     release = {**base, "type": "mouseReleased", "button": "left", "buttons": 0, "clickCount": 1}
     await first_of(partial(frame.send, "Input.dispatchMouseEvent", release, timeout=timeout), or_left)
 
 
-async def hover(frame: Frame, point: Aimed, timeout: float) -> None:
-    """Move the pointer onto `point` (mouseover, mouseenter, :hover follow)."""
-    await frame.send(
-        "Input.dispatchMouseEvent",
-        {"type": "mouseMoved", "x": point.x, "y": point.y, "button": "none", "modifiers": 0},
-        timeout=timeout,
+async def hover(frame: Frame, point: Aimed, timeout: float) -> bool:
+    """Move the pointer onto `point` (mouseover, mouseenter, :hover follow); whether the page took the
+    move within `MOVE_WAIT` (False: it draws no frames now, and the move waits for what comes next)."""
+    return await _move(
+        frame, {"type": "mouseMoved", "x": point.x, "y": point.y, "button": "none", "modifiers": 0}, timeout
     )
+
+
+MOVE_WAIT = 0.1
+"""How long a pointer move's answer is waited for (seconds). Chromium hands a move to a page
+with pointer listeners at its next animation frame, and a tab behind another in its window
+gets none: the browser answered the move only after about a second, and a press there took
+2 s against 0.1 s in front. Past this wait the move stays queued, in order: the button press
+that follows (not held for a frame) delivers it first."""
+
+
+async def _move(frame: Frame, params: dict[str, Any], timeout: float) -> bool:
+    """`Input.dispatchMouseEvent` for a move, its answer waited for at most `MOVE_WAIT`; whether it came."""
+    with anyio.move_on_after(min(MOVE_WAIT, timeout)):
+        await frame.send("Input.dispatchMouseEvent", params, timeout=timeout)
+        return True
+    return False
 
 
 async def wheel(frame: Frame, point: Aimed, delta_y: int, timeout: float) -> None:
