@@ -71,7 +71,7 @@ async def drive(
     arguments = json.loads(opts.args) if opts.args is not None else TOOL_INPUTS.get(tool, {})
     with serve_site() as site:
         stats_path, pid_path = os.path.join(work, "bridge.prof"), os.path.join(work, "pid")
-        url = opts.url or site + "/"
+        url = site + opts.url if (opts.url or "").startswith("/") else opts.url or site + "/"
         command = [sys.executable, __file__, "--serve", stats_path, pid_path, "--", "--headless", url]
         env = {"PROFILE_SWITCH_INTERVAL": str(switch_interval)} if switch_interval else {}
         env["PYTHONPATH"] = str(ROOT)  # this checkout's code, not an installed one
@@ -130,7 +130,7 @@ def main() -> None:
     )
     parser.add_argument("--tool", default="list_tickets", help="the page tool (default list_tickets)")
     parser.add_argument("--args", help="its arguments as JSON (default: the sample site's, else {})")
-    parser.add_argument("--url", help="the page to open (default: the sample site's queue page)")
+    parser.add_argument("--url", help="the page to open, or a path of the sample site (default: its queue page)")
     args = parser.parse_args()
     import anyio
 

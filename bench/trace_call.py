@@ -274,6 +274,8 @@ def serve(out: str, bridge_args: list[str]) -> int:
         (calls.PageCalls, "_page_result", "PageCalls._page_result"),
         (calls.PageCalls, "call", "PageCalls.call"),
         (effects.Effects, "catch_up", "Effects.catch_up"),
+        (effects.Effects, "_settle", "Effects._settle"),
+        (refresher.LiveView, "fresh", "LiveView.fresh"),
         (tab.Tab, "secrets_now", "Tab.secrets_now"),
         (tab.Tab, "navigation_settled", "Tab.navigation_settled"),
     ]:
@@ -348,6 +350,7 @@ _PAGES = {
     "shop": ("meridian", "/shop/", "shop"),
     "story": ("meridian", "/news/story.html", "story"),
     "tasks": ("meridian", "/app/tasks.html", "tasks"),
+    "many": ("sample", "/patterns/shop.html", "many"),  # 300 tools (bulk_0…: quiet, not logged) before the shop's own
 }
 
 
@@ -357,6 +360,12 @@ def _call_of(page: str, quiet: bool = False) -> tuple[str, Any]:
     from bench.peers.measures import BENCH_PAGES
 
     key = _PAGES[page][2]
+    if key == "many":
+        return (
+            ("bulk_0", lambda i: {"value": i})
+            if quiet
+            else ("call_page_tool", lambda i: {"name": "cart.add", "arguments": {"sku": f"S{i}"}})
+        )
     if key is None:
         return ("get_queue_summary", lambda i: {}) if quiet else ("list_tickets", lambda i: {"status": "all"})
     bench_page = next(p for p in BENCH_PAGES if p.key == key)
