@@ -75,6 +75,13 @@ async def test_press_opens_an_accordion_section_and_a_tree_item(
         assert "Opened: Section 2" in shown and "Refunds go back to the card" in shown
         await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Section 3"})
         assert "Opened: Section 3" in await _result_line(stage, "/patterns/accordion.html")
+        # A panel that shows in the page's next frames (an animated accordion): the press's answer
+        # comes after them, and so does the window read right after it.
+        for _ in range(3):
+            await _ok(stage, f"{win}__press", {"label": "Section 4"})
+            assert "Invoices are kept for ten years" in await _result_line(stage, "/patterns/accordion.html")
+            await _ok(stage, f"{win}__press", {"label": "Section 1"})
+            assert "Invoices are kept" not in await _result_line(stage, "/patterns/accordion.html")
         await _ok(stage, f"{win}__navigate", {"url": site + "/patterns/tree.html"})
         await _ok(stage, f"{win}__press", {"label": "Billing"})
         assert "Opened: Billing" in await _result_line(stage, "/patterns/tree.html")

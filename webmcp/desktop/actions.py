@@ -560,7 +560,13 @@ class WindowActions:
             )
         finally:
             off()
-        return "left" if left.is_set() else "clicked"
+        if left.is_set():
+            return "left"
+        if drawing:
+            # What the click starts in the page's next frames (an accordion's animation shows its
+            # panel; a framework renders what it batched) is what a person sees of it: answered after.
+            await _next_frame(element, self._host.timeouts.command)
+        return "clicked"
 
     async def _aim(self, element: Element, name: str) -> pointer.Aimed | None:
         limit = self._host.timeouts.command
