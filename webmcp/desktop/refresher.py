@@ -17,7 +17,6 @@ import dataclasses
 import difflib
 import json
 import logging
-import math
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
@@ -126,9 +125,9 @@ class LiveView(Part):
         self._reports: dict[Observer, float] = {}
         """When each frame's observer (its session and world) last reported a change, within
         `_FOLD_WINDOW` of now (older ones are let go)."""
-        self._shown_takes: dict[Observer, float] = {}
-        """The observers whose changes the read shown took, each with when that read began (none
-        for a whole read): a take ends the observer's fold (observer.js), so a report before it
+        self._shown_takes: frozenset[Observer] = frozenset()
+        """The observers whose changes the read shown took (none for a whole read): a take ends the
+        observer's fold (observer.js), so a report of theirs before that read began (`_shown_began`)
         holds nothing the read missed."""
         self._report = anyio.Event()
         """Set (and replaced) at each report of a change."""
@@ -245,7 +244,7 @@ class LiveView(Part):
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
         self._shown_began = -float("inf")
-        self._shown_takes = {}
+        self._shown_takes = frozenset()
         self._wholes += 1
         self._parsed.set()
 
@@ -284,7 +283,7 @@ class LiveView(Part):
             self._parsed.set()
         self._view = self._last_read = None
         self._shown_began = -float("inf")
-        self._shown_takes = {}
+        self._shown_takes = frozenset()
         self._marked = anyio.current_time()
         self._wholes += 1
         self._dirty.set()
@@ -432,7 +431,7 @@ class LiveView(Part):
                 return False  # the tab closed during the read: nothing of it is shown any more
             self._clean = asked  # a whole read asked for meanwhile is still to come
             self._shown_began = began
-            self._shown_takes = dict.fromkeys(read.observers(), began)
+            self._shown_takes = frozenset(read.observers())
             self._take(read)
             self._host.show(read.view)
         await self._host.after_read()
@@ -546,8 +545,8 @@ class LiveView(Part):
             return self._marked
         # A report within the window from an observer whose changes the view's read took after it
         # holds nothing unread: that take ended its fold, and it reports at once again.
-        takes = self._shown_takes
-        unread = any(moment - t <= _FOLD_WINDOW and takes.get(o, -math.inf) <= t for o, t in self._reports.items())
+        took, began = self._shown_takes, self._shown_began
+        unread = any(moment - t <= _FOLD_WINDOW and (o not in took or began <= t) for o, t in self._reports.items())
         return moment if unread else self._marked
 
     def _parsing_unread(self) -> bool:

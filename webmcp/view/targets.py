@@ -18,7 +18,7 @@ from datetime import date, datetime, time
 from typing import Any, Literal
 
 from .nodes import Node, prop, role_of, with_states
-from .walk_roles import RADIO_ROLES
+from .walk_roles import CHECK_ROLES, CHECKABLE, RADIO_ROLES
 
 __all__ = [
     "ActionTarget",
@@ -48,8 +48,6 @@ PRESSABLE = frozenset({"button", "link", "control"})
 """Kinds `press` takes first (then a checkable field, then `text`: see `resolve_press`)."""
 
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "textfield", "combobox", "spinbutton"})
-_CHECK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
-_CHECKABLE_ROLES = _CHECK_ROLES | RADIO_ROLES
 _TRUE = frozenset({"true", "yes", "on", "checked", "1"})
 _FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -305,7 +303,7 @@ def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | N
     if isinstance(found, Resolved) or found.candidates:
         return found
     # A check box a person ticks, a read-only box a person clicks to open its picker.
-    clicked = [t for t in targets if t.kind == "field" and (t.role in _CHECKABLE_ROLES or t.readonly)]
+    clicked = [t for t in targets if t.kind == "field" and (t.role in CHECKABLE or t.readonly)]
     if clicked:
         ticked = resolve(clicked, label, block_id, frozenset({"field"}), "field")
         if isinstance(ticked, Resolved) and ticked.option is None:
@@ -332,7 +330,7 @@ def _cap(text: str, limit: int = 120) -> str:
 def field_kind(target: ActionTarget) -> str:
     """How a field takes a value: text, select, checkbox, radio, date, time, datetime, number, or none."""
     role = target.role
-    if role in _CHECK_ROLES:
+    if role in CHECK_ROLES:
         return "checkbox"
     if role in RADIO_ROLES:
         return "radio"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "CHECKABLE",
+    "CHECK_ROLES",
     "CHOICES",
     "CONTROL_ROLES",
     "IN_CONTROL",
@@ -52,9 +53,11 @@ TEXT_RUN_TARGETS = 100
 """Of a table or list, the rows or items whose text `press` takes (the window shows the first 20)."""
 COMPOSITE_FIELDS = frozenset({"Date", "DateTime", "InputTime"})
 CHOICES = frozenset({"combobox", "listbox"})
-CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
+CHECK_ROLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
+"""A check box: on or off, a press toggles it."""
 RADIO_ROLES = frozenset({"radio", "menuitemradio"})
 """A radio button: one of a group, shown as `kind: "radio"`, not cleared by a press."""
+CHECKABLE = CHECK_ROLES | RADIO_ROLES
 PICTURE_ROLES = frozenset({"image", "img"})
 NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
 SKIP_ROLES = frozenset(
