@@ -88,6 +88,7 @@ if str(ROOT) not in sys.path:  # `python bench/real_pages.py` from a checkout
 from bench.peers.__main__ import versions  # noqa: E402
 from bench.peers.mcp_subject import StepFailed  # noqa: E402
 from bench.peers.subjects import CHROMIUM, Bridge, ChromeDevtoolsMcp, PlaywrightMcp, Subject  # noqa: E402
+from sample_site.slow import dropping_port as dropper  # noqa: E402  (a firewall that drops packets)
 
 RESULTS = ROOT / "bench" / "results"
 KINDS: dict[str, Callable[..., Subject]] = {
@@ -356,26 +357,6 @@ def blackhole() -> Iterator[int]:
         for key in list(chooser.get_map().values()):
             key.fileobj.close()  # type: ignore[union-attr]
         stop_w.close()
-
-
-@contextlib.contextmanager
-def dropper() -> Iterator[int]:
-    """A port on 127.0.0.1 whose every new connection is dropped: it never accepts, and its queue is
-    kept full (one connection of ours), so the kernel drops the handshakes that come (as a firewall)."""
-    listener = socket.create_server(("127.0.0.1", 0), backlog=0)
-    port = listener.getsockname()[1]
-    fillers = []
-    for _ in range(2):  # a backlog of 0 still queues one; a second makes sure
-        filler = socket.socket()
-        filler.setblocking(False)
-        with contextlib.suppress(BlockingIOError):
-            filler.connect(("127.0.0.1", port))
-        fillers.append(filler)
-    try:
-        yield port
-    finally:
-        for sock in (*fillers, listener):
-            sock.close()
 
 
 def hole_fates(corpus: Path) -> tuple[list[str], list[str]]:

@@ -12,7 +12,9 @@ filtered; these routes play that part, so that tests meet what the field does:
   after the ``<title>`` (before it with ``title=late``), so nothing of the page renders;
   ``where=after`` puts it after the article, ``where=middle`` between the page's header and its
   article. With ``ms=N`` the script comes from this site's ``/slow/late`` after N ms instead (a
-  slow host that does answer): the parser goes on then.
+  slow host that does answer): the parser goes on then. With ``host=drop`` it comes from a port
+  that never accepts a connection (its queue is kept full, so the kernel drops the handshakes, as
+  a firewall that drops packets does): the connect fails only when the browser gives up on it.
 
 Pages in ``static/slow/`` use them (see sample_site/README.md).
 """
@@ -20,12 +22,14 @@ Pages in ``static/slow/`` use them (see sample_site/README.md).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Iterator
 
 from aiohttp import web
 
-__all__ = ["HANG_HOST_KEY", "add_slow_routes"]
+__all__ = ["DROP_HOST_KEY", "HANG_HOST_KEY", "add_slow_routes", "dropping_port"]
 
 _LONGEST = 600.0
 _TYPES = {
@@ -37,6 +41,8 @@ _TYPES = {
 }
 HANG_HOST_KEY: web.AppKey[str] = web.AppKey("hang_host", str)
 """``127.0.0.1:port`` of the server that accepts connections and never answers."""
+DROP_HOST_KEY: web.AppKey[str] = web.AppKey("drop_host", str)
+"""``127.0.0.1:port`` of a port whose every new connection is dropped unanswered."""
 
 
 def _kind(request: web.Request) -> tuple[str, bytes]:
@@ -73,9 +79,11 @@ async def held(request: web.Request) -> web.Response:
     """``GET /slow/held?by=script|style&where=head|after``: a page held by a resource from a host that never answers."""
     by, where = request.query.get("by", "script"), request.query.get("where", "head")
     late_title = request.query.get("title") == "late"  # the resource before the <title>: no title is parsed
-    if by not in ("script", "style") or where not in ("head", "after", "middle"):
-        raise web.HTTPBadRequest(text="by=script|style, where=head|after|middle")
-    source = f"http://{request.app[HANG_HOST_KEY]}/{'vendor.js' if by == 'script' else 'theme.css'}"
+    host = request.query.get("host", "hang")
+    if by not in ("script", "style") or where not in ("head", "after", "middle") or host not in ("hang", "drop"):
+        raise web.HTTPBadRequest(text="by=script|style, where=head|after|middle, host=hang|drop")
+    held_by = request.app[DROP_HOST_KEY if host == "drop" else HANG_HOST_KEY]
+    source = f"http://{held_by}/{'vendor.js' if by == 'script' else 'theme.css'}"
     if request.query.get("ms", "").isdigit():
         source = f"/slow/late?ms={request.query['ms']}&type={'script' if by == 'script' else 'css'}"
     tag = (
@@ -114,12 +122,34 @@ async def _hang_server(app: web.Application) -> AsyncIterator[None]:
     server = await asyncio.start_server(accept, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     app[HANG_HOST_KEY] = f"127.0.0.1:{port}"
+    with dropping_port() as dropping:
+        app[DROP_HOST_KEY] = f"127.0.0.1:{dropping}"
+        try:
+            yield
+        finally:
+            server.close()
+            for writer in held_open:
+                writer.close()
+
+
+@contextlib.contextmanager
+def dropping_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that never accepts: its queue is kept full (a backlog of 0 still queues
+    one connection; a second makes sure), so Linux drops every handshake that comes."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(2):
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.1", port))
+        fillers.append(filler)
     try:
-        yield
+        yield port
     finally:
-        server.close()
-        for writer in held_open:
-            writer.close()
+        for sock in (*fillers, listener):
+            sock.close()
 
 
 def add_slow_routes(app: web.Application) -> None:

@@ -155,7 +155,7 @@ def test_build_args_merges_features_and_extension(tmp_path: Path) -> None:
         start_urls=["http://127.0.0.1:1/"],
     )
     args = spawn.build_args(options, "/bin/chromium", "/p")
-    assert "--enable-features=WebMCP,Foo" in args
+    assert f"--enable-features=WebMCP,Foo,{spawn.CONNECT_TIMEOUT_FEATURE}" in args
     assert not [a for a in args if a == "--enable-features=Foo"]
     assert f"--load-extension={tmp_path}" in args and f"--disable-extensions-except={tmp_path}" in args
     assert "--remote-debugging-pipe" in args and "--headless=new" in args
@@ -165,6 +165,24 @@ def test_build_args_merges_features_and_extension(tmp_path: Path) -> None:
     assert args[-1] == "http://127.0.0.1:1/"
     assert args.count("http://127.0.0.1:1/") == 1
     assert spawn.build_args(LaunchOptions(), "/bin/chromium", "/p")[-1] == "about:blank"
+
+
+def test_a_connect_timeout_of_the_users_replaces_the_bridges() -> None:
+    def features(*extra: str) -> list[str]:
+        args = spawn.build_args(LaunchOptions(headless=True, extra_args=list(extra)), "/bin/chromium", "/p")
+        return [a for a in args if a.startswith(("--enable-features=", "--disable-features="))]
+
+    assert features() == [
+        f"--enable-features=WebMCP,{spawn.CONNECT_TIMEOUT_FEATURE}",
+        "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    ]
+    mine = "TimeoutTcpConnectAttempt:TimeoutTcpConnectAttemptMax/20s"
+    assert features(f"--enable-features={mine}")[0] == f"--enable-features=WebMCP,{mine}"
+    off = features("--disable-features=TimeoutTcpConnectAttempt")
+    assert off == [
+        "--enable-features=WebMCP",
+        "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,TimeoutTcpConnectAttempt",
+    ]
 
 
 def test_headless_auto_follows_display(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -437,7 +455,7 @@ def test_browser_args_come_before_the_start_page_and_features_are_merged() -> No
     extra = ["--lang=de-DE", "--enable-features=Foo", "--disable-features=Bar", "--window-size=800,600"]
     options = LaunchOptions(headless=True, extra_args=extra, start_urls=["http://127.0.0.1:1/"])
     args = spawn.build_args(options, "/c", "/p")
-    assert "--enable-features=WebMCP,Foo" in args and "--user-data-dir=/p" in args
+    assert f"--enable-features=WebMCP,Foo,{spawn.CONNECT_TIMEOUT_FEATURE}" in args and "--user-data-dir=/p" in args
     assert args.index("--lang=de-DE") < args.index("http://127.0.0.1:1/") == len(args) - 1
     assert "--window-size=800,600" in args
     # Chromium keeps the last --disable-features only: the caller's and the bridge's are one switch.

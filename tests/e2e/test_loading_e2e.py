@@ -264,6 +264,24 @@ async def test_navigate_to_a_page_whose_parser_a_script_holds_answers_once_it_re
     assert window["title"] == "Keepers' logs — Harbor Gazette"
 
 
+async def test_a_page_held_by_a_script_from_a_host_that_drops_connections_shows_its_article_in_the_first_read(
+    stage: Stage,
+) -> None:
+    # A firewall that drops packets: the connect to the script's host is never answered, and
+    # Linux retries it for 127 s. The launched browser gives a connect up after 8 s
+    # (CONNECT_TIMEOUT_FEATURE), the script fails, and the parser goes on within the bound.
+    win = await _open(stage, "/slow/swap.html")
+    page = "/slow/held?by=script&host=drop"
+    with anyio.fail_after(HELD_LIMIT + 8):
+        answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+    assert not answer.is_error, answer.structured_content
+    assert "Nothing of it has rendered yet" not in answer.structured_content["message"]
+    window = _tab(await stage.windows(), win)
+    text = _text(window)
+    assert "Two centuries of the lighthouse keepers' logs" in text and "41 volumes" in text, text
+    assert window["title"] == "Keepers' logs — Harbor Gazette"
+
+
 async def test_a_page_whose_parser_a_slow_script_holds_after_its_top_is_followed_and_waited_for(
     stage: Stage,
 ) -> None:
