@@ -11,7 +11,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 
-from .adapters import Adapter, Item, Page, PolicyFailed, norm
+from .adapters import ActionFailed, Adapter, Item, Page, PolicyFailed, norm
 
 __all__ = ["DEV_SET", "POLICIES"]
 
@@ -56,7 +56,7 @@ def target(page: Page, name: str, nth: int = 0, after: Item | None = None) -> It
     if not chosen and page.loose:
         # The bridge's press takes the words a person reads; a row of buttons may show as one line
         # ("ONE TWO"), so a name inside a line is given as it is.
-        words = re.compile(r"(^|\s)" + re.escape(norm(name)) + r"(\s|$)")
+        words = re.compile(r"(^|\W)" + re.escape(norm(name)) + r"(\W|$)")
         inside = [i for i in page.items[start:] if words.search(i.name) and i.index != query_item(page).index]
         if inside:
             return Item(inside[0].index, "text", norm(name), group=inside[0].group, handle=(norm(name), ""))
@@ -262,8 +262,13 @@ async def _find_word_through(a: Adapter, word: str, openers: list[str]) -> None:
         if page.loose and any(
             re.search(r"(^|\W)" + re.escape(word) + r"(\W|$)", i.name) for i in page.items[query_item(page).index + 1 :]
         ):
-            await a.press(target(page, word))
-            return
+            try:
+                await a.press(target(page, word))
+                return
+            except ActionFailed as exc:
+                if "only inside longer text" not in str(exc):
+                    raise
+                # Told the word is plain text here, as a person sees it is not a link: look on.
     raise PolicyFailed(f"no item shown as {word!r} in any of {openers}")
 
 

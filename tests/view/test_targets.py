@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webmcp.view.targets import ActionTarget, Coerced, Refusal, Resolved, coerce, resolve
+from webmcp.view.targets import ActionTarget, Coerced, Refusal, Resolved, coerce, resolve, resolve_press
 
 FIELD = frozenset({"field"})
 PRESS = frozenset({"button", "link"})
@@ -56,6 +56,32 @@ def test_an_unknown_label_is_named_and_the_shown_labels_listed() -> None:
     refused = resolve(SHIPPING, "Nickname", None, FIELD, "field")
     assert isinstance(refused, Refusal) and "Nickname" in refused.message
     assert "Full name" in refused.shown and "Continue" not in refused.shown, "only fields, for fill"
+
+
+def test_a_word_shown_only_inside_longer_text_is_refused_saying_where_it_is() -> None:
+    # MiniWoB's click-collapsible-2: the link's word is also a plain word of the open section.
+    shown = [
+        _t("Section #1 (expanded)", "tab", kind="control", block="b1"),
+        _t('Expand the sections below, to find and click on the link "ullamcorper".', "generic", kind="text"),
+        _t("Est id arcu ullamcorper lacus, risus lectus laoreet pellentesque tortor orci.", "generic", kind="text"),
+        _t("Section #2 (collapsed)", "tab", kind="control", block="b3"),
+    ]
+    refused = resolve_press(shown, "Ullamcorper", None)
+    assert isinstance(refused, Refusal) and not refused.candidates
+    assert "no button, link or control labelled \u201cUllamcorper\u201d" in refused.message
+    assert "shown only inside longer text" in refused.message
+    quoted = (
+        '(\u201c\u2026find and click on the link "ullamcorper".\u201d; '
+        "\u201cEst id arcu ullamcorper lacus, risus lectus laoreet\u2026\u201d)"
+    )
+    assert quoted in refused.message, refused.message
+    assert refused.shown == ("Section #1 (expanded)", "Section #2 (collapsed)")
+    # A word that is only part of a longer word is not said to be shown.
+    plain = resolve_press(shown, "corper", None)
+    assert isinstance(plain, Refusal) and "inside longer text" not in plain.message
+    # The text's first words still press it.
+    found = resolve_press(shown, "Est id arcu", None)
+    assert isinstance(found, Resolved) and found.target is shown[2]
 
 
 def test_an_ambiguous_label_lists_its_candidates_with_block_ids_and_block_id_settles_it() -> None:

@@ -312,7 +312,41 @@ def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | N
         shown = resolve(targets, label, block_id, frozenset({"text"}), "text")
         if isinstance(shown, Resolved) or shown.candidates:
             return shown
+        if inside := _inside_text(targets, label, block_id):
+            return Refusal(f"{found.message} {inside}", shown=found.shown)
     return found
+
+
+def _inside_text(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> str:
+    """Where the window shows `label` only as words inside longer text (the agent may have read it
+    there): a sentence quoting up to three such runs, or "" when it shows it nowhere."""
+    words = _spaced(label)
+    if not words:
+        return ""
+    pattern = re.compile(r"(?<!\w)" + re.escape(words).replace(r"\ ", r"\s+") + r"(?!\w)", re.IGNORECASE)
+    quoted: list[str] = []
+    for t in targets:
+        if t.kind != "text" or (block_id is not None and t.block_id != block_id):
+            continue
+        hit = pattern.search(t.label)
+        if hit is None:
+            continue
+        text = t.label
+        start, end = max(0, hit.start() - 30), min(len(text), hit.end() + 30)
+        if start:  # whole words
+            start = next((i + 1 for i in range(start, hit.start()) if text[i].isspace()), hit.start())
+        if end < len(text):
+            end = next((i for i in range(end, hit.end(), -1) if text[i].isspace()), hit.end())
+        quoted.append(("…" if start else "") + text[start:end] + ("…" if end < len(text) else ""))
+        if len(quoted) == 3:
+            break
+    if not quoted:
+        return ""
+    listed = "; ".join(f"\u201c{q}\u201d" for q in quoted)
+    return (
+        f"\u201c{_cap(words)}\u201d is shown only inside longer text ({listed}): nothing pressable there has "
+        "that name (press takes a text by its first words)."
+    )
 
 
 def _shown(pool: Sequence[ActionTarget]) -> list[str]:
