@@ -89,6 +89,18 @@ async def test_press_opens_an_accordion_section_and_a_tree_item(
         assert "Chose: Refunds" in await _result_line(stage, "/patterns/tree.html")
 
 
+async def test_press_waits_for_what_it_presses_to_stop_moving(site: str, browser: BrowserProcess) -> None:
+    # The notice slides in over about 25 frames; "Renew" is pressed at once, as an agent does.
+    async with _bridge(site, browser, "stdio", "/patterns/sliding.html") as stage:
+        win = (await stage.tab_for("/patterns/sliding.html"))["id"]
+        for _ in range(3):
+            await _ok(stage, f"{win}__navigate", {"go": "reload"})
+            await _ok(stage, f"{win}__press", {"label": "Show the renewal notice"})
+            await _ok(stage, f"{win}__press", {"label": "Renew"})
+            shown = await _result_line(stage, "/patterns/sliding.html")
+            assert "Renewed" in shown and "still moved" not in shown, shown
+
+
 async def test_hover_opens_a_menu_whose_item_is_then_pressed(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:

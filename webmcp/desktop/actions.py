@@ -120,6 +120,9 @@ COVER_QUIET = 0.1
 """...and how long the page must then be still."""
 HOVER_MOST = 1.5
 """The longest a hover waits for its effect in all (a page that never stops changing)."""
+STILL_WAIT = 1.5
+"""The longest a press waits for what it presses to stop moving (a panel sliding in); then it
+clicks where the element is (a marquee never stops)."""
 
 
 class WindowActions:
@@ -544,9 +547,7 @@ class WindowActions:
         # pointer changes is drawn before the press, which delivers the move first.
         drawing = await pointer.hover(element.frame, aimed, self._host.timeouts.command)
         if drawing:
-            await _next_frame(element, self._host.timeouts.command)
-            with contextlib.suppress(ToolError):  # covered now by what the pointer opened: click where it was
-                aimed = await self._aim(element, name) or aimed
+            aimed = await self._still(element, name, aimed)
         left = anyio.Event()
         off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
         try:
@@ -567,6 +568,22 @@ class WindowActions:
             # panel; a framework renders what it batched) is what a person sees of it: answered after.
             await _next_frame(element, self._host.timeouts.command)
         return "clicked"
+
+    async def _still(self, element: Element, name: str, aimed: pointer.Aimed) -> pointer.Aimed:
+        """Where `element` is once the page drew what the pointer changed and the element stopped
+        moving: aimed again after each two frames until two aims agree (a panel sliding in moves
+        what is in it, and a click aimed at it mid-way lands where it was), at most `STILL_WAIT`."""
+        with anyio.move_on_after(STILL_WAIT):
+            while True:
+                await _next_frame(element, self._host.timeouts.command)
+                try:
+                    again = await self._aim(element, name)
+                except ToolError:
+                    return aimed  # covered now by what the pointer opened: click where it was
+                if again is None or again == aimed:
+                    return aimed
+                aimed = again
+        return aimed
 
     async def _aim(self, element: Element, name: str) -> pointer.Aimed | None:
         limit = self._host.timeouts.command
