@@ -51,6 +51,7 @@ from webmcp.desktop.page_requests import DataRequests
 from webmcp.desktop.parts import Commit, Part
 from webmcp.desktop.races import first_of
 from webmcp.desktop.refresher import LiveView
+from webmcp.desktop.waiting import WAIT_LIMIT
 from webmcp.errors import ToolError, best_effort
 from webmcp.models import ToolResult
 from webmcp.untrusted.schema_guard import cap_text
@@ -313,13 +314,14 @@ class Navigator(Part):
         if self.shown and not self._parsed and self._blockers.holds_parser(self._loader):
             return (
                 f"What has rendered is readable, but the page's parser still waits for "
-                f"{self._blockers.describe(self._loader, 'script')}: more of it may come. Its window follows the page."
+                f"{self._blockers.describe(self._loader, 'script')}: more of it may come (its wait_for waits for "
+                "the text you expect). Its window follows the page."
             )
         if self.shown:
             return STILL_LOADING
         return (
             f"Nothing of it has rendered yet: it waits for {self._blockers.describe(self._loader)}. Its window "
-            "follows the page: read app://windows again later."
+            f"follows the page: its wait_for waits (up to {WAIT_LIMIT:g} s) for the text you expect."
         )
 
     async def settled(self, budget: float) -> None:
