@@ -138,6 +138,15 @@ async def test_the_call_is_written_by_its_own_task_with_the_activation_before_it
     assert host.mirror.in_flight == {invocation}
 
 
+async def test_a_read_only_tool_is_called_without_the_users_activation() -> None:
+    async with stage() as (browser, conn, tg):
+        host = Host(tg)
+        tool = _tool(conn)
+        quiet = PageTool("peek", "peek", _TARGET, tool.session, "", tool.input_schema, {"readOnly": True}, None)
+        await start_invocation(host, host.mirror, _offered(host, quiet), {"q": "a"}, anyio.current_time() + 5)
+    assert browser.methods() == ["WebMCP.invokeTool"]
+
+
 async def test_a_command_too_long_for_one_pipe_write_is_sent_by_a_task_of_its_own() -> None:
     async with stage() as (browser, conn, tg):
         host = Host(tg)

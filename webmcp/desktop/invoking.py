@@ -248,8 +248,10 @@ def _acting_for_the_user(tool: PageTool) -> list[tuple[str, dict[str, Any]]]:
     before it on the same session, in one write, which the page handles first; nothing
     waits for its answer (awaited beside `invokeTool` in a task of its own, it cost a task
     and a write on every call), and an error of its own is dropped: `invokeTool` says what
-    is wrong.
+    is wrong. A tool the page marks read-only gets none: what activation allows (a window, a
+    picker, the clipboard, full screen) is a change, and the evaluation is a third of the call's
+    time in the page (issue 40).
     """
-    if tool.frame_id != tool.session.target_id:
+    if tool.frame_id != tool.session.target_id or tool.annotations.get("readOnly") is True:
         return []
     return [("Runtime.evaluate", {"expression": "0", "userGesture": True})]
