@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from webmcp.desktop.navigation import Blockers
+from webmcp.desktop.navigation import GIVEN_UP_AFTER, Blockers
 
 
-def _sent(blockers: Blockers, request: str, kind: str, url: str, *, loader: str = "L1", frame: str = "F") -> None:
+def _sent(
+    blockers: Blockers, request: str, kind: str, url: str, *, loader: str = "L1", frame: str = "F", **more: object
+) -> None:
     blockers.sent(
-        {"requestId": request, "loaderId": loader, "frameId": frame, "type": kind, "request": {"url": url}}, "F"
+        {"requestId": request, "loaderId": loader, "frameId": frame, "type": kind, "request": {"url": url}, **more},
+        "F",
     )
 
 
@@ -56,3 +59,30 @@ def test_a_script_pending_holds_the_parser_and_a_stylesheet_does_not() -> None:
     assert blockers.describe("L1", "script") == "a script from ads.example"
     blockers.ended({"requestId": "js"})
     assert not blockers.holds_parser("L1")
+
+
+def test_a_page_that_waits_only_for_connections_is_given_up_on_when_the_browser_gives_them_up() -> None:
+    now = [100.0]
+    blockers = Blockers(lambda: now[0])
+    assert blockers.given_up_by("L1") is None, "it waits for nothing"
+    _sent(blockers, "a", "Script", "https://hangs.example/a.js")
+    now[0] = 103.0
+    _sent(blockers, "b", "Stylesheet", "https://drops.example/b.css")
+    _sent(blockers, "c", "Script", "https://other.example/c.js", loader="L0")
+    blockers.asked({"requestId": "c"})  # another document's request: not this one's
+    assert blockers.given_up_by("L1") == 103.0 + GIVEN_UP_AFTER, "the last connection to begin"
+    blockers.ended({"requestId": "b"})
+    assert blockers.given_up_by("L1") == 100.0 + GIVEN_UP_AFTER
+    # Its request went out: its host may never answer, and nothing tells when it gives up.
+    blockers.asked({"requestId": "a"})
+    assert blockers.given_up_by("L1") is None
+
+
+def test_a_request_said_to_have_gone_out_before_it_was_said_to_be_sent_is_asked() -> None:
+    blockers = Blockers(lambda: 0.0)
+    blockers.asked({"requestId": "early"})  # Chromium sends the two events in either order
+    _sent(blockers, "early", "Script", "http://hangs.example/a.js")
+    assert blockers.given_up_by("L1") is None
+    blockers.ended({"requestId": "early"})
+    _sent(blockers, "hop", "Script", "https://b.example/a.js", redirectResponse={"status": 302})
+    assert blockers.given_up_by("L1") is None, "a redirect's next request: taken as asked (the shorter wait)"

@@ -13,9 +13,9 @@ import anyio
 import anyio.abc
 import pytest
 
-from cdp_bridge.launcher import BrowserProcess
+from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
 from tests.support.stage import Stage, address_of, open_stage
-from webmcp.desktop.navigation import AFTER_COMMIT_LIMIT, HELD_LIMIT, STILL_LOADING
+from webmcp.desktop.navigation import AFTER_COMMIT_LIMIT, CONNECT_LIMIT, HELD_LIMIT, STILL_LOADING
 from webmcp.serve import START_BUDGET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -280,6 +280,34 @@ async def test_a_page_held_by_a_script_from_a_host_that_drops_connections_shows_
     text = _text(window)
     assert "Two centuries of the lighthouse keepers' logs" in text and "41 volumes" in text, text
     assert window["title"] == "Keepers' logs — Harbor Gazette"
+
+
+async def test_a_page_that_waits_only_for_a_connection_the_browser_gives_up_past_the_held_bound_is_waited_for(
+    site: str,
+) -> None:
+    # As an https host that accepts and never answers holds a page for Chromium's 30 s TLS limit:
+    # here a browser that gives a TCP connect up after 14 s, past HELD_LIMIT. The page goes on then,
+    # and navigate answers with its article; a request that went out (the hanging host over http)
+    # is answered at HELD_LIMIT, saying what it waits for (the test above).
+    slow_connect = (
+        "--enable-features=TimeoutTcpConnectAttempt:TimeoutTcpConnectAttemptMin/14s/TimeoutTcpConnectAttemptMax/14s"
+    )
+    assert HELD_LIMIT < 14 < CONNECT_LIMIT
+    browser = await launch_browser(LaunchOptions(headless=True, debugging="port", extra_args=[slow_connect]))
+    try:
+        async with open_stage(site, browser, "auto") as stage:
+            win = await _open(stage, "/slow/swap.html")
+            page = "/slow/held?by=script&host=drop"
+            started = anyio.current_time()
+            with anyio.fail_after(14 + 8):
+                answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+            assert anyio.current_time() - started > HELD_LIMIT, "it showed nothing before the connect was given up"
+            assert not answer.is_error, answer.structured_content
+            assert "Nothing of it has rendered yet" not in answer.structured_content["message"]
+            text = _text(_tab(await stage.windows(), win))
+            assert "Two centuries of the lighthouse keepers' logs" in text and "41 volumes" in text, text
+    finally:
+        await browser.close()
 
 
 async def test_a_page_whose_parser_a_slow_script_holds_after_its_top_is_followed_and_waited_for(

@@ -35,7 +35,7 @@ from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.downloads import Download, TabDownloads, started_note
 from webmcp.desktop.input_guard import WriteGuard
-from webmcp.desktop.navigation import Navigator
+from webmcp.desktop.navigation import Navigator, usable_within
 from webmcp.desktop.refresher import FRESH_LIMIT
 from webmcp.desktop.windows import VersionCheck
 from webmcp.errors import ToolError, best_effort
@@ -350,7 +350,7 @@ class Effects:
         if self._modals.dialog is None and watch is not None and watch.requested and not watch.started:
             await watch.until_started(NAV_START_WAIT)
         if self._modals.dialog is None:
-            await self._navigator.settled(timeouts.navigation)
+            await self._navigator.settled(usable_within(timeouts.navigation))
         act.dialog = self._modals.dialog
         act.loading_note = self._navigator.loading_note()
         if act.dialog is not None:

@@ -8,7 +8,9 @@ first render has settled:
    observer.js), or its load event (a page with nothing to show), within `HELD_LIMIT` of the
    commit. Until then a person sees a blank page, whatever the document holds: its parser held
    by a synchronous `<script src>` in `<head>`, or its render by a stylesheet, from a host that
-   is slow or never answers. Past the bound the answer says so, and what the page waits for
+   is slow or never answers. When all it waits for is still connecting to its host, the browser
+   gives those connections up within a bound of its own and the page goes on: that is waited for,
+   within `CONNECT_LIMIT`. Past the bound the answer says so, and what the page waits for
    (the scripts and stylesheets of the document still pending, by host: `Blockers`).
 2. Settled: parsed (DOMContentLoaded), or a render that no change has followed for
    `SETTLE_QUIET` (a parser held after what has rendered: a script at the end of the body);
@@ -34,7 +36,9 @@ Every wait is bounded by `navigation`.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -60,6 +64,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "AFTER_COMMIT_LIMIT",
+    "CONNECT_LIMIT",
     "HELD_LIMIT",
     "SETTLE_LIMIT",
     "SETTLE_QUIET",
@@ -67,6 +72,7 @@ __all__ = [
     "Blockers",
     "Navigator",
     "check_url",
+    "usable_within",
 ]
 
 SETTLE_QUIET = 0.3
@@ -81,10 +87,20 @@ STILL_LOADING = (
 AFTER_COMMIT_LIMIT = 5.0
 """The longest a navigation waits, once its page has shown something, for it to parse and settle (s)."""
 HELD_LIMIT = 12.0
-"""The longest a navigation waits after its commit for its page to show anything of its own (s).
-Issue 41's 32 real pages held by a synchronous script from an unreachable host showed their article
-8-13 s after navigate (the connection failed after about 10 s); on the sample site a page that is
-not held paints within 0.1 s of its commit. Within the 15 s `navigation` deadline."""
+"""The longest a navigation waits after its commit for its page to show anything of its own (s),
+when something it waits for has been asked of its host, which may never answer. Issue 41's 32
+real pages held by a synchronous script from an unreachable host showed their article 8-13 s after
+navigate (the connection failed after about 10 s); on the sample site a page that is not held
+paints within 0.1 s of its commit."""
+CONNECT_LIMIT = 40.0
+"""...and when everything it waits for is still connecting to its host: the browser gives such a
+connection up within a bound of its own (a TCP connect after 8 s, `spawn.CONNECT_TIMEOUT_FEATURE`;
+a TLS handshake after 30 s, Chromium's fixed limit), and then the page goes on. On issue 41's
+corpus over `mixed`, pages held by hosts that accept and never answer https showed their article
+30 s after navigate. `GIVEN_UP_AFTER` after the last of them began, or this, whichever is first."""
+GIVEN_UP_AFTER = 39.0
+"""When the browser has given up a connection that began this long ago (s): 8 s of TCP, 30 s of
+TLS, and a second to spare."""
 _DATA_RENDER = 0.1
 """After the page's data requests are answered: how long its rendering of them is waited for."""
 _DATA_FOLD = 0.02
@@ -96,6 +112,12 @@ _BLOCKERS_KEPT = 64
 
 Start = Callable[[], Awaitable["str | ToolResult | None"]]
 """Starts a navigation: its loaderId, None when the loader is not known, or a finished answer."""
+
+
+def usable_within(navigation: float) -> float:
+    """How long a write waits for the document it moved the tab to: its commit within `navigation`,
+    then the page's own bounds (`CONNECT_LIMIT` the longest)."""
+    return navigation + CONNECT_LIMIT - HELD_LIMIT
 
 
 def check_url(policy: OriginPolicy, url: str) -> None:
@@ -121,12 +143,29 @@ def _host(url: str) -> str:
     return f"{host}:{port}" if host and port else host
 
 
+@dataclass(slots=True)
+class _Pending:
+    loader: str
+    kind: str
+    """"script" or "stylesheet"."""
+    host: str
+    began: float
+    asked: bool = False
+    """Its request went out on a connection (`Network.requestWillBeSentExtraInfo`): its host may
+    never answer. Until then it is connecting (name, TCP, TLS), which the browser gives up in time."""
+
+
 class Blockers:
     """The scripts and stylesheets the main frame's document asked for that have not arrived."""
 
-    def __init__(self) -> None:
-        self._pending: dict[str, tuple[str, str, str]] = {}
-        """Request id → (the document's loader id, "script" or "stylesheet", host)."""
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        """The navigator's (`anyio.current_time`), on which `given_up_by` answers."""
+        self._pending: dict[str, _Pending] = {}
+        """By request id."""
+        self._asked: dict[str, None] = {}
+        """Request ids whose request went out before `requestWillBeSent` told of it (Chromium sends
+        the two in either order), the latest `_BLOCKERS_KEPT`."""
 
     def sent(self, params: dict[str, Any], main_frame: str) -> None:
         """`Network.requestWillBeSent`."""
@@ -134,7 +173,22 @@ class Blockers:
         if kind is None or params.get("frameId") != main_frame or len(self._pending) >= _BLOCKERS_KEPT:
             return
         host = _host(str(params.get("request", {}).get("url", ""))) or "the page's own site"
-        self._pending[str(params.get("requestId", ""))] = (str(params.get("loaderId", "")), kind, host)
+        request = str(params.get("requestId", ""))
+        # A redirect's next request may have gone out before this says so: taken as asked (the
+        # shorter wait).
+        asked = request in self._asked or "redirectResponse" in params
+        self._asked.pop(request, None)
+        self._pending[request] = _Pending(str(params.get("loaderId", "")), kind, host, self._clock(), asked)
+
+    def asked(self, params: dict[str, Any]) -> None:
+        """`Network.requestWillBeSentExtraInfo`: the request went out on a connection."""
+        request = str(params.get("requestId", ""))
+        if (pending := self._pending.get(request)) is not None:
+            pending.asked = True
+            return
+        self._asked[request] = None
+        while len(self._asked) > _BLOCKERS_KEPT:
+            del self._asked[next(iter(self._asked))]
 
     def ended(self, params: dict[str, Any]) -> None:
         """`Network.loadingFinished` or `Network.loadingFailed`."""
@@ -142,12 +196,21 @@ class Blockers:
 
     def holds_parser(self, loader_id: str) -> bool:
         """A script the document of `loader_id` asked for has not arrived: its parser may wait for it."""
-        return any(loader == loader_id and kind == "script" for loader, kind, _ in self._pending.values())
+        return any(p.loader == loader_id and p.kind == "script" for p in self._pending.values())
+
+    def given_up_by(self, loader_id: str) -> float | None:
+        """When the browser will have given up every connection the document of `loader_id` still
+        waits for (on `anyio.current_time()`'s clock), when all it waits for is still connecting;
+        None when it waits for nothing, or for a request its host may never answer."""
+        waits = [p for p in self._pending.values() if p.loader == loader_id]
+        if not waits or any(p.asked for p in waits):
+            return None
+        return max(p.began for p in waits) + GIVEN_UP_AFTER
 
     def describe(self, loader_id: str, kind: str | None = None) -> str:
         """What the document of `loader_id` waits for: "a script from a.example and a stylesheet from b.example"."""
         hosts: dict[str, list[str]] = {}
-        for loader, what, host in self._pending.values():
+        for loader, what, host in ((p.loader, p.kind, p.host) for p in self._pending.values()):
             if loader == loader_id and what == (kind or what) and host not in hosts.setdefault(what, []):
                 hosts[what].append(host)
         parts = []
@@ -199,7 +262,7 @@ class Navigator(Part):
         """Counts the main frame's commits: the document shown."""
         self._waited = -1
         """The document `_after_commit` waited for last."""
-        self._blockers = Blockers()
+        self._blockers = Blockers(anyio.current_time)
         self._progress = anyio.Event()
         """Set (and replaced) at each step above."""
 
@@ -236,9 +299,15 @@ class Navigator(Part):
             session.on("Page.frameNavigated", self._loader_of)
             session.on("Runtime.bindingCalled", self._observer_said)
             session.on("Network.requestWillBeSent", lambda p: self._blockers.sent(p, self.main_frame_id))
+            session.on("Network.requestWillBeSentExtraInfo", self._asked)
             session.on("Network.loadingFinished", self._blockers.ended)
             session.on("Network.loadingFailed", self._blockers.ended)
         return []
+
+    def _asked(self, params: dict[str, Any]) -> None:
+        self._blockers.asked(params)
+        if self._navigating and not self.shown:
+            self._step()  # a page held past HELD_LIMIT may no longer be worth waiting for
 
     def _loader_of(self, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
@@ -346,8 +415,17 @@ class Navigator(Part):
         Once per document: the write that navigated (`navigate`) settles after it, and must not
         wait for the same page again."""
         self._waited = self._doc
+        committed = anyio.current_time()
         with anyio.move_on_after(HELD_LIMIT):
             while not self.shown:
+                await self._progress.wait()
+        # Past it, a page that waits only for connections the browser gives up in time is waited
+        # for until then (it goes on after): within CONNECT_LIMIT of the commit.
+        while not self.shown and (until := self._blockers.given_up_by(self._loader)) is not None:
+            left = min(until, committed + CONNECT_LIMIT) - anyio.current_time()
+            if left <= 0:
+                break
+            with anyio.move_on_after(left):
                 await self._progress.wait()
         if not self.shown:
             return  # nothing to read yet: the answer says what the page waits for
@@ -438,16 +516,23 @@ class Navigator(Part):
             session.on("Page.domContentEventFired", watch.parsed),
             session.on("Page.loadEventFired", watch.loaded),
         ]
-        still_loading = ToolResult(message=f"{self._tab_id} is still loading after {limit:g} s: nothing has shown yet.")
+
+        began = anyio.current_time()
+
+        def still_loading() -> ToolResult:
+            after = anyio.current_time() - began
+            return ToolResult(message=f"{self._tab_id} is still loading after {after:.0f} s: nothing has shown yet.")
+
         try:
             finished, started = await self._modals.unless_dialog(start, limit)
             if not finished:
-                return self._modals.dialog_answer(f"{action} waits") or still_loading
+                return self._modals.dialog_answer(f"{action} waits") or still_loading()
             if isinstance(started, ToolResult):
                 return started
-            finished, _ = await self._modals.unless_dialog(lambda: self._until_usable(watch, started), limit)
+            usable = usable_within(limit)
+            finished, _ = await self._modals.unless_dialog(lambda: self._until_usable(watch, started), usable)
             if not finished:
-                return self._modals.dialog_answer(f"{action} is under way") or still_loading
+                return self._modals.dialog_answer(f"{action} is under way") or still_loading()
         finally:
             for off in unsubscribe:
                 off()
