@@ -73,6 +73,19 @@ def test_a_page_that_waits_only_for_connections_is_given_up_on_when_the_browser_
     assert blockers.given_up_by("L1") == 103.0 + GIVEN_UP_AFTER, "the last connection to begin"
     blockers.ended({"requestId": "b"})
     assert blockers.given_up_by("L1") == 100.0 + GIVEN_UP_AFTER
+    # An async script (low priority) whose request went out holds neither parser nor render.
+    blockers.sent(
+        {
+            "requestId": "async",
+            "loaderId": "L1",
+            "frameId": "F",
+            "type": "Script",
+            "request": {"initialPriority": "Low"},
+        },
+        "F",
+    )
+    blockers.asked({"requestId": "async"})
+    assert blockers.given_up_by("L1") == 100.0 + GIVEN_UP_AFTER
     # Its request went out: its host may never answer, and nothing tells when it gives up.
     blockers.asked({"requestId": "a"})
     assert blockers.given_up_by("L1") is None
@@ -86,3 +99,14 @@ def test_a_request_said_to_have_gone_out_before_it_was_said_to_be_sent_is_asked(
     blockers.ended({"requestId": "early"})
     _sent(blockers, "hop", "Script", "https://b.example/a.js", redirectResponse={"status": 302})
     assert blockers.given_up_by("L1") is None, "a redirect's next request: taken as asked (the shorter wait)"
+
+
+def test_what_documents_gone_asked_for_neither_holds_nor_crowds_out_the_new_ones() -> None:
+    blockers = Blockers(lambda: 0.0)
+    for n in range(64):  # requests of pages left behind, never said to have ended
+        _sent(blockers, f"old{n}", "Script", "http://hangs.example/a.js", loader=f"gone{n}")
+    blockers.committed("L1")
+    _sent(blockers, "new", "Script", "https://tls.example/b.js")
+    assert blockers.describe("L1") == "a script from tls.example"
+    assert blockers.given_up_by("L1") is not None
+    assert blockers.describe("gone0") == "a resource that has not arrived"

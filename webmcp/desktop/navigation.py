@@ -153,6 +153,9 @@ class _Pending:
     asked: bool = False
     """Its request went out on a connection (`Network.requestWillBeSentExtraInfo`): its host may
     never answer. Until then it is connecting (name, TCP, TLS), which the browser gives up in time."""
+    late: bool = False
+    """Fetched at low priority (an async or deferred script, one a script inserted): it holds
+    neither the parser nor the first render."""
 
 
 class Blockers:
@@ -178,7 +181,8 @@ class Blockers:
         # shorter wait).
         asked = request in self._asked or "redirectResponse" in params
         self._asked.pop(request, None)
-        self._pending[request] = _Pending(str(params.get("loaderId", "")), kind, host, self._clock(), asked)
+        late = params.get("request", {}).get("initialPriority") in ("Low", "VeryLow")
+        self._pending[request] = _Pending(str(params.get("loaderId", "")), kind, host, self._clock(), asked, late)
 
     def asked(self, params: dict[str, Any]) -> None:
         """`Network.requestWillBeSentExtraInfo`: the request went out on a connection."""
@@ -194,15 +198,21 @@ class Blockers:
         """`Network.loadingFinished` or `Network.loadingFailed`."""
         self._pending.pop(str(params.get("requestId", "")), None)
 
+    def committed(self, loader_id: str) -> None:
+        """A new document replaced the last: what the others asked for holds nothing now (Chromium
+        does not always say that their requests ended), and must not fill the `_BLOCKERS_KEPT`."""
+        self._pending = {r: p for r, p in self._pending.items() if p.loader == loader_id}
+
     def holds_parser(self, loader_id: str) -> bool:
         """A script the document of `loader_id` asked for has not arrived: its parser may wait for it."""
         return any(p.loader == loader_id and p.kind == "script" for p in self._pending.values())
 
     def given_up_by(self, loader_id: str) -> float | None:
         """When the browser will have given up every connection the document of `loader_id` still
-        waits for (on `anyio.current_time()`'s clock), when all it waits for is still connecting;
-        None when it waits for nothing, or for a request its host may never answer."""
-        waits = [p for p in self._pending.values() if p.loader == loader_id]
+        waits for (on the clock given), when all it waits for is still connecting; None when it
+        waits for nothing, or for a request its host may never answer. A request fetched at low
+        priority (`late`) is not waited for."""
+        waits = [p for p in self._pending.values() if p.loader == loader_id and not p.late]
         if not waits or any(p.asked for p in waits):
             return None
         return max(p.began for p in waits) + GIVEN_UP_AFTER
@@ -313,6 +323,7 @@ class Navigator(Part):
         frame = params.get("frame", {})
         if not frame.get("parentId"):
             self._loader = str(frame.get("loaderId", ""))
+            self._blockers.committed(self._loader)
 
     def _observer_said(self, params: dict[str, Any]) -> None:
         """The main frame's observer: its document painted (or is hidden, so it cannot tell)."""
