@@ -30,7 +30,8 @@ soon as it has rendered, saying it is still loading. Its window keeps following 
 renders (the refresher is not held). A navigation may make the page ask first
 (beforeunload), and a page may alert while it loads: then the navigation returns the dialog
 in `openedWindowIds` instead of waiting on it, because the page now waits for the agent.
-Every wait is bounded by `navigation`.
+Every wait is bounded: the commit by `navigation`, what follows it by the page's own bounds
+above (`usable_within`).
 """
 
 from __future__ import annotations
