@@ -62,7 +62,12 @@ _BASE_FLAGS = (
 # renderer of its own ("browser_ui" targets): ~1 s of CPU in the first 1.5 s after launch, on the
 # cores the start page then loads on. Nobody sees an address bar without a window.
 _HEADLESS_OFF = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
-CONNECT_TIMEOUT_FEATURE = "TimeoutTcpConnectAttempt:TimeoutTcpConnectAttemptMin/8s/TimeoutTcpConnectAttemptMax/8s"
+CONNECT_TIMEOUT = 8
+"""Seconds after which the launched browser gives up a TCP connect that no answer comes to."""
+CONNECT_TIMEOUT_FEATURE = (
+    f"TimeoutTcpConnectAttempt:TimeoutTcpConnectAttemptMin/{CONNECT_TIMEOUT}s"
+    f"/TimeoutTcpConnectAttemptMax/{CONNECT_TIMEOUT}s"
+)
 """A TCP connect that no answer comes to fails after 8 s, not Linux's 127 s of SYN retries.
 
 A host behind a firewall that drops packets holds every page that loads a synchronous script

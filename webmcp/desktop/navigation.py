@@ -47,6 +47,7 @@ import anyio
 
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
+from cdp_bridge.spawn import CONNECT_TIMEOUT
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
 from webmcp.desktop.live_view import BINDING
@@ -99,9 +100,11 @@ connection up within a bound of its own (a TCP connect after 8 s, `spawn.CONNECT
 a TLS handshake after 30 s, Chromium's fixed limit), and then the page goes on. On issue 41's
 corpus over `mixed`, pages held by hosts that accept and never answer https showed their article
 30 s after navigate. `GIVEN_UP_AFTER` after the last of them began, or this, whichever is first."""
-GIVEN_UP_AFTER = 39.0
-"""When the browser has given up a connection that began this long ago (s): 8 s of TCP, 30 s of
-TLS, and a second to spare."""
+_TLS_HANDSHAKE_LIMIT = 30.0
+"""Chromium's own, fixed (`kSSLHandshakeTimeoutInSeconds`)."""
+GIVEN_UP_AFTER = CONNECT_TIMEOUT + _TLS_HANDSHAKE_LIMIT + 1.0
+"""When the browser has given up a connection that began this long ago (s): its TCP connect, its
+TLS handshake, and a second to spare."""
 _DATA_RENDER = 0.1
 """After the page's data requests are answered: how long its rendering of them is waited for."""
 _DATA_FOLD = 0.02
@@ -221,9 +224,9 @@ class Blockers:
     def describe(self, loader_id: str, kind: str | None = None) -> str:
         """What the document of `loader_id` waits for: "a script from a.example and a stylesheet from b.example"."""
         hosts: dict[str, list[str]] = {}
-        for loader, what, host in ((p.loader, p.kind, p.host) for p in self._pending.values()):
-            if loader == loader_id and what == (kind or what) and host not in hosts.setdefault(what, []):
-                hosts[what].append(host)
+        for p in self._pending.values():
+            if p.loader == loader_id and p.kind == (kind or p.kind) and p.host not in hosts.setdefault(p.kind, []):
+                hosts[p.kind].append(p.host)
         parts = []
         for what, named in hosts.items():
             shown = [cap_text(h, 80) for h in named[:3]]
