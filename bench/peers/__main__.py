@@ -153,7 +153,7 @@ def publish(raw: dict[str, Any]) -> str:
     targets = markdown_targets(raw["results"])
     notes = markdown_notes(raw["notes"])
     document = (
-        f"{header}\n{table}\n\nIssue 22 targets (bridge against the better peer, medians over rounds):\n\n"
+        f"{header}\n{table}\n\nIssue 40 targets this bench measures (medians over rounds):\n\n"
         f"{targets}\n\nChart: `{chart.relative_to(ROOT)}`\n\nNotes:\n\n{notes}\n"
     )
     (RESULTS / f"peers-{stamp}.md").write_text(document)
