@@ -6,11 +6,19 @@ from webmcp.desktop.navigation import GIVEN_UP_AFTER, Blockers
 
 
 def _sent(
-    blockers: Blockers, request: str, kind: str, url: str, *, loader: str = "L1", frame: str = "F", **more: object
+    blockers: Blockers,
+    request: str,
+    kind: str,
+    url: str,
+    *,
+    loader: str = "L1",
+    frame: str = "F",
+    priority: str = "High",
+    **more: object,
 ) -> None:
+    asked = {"url": url, "initialPriority": priority}
     blockers.sent(
-        {"requestId": request, "loaderId": loader, "frameId": frame, "type": kind, "request": {"url": url}, **more},
-        "F",
+        {"requestId": request, "loaderId": loader, "frameId": frame, "type": kind, "request": asked, **more}, "F"
     )
 
 
@@ -58,6 +66,20 @@ def test_a_script_pending_holds_the_parser_and_a_stylesheet_does_not() -> None:
     assert blockers.holds_parser("L1") and not blockers.holds_parser("L0")
     assert blockers.describe("L1", "script") == "a script from ads.example"
     blockers.ended({"requestId": "js"})
+    assert not blockers.holds_parser("L1")
+
+
+def test_an_async_script_pending_does_not_hold_the_parser_and_is_not_named_as_what_it_waits_for() -> None:
+    # Chromium fetches async, deferred and script-inserted scripts at low priority: the parser
+    # goes on without them, so "the parser still waits for" must not name them.
+    blockers = Blockers()
+    _sent(blockers, "async", "Script", "https://ads.example/a.js", priority="Low")
+    assert not blockers.holds_parser("L1")
+    _sent(blockers, "sync", "Script", "https://cdn.example/b.js")
+    assert blockers.holds_parser("L1")
+    assert blockers.describe("L1", "script", holding=True) == "a script from cdn.example"
+    assert blockers.describe("L1", "script") == "scripts from ads.example, cdn.example"
+    blockers.ended({"requestId": "sync"})
     assert not blockers.holds_parser("L1")
 
 

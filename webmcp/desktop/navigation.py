@@ -208,8 +208,9 @@ class Blockers:
         self._pending = {r: p for r, p in self._pending.items() if p.loader == loader_id}
 
     def holds_parser(self, loader_id: str) -> bool:
-        """A script the document of `loader_id` asked for has not arrived: its parser may wait for it."""
-        return any(p.loader == loader_id and p.kind == "script" for p in self._pending.values())
+        """A script the document of `loader_id` asked for has not arrived, one its parser waits for
+        (an async or deferred script, or one a script inserted, does not hold it)."""
+        return any(p.loader == loader_id and p.kind == "script" and not p.late for p in self._pending.values())
 
     def given_up_by(self, loader_id: str) -> float | None:
         """When the browser will have given up every connection the document of `loader_id` still
@@ -221,11 +222,14 @@ class Blockers:
             return None
         return max(p.began for p in waits) + GIVEN_UP_AFTER
 
-    def describe(self, loader_id: str, kind: str | None = None) -> str:
-        """What the document of `loader_id` waits for: "a script from a.example and a stylesheet from b.example"."""
+    def describe(self, loader_id: str, kind: str | None = None, *, holding: bool = False) -> str:
+        """What the document of `loader_id` waits for: "a script from a.example and a stylesheet from b.example";
+        only those of `kind`, and with `holding` only those fetched at once (not `late`)."""
         hosts: dict[str, list[str]] = {}
         for p in self._pending.values():
-            if p.loader == loader_id and p.kind == (kind or p.kind) and p.host not in hosts.setdefault(p.kind, []):
+            if p.loader != loader_id or p.kind != (kind or p.kind) or (holding and p.late):
+                continue
+            if p.host not in hosts.setdefault(p.kind, []):
                 hosts[p.kind].append(p.host)
         parts = []
         for what, named in hosts.items():
@@ -397,9 +401,9 @@ class Navigator(Part):
             return ""
         if self.shown and not self._parsed and self._blockers.holds_parser(self._loader):
             return (
-                f"What has rendered is readable, but the page's parser still waits for "
-                f"{self._blockers.describe(self._loader, 'script')}: more of it may come (its wait_for waits for "
-                "the text you expect). Its window follows the page."
+                "What has rendered is readable, but the page's parser still waits for "
+                f"{self._blockers.describe(self._loader, 'script', holding=True)}: more of it may come (its "
+                "wait_for waits for the text you expect). Its window follows the page."
             )
         if self.shown:
             return STILL_LOADING
