@@ -309,7 +309,38 @@ what `tools/list` has always published."""
 
 @functools.cache
 def _input_schema(model: type[BaseModel]) -> str:
-    return json.dumps(_drop_nulls(model.model_json_schema(by_alias=True)))
+    return json.dumps(_inline_defs(_drop_nulls(model.model_json_schema(by_alias=True))))
+
+
+def _inline_defs(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each `{"$ref": "#/$defs/X"}` replaced by X itself and `$defs` gone: shorter for
+    a model used once, and readable by clients that do not follow references. A model that refers to
+    itself keeps its `$defs`."""
+    defs = schema.get("$defs")
+    if not defs:
+        return schema
+
+    def inline(node: Any, seen: frozenset[str]) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) == 1:
+                name = ref.removeprefix("#/$defs/")
+                if name in seen or name not in defs:
+                    raise _Recursive
+                return inline(defs[name], seen | {name})
+            return {k: inline(v, seen) for k, v in node.items()}
+        if isinstance(node, list):
+            return [inline(v, seen) for v in node]
+        return node
+
+    try:
+        return inline({k: v for k, v in schema.items() if k != "$defs"}, frozenset())
+    except _Recursive:
+        return schema
+
+
+class _Recursive(Exception):
+    """A model's schema refers to itself: its references stay."""
 
 
 def input_schema_of(model: type[BaseModel]) -> dict[str, Any]:

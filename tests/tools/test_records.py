@@ -6,9 +6,10 @@ import json
 
 import jsonschema
 import pytest
+from pydantic import BaseModel
 
 from webmcp.desktop.tab import TAB_OPERATIONS
-from webmcp.models import SCHEMA_FILE, ToolResult, render_current_schema, tool_output_schema
+from webmcp.models import SCHEMA_FILE, ToolResult, input_schema_of, render_current_schema, tool_output_schema
 from webmcp.tools.catalog import RESULT_SCHEMA, action_schema
 from webmcp.tools.records import RECORDS, record_for
 
@@ -39,6 +40,28 @@ def test_record_input_schemas_refuse_unknown_arguments_and_accept_expected_versi
             for name in schema.get("required", ())
         }
         assert validator.is_valid({**required, "expectedVersion": 2}), record.action
+
+
+def test_record_input_schemas_carry_no_references_and_fill_refuses_an_unknown_key_in_a_field() -> None:
+    # Written inline: fewer bytes in every tools/list, and clients that follow no $ref read them whole.
+    for record in RECORDS:
+        text = json.dumps(record.input_schema)
+        assert "$ref" not in text and "$defs" not in text, record.action
+    fill = jsonschema.Draft202012Validator(action_schema(record_for("tab", "fill").input_schema))
+    assert fill.is_valid({"fields": [{"label": "Email", "value": "a@example.com", "blockId": "b2"}]})
+    assert not fill.is_valid({"fields": [{"label": "Email", "value": "a@example.com", "colour": "red"}]})
+    assert not fill.is_valid({"fields": [{"value": "a@example.com"}]})
+
+
+def test_a_model_that_refers_to_itself_keeps_its_references() -> None:
+    class Node(BaseModel):
+        name: str
+        children: list[Node] = []
+
+    schema = input_schema_of(Node)
+    assert "$defs" in schema or "$ref" in json.dumps(schema)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert jsonschema.Draft202012Validator(schema).is_valid({"name": "a", "children": [{"name": "b"}]})
 
 
 def test_the_shipped_current_schema_is_the_one_the_models_generate() -> None:
