@@ -21,14 +21,17 @@ from typing import Any
 import anyio
 import mcp_types as types
 
+from bench.peers.mcp_subject import result_text
 from tests.support.mcp_harness import McpTestClient
+from webmcp.desktop.tab import TAB_OPERATIONS
 
 __all__ = ["Call", "Problem", "Session", "TaskFailed", "Windows"]
 
 Windows = dict[str, Any]
 SLOW_CALL_S = 5.0
 """A call slower than this is noted: no demo's own work takes more than a second or two."""
-BROWSER_ACTIONS = frozenset({"focus", "navigate", "back", "forward", "reload", "close", "read_content", "screenshot"})
+BROWSER_ACTIONS = TAB_OPERATIONS
+"""A tab's own actions (every name a page tool may not take), apart from the page's tools."""
 LATE_DIALOG_S = 2.0
 """A call that answers this long after its dialog was readable made the agent wait for nothing."""
 
@@ -116,21 +119,30 @@ class Session:
         self._reported: set[str] = set()
         self.seen_page_tools: set[str] = set()
         """Every page tool any tab listed during the session (the `{tab}__` prefix dropped)."""
+        self.spent = {"answers": 0, "windows": 0, "lists": 0, "lists_read": 0}
+        self._read_bytes = 0
+        """The bytes an agent reads (issue 40): each call's answer (text and structured content), the
+        windows it reads itself (the task's reads and one after each call; not the harness's watch),
+        and the tool list at start and again after each `tools/list_changed` (`follow_lists`)."""
 
     # ---- reading -------------------------------------------------------------------------
-    async def windows(self) -> Windows:
+    async def windows(self, *, counted: bool = True) -> Windows:
+        """`app://windows`; `counted` when an agent would read it (its bytes go to `spent`)."""
         started = time.perf_counter()
         with anyio.fail_after(15):
             result = await self.handle.client.read_resource("app://windows")
         self.window_reads.append(time.perf_counter() - started)
         content = result.contents[0]
         assert isinstance(content, types.TextResourceContents)
+        self._read_bytes = len(content.text.encode())
+        if counted:
+            self.spent["windows"] += self._read_bytes
         parsed: Windows = json.loads(content.text)
         return parsed
 
-    async def tab(self, index: int = 0) -> dict[str, Any]:
+    async def tab(self, index: int = 0, *, counted: bool = True) -> dict[str, Any]:
         """The `index`-th tab window (not a modal)."""
-        tabs: list[dict[str, Any]] = [w for w in (await self.windows())["windows"] if not w["modal"]]
+        tabs: list[dict[str, Any]] = [w for w in (await self.windows(counted=counted))["windows"] if not w["modal"]]
         if len(tabs) <= index:
             raise TaskFailed(f"no tab window #{index}")
         return tabs[index]
@@ -161,7 +173,9 @@ class Session:
         with anyio.move_on_after(timeout):
             while True:
                 seen = notes.count("resource_updated")
-                if holds(await self.windows()):
+                state = await self.windows(counted=False)
+                if holds(state):
+                    self.spent["windows"] += self._read_bytes  # the read that shows it, once
                     return time.perf_counter() - started
                 with anyio.move_on_after(0.5):
                     await notes.wait_for("resource_updated", after=seen, timeout=timeout)
@@ -180,6 +194,21 @@ class Session:
                     await notes.wait_for("tools_list_changed", after=seen, timeout=timeout)
         raise TaskFailed(f"{name} is not listed after {timeout:g} s (listed: {', '.join(self._listed)[:300]})")
 
+    async def follow_lists(self) -> None:
+        """Read the tool list now and again after each `tools/list_changed`, as a host does, counting its
+        bytes (compact JSON, as on the wire); until cancelled."""
+        notes = self.handle.notifications
+        while True:
+            seen = notes.count("tools_list_changed")
+            with anyio.fail_after(15):
+                listed = await self.handle.client.list_tools()
+            self.spent["lists"] += sum(
+                len(json.dumps(t.model_dump(by_alias=True, exclude_none=True, mode="json"), separators=(",", ":")))
+                for t in listed.tools
+            )
+            self.spent["lists_read"] += 1
+            await notes.wait_for("tools_list_changed", after=seen, timeout=3600)
+
     # ---- acting --------------------------------------------------------------------------
     async def call(
         self,
@@ -195,7 +224,7 @@ class Session:
 
         Raises TaskFailed when `need` and the answer is an error."""
         args = dict(args or {})
-        before = await self.windows()
+        before = await self.windows(counted=False)
         if version:
             args["expectedVersion"] = next(w["version"] for w in before["windows"] if w["id"] == window_id)
         known = {w["id"] for w in before["windows"]}
@@ -208,7 +237,7 @@ class Session:
             notes = self.handle.notifications
             while True:
                 seen = notes.count("resource_updated")
-                for w in (await self.windows())["windows"]:
+                for w in (await self.windows(counted=False))["windows"]:
                     if w["modal"] and w["id"] not in known and w["id"] not in seen_at:
                         seen_at[w["id"]] = time.perf_counter() - started
                     if not w["modal"]:
@@ -234,6 +263,7 @@ class Session:
             raise TaskFailed(call.message)
         structured = result.structured_content if isinstance(result.structured_content, dict) else None
         texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+        self.spent["answers"] += len(result_text(result).encode())
         code = (structured or {}).get("code") if result.is_error else None
         message = str((structured or {}).get("message") or (texts[0] if texts else ""))
         opened = list((structured or {}).get("openedWindowIds") or [])
@@ -247,17 +277,27 @@ class Session:
         self._last = (call, known)
         after = await self.windows()
         self._mixed(before, tabs_seen, after)
-        await self._judge(call, version)
+        await self._judge(call, version, before, after)
         if need and call.is_error:
             raise TaskFailed(f"{call.tool} answered {call.code}: {call.message[:300]}")
         return call
 
-    async def _judge(self, call: Call, version: bool) -> None:
+    async def _judge(self, call: Call, version: bool, before: Windows, after: Windows) -> None:
         """What the answer said that was not true, or made the agent wait for nothing."""
         if call.seconds > SLOW_CALL_S:
             self.problem("slow_call", f"{call.tool} answered after {call.seconds:.1f} s")
         if call.code == "stale_state" and version:
-            self.problem("stale_state", f"{call.tool} with the window's current expectedVersion: {call.message[:200]}")
+            window = call.tool.partition("__")[0]
+
+            def shown(state: Windows) -> Any:
+                return next(((w["summary"], w["blocks"]) for w in state["windows"] if w["id"] == window), None)
+
+            if shown(before) == shown(after):
+                self.problem(
+                    "stale_state", f"{call.tool} with the window's current expectedVersion: {call.message[:200]}"
+                )
+            else:  # the window shows something else than what was read: the refusal is true
+                self.note(f"{call.tool} refused as stale_state: the page changed since it was read (true)")
         if re.search(r"\btyped\b", call.message) and not call.is_error:
             self.problem("says_person_typed", f"{call.tool}: {call.message[:200]}")
         page_error = _mcp_error_text((call.structured or {}).get("result"))
@@ -266,7 +306,7 @@ class Session:
                 "error_as_success",
                 f"{call.tool} returned isError: true ({page_error[:160]!r}) and the bridge said {call.message[:80]!r}",
             )
-        self._unnamed_dialogs(await self.windows(), "right after the answer")
+        self._unnamed_dialogs(await self.windows(counted=False), "right after the answer")
         for dialog, at in call.dialogs_seen_at.items():
             if call.seconds - at > LATE_DIALOG_S:
                 self.problem(
