@@ -1,14 +1,16 @@
 #!/usr/bin/env python
-"""MiniWoB++ through the bridge and Playwright MCP side by side (issue 39's benchmark).
+"""MiniWoB++ through the bridge, Playwright MCP and chrome-devtools-mcp side by side (issue 39's benchmark).
 
-    .venv/bin/python bench/miniwob.py MINIWOB_HTML [--tasks a,b] [--seeds 5] [--subjects bridge,playwright]
+    .venv/bin/python bench/miniwob.py MINIWOB_HTML [--tasks a,b] [--seeds 5]
+        [--subjects bridge,playwright|bridge,devtools|bridge,playwright,devtools]
         [--max-time 120000] [--out FILE] [--trace]
 
 MINIWOB_HTML is the `html/` directory of PyPI `miniwob` 1.1.0 (`pip download miniwob==1.1.0
 --no-deps`, unzip; the pages stay out of this repository). It is served as the web root on
 127.0.0.1. One headless Chromium (`--remote-debugging-port=0 --enable-features=WebMCP`) is
 launched; each server attaches to it in turn: the bridge by `--cdp-url`, Playwright MCP 0.0.86
-(bench/wob/install, pinned in bench/wob/peer/package.json) by `--cdp-endpoint`.
+(bench/wob/install, pinned in bench/wob/peer/package.json) by `--cdp-endpoint`, chrome-devtools-mcp
+1.11.0 (bench/peers/install, pinned in bench/peers/package.json) by `--browserUrl`.
 
 An episode starts as MiniWoB's own environment starts one (`miniwob/selenium_instance.py`):
 the server's own navigate tool opens the task page; then a SIDE CDP connection to that page,
@@ -36,6 +38,7 @@ import asyncio
 import datetime
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,12 +52,23 @@ if str(ROOT) not in sys.path:  # `python bench/miniwob.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
 from bench.peers.mcp_subject import StepFailed  # noqa: E402
-from bench.wob.adapters import ActionFailed, Adapter, BridgeAdapter, Counted, PlaywrightAdapter, PolicyFailed  # noqa: E402
+from bench.wob.adapters import (  # noqa: E402
+    ActionFailed,
+    Adapter,
+    BridgeAdapter,
+    Counted,
+    DevtoolsAdapter,
+    PlaywrightAdapter,
+    PolicyFailed,
+)
 from bench.wob.harness import Chromium, Side, serve  # noqa: E402
 from bench.wob.policies import DEV_SET, POLICIES  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 PEER = ROOT / "bench" / "wob" / "peer" / "node_modules" / "@playwright" / "mcp" / "cli.js"
+DEVTOOLS = ROOT / "bench" / "peers" / "node_modules" / "chrome-devtools-mcp"
+SUBJECTS = ("bridge", "playwright", "devtools")
+LABELS = {"bridge": "bridge", "playwright": "Playwright MCP", "devtools": "chrome-devtools-mcp"}
 EPISODE_TIMEOUT = 100.0
 """Seconds a policy may take (the page's own limit is --max-time, 120 s by default)."""
 
@@ -101,22 +115,39 @@ def playwright_command(cdp: str) -> list[str]:
     return ["node", str(PEER), "--cdp-endpoint", cdp]
 
 
+def devtools_command(cdp: str) -> list[str]:
+    entry = DEVTOOLS / "build" / "src" / "bin" / "chrome-devtools-mcp.js"
+    return ["node", str(entry), "--browserUrl", cdp, "--no-usage-statistics", "--no-performance-crux"]
+
+
+def devtools_version() -> str:
+    try:
+        return str(json.loads((DEVTOOLS / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return ""
+
+
 async def run_subject(
     key: str, chromium: Chromium, origin: str, tasks: list[str], seeds: list[int], args: argparse.Namespace
 ) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"wob-{key}-"))
+    adapter: Adapter
     if key == "bridge":
         subject = Counted(bridge_command(chromium.http), workdir, {"PYTHONPATH": str(args.bridge_code)})
-    else:
+        adapter = BridgeAdapter(subject)
+    elif key == "playwright":
         subject = Counted(playwright_command(chromium.http), workdir, {"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"})
+        adapter = PlaywrightAdapter(subject)
+    else:
+        env = {"CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS": "1", "PUPPETEER_SKIP_DOWNLOAD": "1"}
+        subject = Counted(devtools_command(chromium.http), workdir, env)
+        adapter = DevtoolsAdapter(subject)
     started = time.perf_counter()
     await subject.open()
-    adapter: Adapter = BridgeAdapter(subject) if key == "bridge" else PlaywrightAdapter(subject)
     episodes: list[dict[str, Any]] = []
     try:
         await subject.tool_names()
-        if isinstance(adapter, BridgeAdapter):
-            await adapter.ready()
+        await adapter.ready()  # the bridge: its tab window; chrome-devtools-mcp: the page's id (list_pages)
         session = {"bytes": subject.bytes, "calls": subject.calls, "seconds": time.perf_counter() - started}
         for task in tasks:
             for seed in seeds:
@@ -245,13 +276,16 @@ def _commit(checkout: Path) -> str:
 
 
 def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
-    keys = [k for k in ("bridge", "playwright") if k in results]
+    keys = [k for k in SUBJECTS if k in results]
     head = "| task | " + " | ".join(f"{k} done | {k} B/solved | {k} calls" for k in keys) + " |"
     rows = [head, "|" + "---|" * (1 + 3 * len(keys))]
     # B/solved: every byte the server sent during the solved episodes (tool lists re-read after a
     # tools/list_changed included), averaged over them; calls: averaged over all episodes.
     totals = {k: {"done": 0, "bytes": 0, "calls": 0, "n": 0} for k in keys}
-    both = {k: {"bytes": 0, "lists": 0, "calls": 0, "n": 0} for k in keys}
+    peers = [k for k in keys if k != "bridge"] if "bridge" in keys else []
+    both: dict[str, dict[str, dict[str, Any]]] = {
+        peer: {k: {"bytes": 0, "lists": 0, "calls": 0, "n": 0, "each": []} for k in ("bridge", peer)} for peer in peers
+    }
     for task in tasks:
         cells = [task]
         per = {k: [e for e in results[k]["episodes"] if e["task"] == task] for k in keys}
@@ -264,15 +298,18 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
             mean = round(sum(e["bytes"] for e in won) / len(won)) if won else "–"
             calls = round(sum(e["calls"] for e in per[k]) / len(per[k]), 1) if per[k] else "–"
             cells += [f"{len(won)}/{len(per[k])}", str(mean), str(calls)]
-        # Episodes both solved (same task, same seed): bytes compared like for like.
-        for seed in seeds:
-            pair = {k: e for k in keys for e in per[k] if e["seed"] == seed}
-            if len(pair) == len(keys) and all(p["completed"] for p in pair.values()):
-                for k in keys:
-                    both[k]["bytes"] += pair[k]["bytes"]
-                    both[k]["lists"] += pair[k].get("bytes_lists", 0)
-                    both[k]["calls"] += pair[k]["calls"]
-                    both[k]["n"] += 1
+        # Episodes both solved (same task, same seed): bytes compared like for like, the bridge
+        # against each peer apart.
+        for peer in peers:
+            for seed in seeds:
+                pair = {k: e for k in ("bridge", peer) for e in per[k] if e["seed"] == seed}
+                if len(pair) == 2 and all(p["completed"] for p in pair.values()):
+                    for k, e in pair.items():
+                        both[peer][k]["bytes"] += e["bytes"]
+                        both[peer][k]["lists"] += e.get("bytes_lists", 0)
+                        both[peer][k]["calls"] += e["calls"]
+                        both[peer][k]["n"] += 1
+                        both[peer][k]["each"].append(e["bytes"])
         rows.append("| " + " | ".join(cells) + " |")
     cells = ["**total**"]
     for k in keys:
@@ -281,20 +318,31 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
         cells += [f"**{t['done']}/{t['n']}**", f"**{mean}**", f"**{round(t['calls'] / max(t['n'], 1), 1)}**"]
     rows.append("| " + " | ".join(cells) + " |")
     out = "\n".join(rows)
-    if len(keys) == 2 and both[keys[0]]["n"]:
-        b, p = both["bridge"], both["playwright"]
+    out += "\n" if peers else ""
+    for peer in peers:
+        b, p = both[peer]["bridge"], both[peer][peer]
+        if not b["n"]:
+            out += f"\nNo episode was completed by both the bridge and {LABELS[peer]}."
+            continue
+        name = LABELS[peer]
         out += (
-            f"\n\nOn the {b['n']} episodes both completed: bridge {b['bytes']} B in {b['calls']} calls, "
-            f"Playwright MCP {p['bytes']} B in {p['calls']} calls; bytes ratio bridge/Playwright "
-            f"{b['bytes'] / max(p['bytes'], 1):.2f} (of which tool lists re-read after tools/list_changed: "
-            f"bridge {b['lists']} B, Playwright MCP {p['lists']} B; without them "
-            f"{(b['bytes'] - b['lists']) / max(p['bytes'] - p['lists'], 1):.2f})."
+            f"\nOn the {b['n']} episodes both the bridge and {name} completed: bridge {b['bytes']} B in "
+            f"{b['calls']} calls (median {_median(b['each']):.0f} B an episode), {name} {p['bytes']} B in "
+            f"{p['calls']} calls (median {_median(p['each']):.0f} B); bytes ratio bridge/{name} "
+            f"{b['bytes'] / max(p['bytes'], 1):.2f}, "
+            f"of the medians {_median(b['each']) / max(_median(p['each']), 1):.2f} "
+            f"(of which tool lists re-read after tools/list_changed: bridge {b['lists']} B, {name} {p['lists']} B; "
+            f"without them {(b['bytes'] - b['lists']) / max(p['bytes'] - p['lists'], 1):.2f})."
         )
     untrue = {k: sum(len(e["untrue"]) for e in results[k]["episodes"]) for k in keys}
     out += (
         "\nAnswers claiming an effect the page did not show: " + ", ".join(f"{k} {n}" for k, n in untrue.items()) + "."
     )
     return out
+
+
+def _median(values: list[int]) -> float:
+    return float(statistics.median(values)) if values else 0.0
 
 
 def failures(results: dict[str, Any]) -> str:
@@ -319,7 +367,9 @@ async def main() -> None:
     parser.add_argument("--failures", action="store_true", help="with --report: each failed episode's reason")
     parser.add_argument("--tasks", default=",".join(DEV_SET))
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--subjects", default="bridge,playwright")
+    parser.add_argument(
+        "--subjects", default="bridge,playwright", help=f"a comma-separated choice of {', '.join(SUBJECTS)}"
+    )
     parser.add_argument("--max-time", type=int, default=120000, help="core.EPISODE_MAX_TIME, ms")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--trace", action="store_true", help="keep every call and answer in the JSON")
@@ -343,6 +393,9 @@ async def main() -> None:
     unknown = [t for t in tasks if t not in POLICIES]
     if unknown:
         parser.error(f"no policy for {', '.join(unknown)}")
+    subjects = [k for k in args.subjects.split(",") if k]
+    if not subjects or any(k not in SUBJECTS for k in subjects):
+        parser.error(f"--subjects: a comma-separated choice of {', '.join(SUBJECTS)}")
     seeds = list(range(args.seeds))
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M")
     results: dict[str, Any] = {}
@@ -350,7 +403,7 @@ async def main() -> None:
         chromium = Chromium(args.chromium)
         await chromium.start()
         try:
-            for key in args.subjects.split(","):
+            for key in subjects:
                 results[key] = await run_subject(key, chromium, origin, tasks, seeds, args)
         finally:
             chromium.stop()
@@ -364,6 +417,7 @@ async def main() -> None:
         "max_time_ms": args.max_time,
         "completed_when": "raw reward > 0",
         "playwright_mcp": "0.0.86",
+        "chrome_devtools_mcp": devtools_version(),
         "chromium": args.chromium,
         "bridge_code": str(args.bridge_code),
         "bridge_commit": _commit(args.bridge_code),

@@ -11,6 +11,9 @@ states where the server says them. It acts on an `Item` it picked: `press`, `fil
 * `PlaywrightAdapter`: `browser_snapshot` (its YAML, refs kept), and `browser_click`,
   `browser_type`, `browser_hover`, `browser_press_key`, `browser_select_option`. An item is
   addressed by its ref.
+* `DevtoolsAdapter` (chrome-devtools-mcp): `take_snapshot` (its text tree, uids kept), and
+  `click`, `fill` (a <select>'s option too), `fill_form`, `hover`, `press_key`, `type_text`, each
+  with the page's id. An item is addressed by its uid.
 
 Every byte the server sends back (answers, state reads, tool lists) is counted by the subject.
 """
@@ -25,7 +28,17 @@ from typing import Any
 
 from bench.peers.mcp_subject import McpSubject, StepFailed, result_text
 
-__all__ = ["Adapter", "BridgeAdapter", "Item", "Page", "PlaywrightAdapter", "Counted", "norm"]
+__all__ = [
+    "Adapter",
+    "BridgeAdapter",
+    "Counted",
+    "DevtoolsAdapter",
+    "Item",
+    "Page",
+    "PlaywrightAdapter",
+    "norm",
+    "parse_devtools_snapshot",
+]
 
 
 def norm(text: str) -> str:
@@ -36,13 +49,15 @@ def norm(text: str) -> str:
 class Item:
     index: int
     kind: str
-    """Playwright: the ARIA role (`text` for a text run). Bridge: text, field, item (list), cell, notice, media."""
+    """Playwright, chrome-devtools-mcp: the role (`text` for a text run). Bridge: text, field, item (list), cell,
+    notice, media."""
     name: str
     value: Any = None
     states: frozenset[str] = frozenset()
     options: tuple[str, ...] = ()
     group: str = ""
-    """The bridge: the block's id. Playwright: the ref of the nearest ancestor with one."""
+    """The bridge: the block's id. Playwright: the ref of the nearest ancestor with one. chrome-devtools-mcp:
+    the parent's uid."""
     handle: Any = None
     depth: int = 0
     parent: int | None = None
@@ -97,6 +112,7 @@ class Page:
 FIELD_KINDS = frozenset(
     {"field", "textbox", "searchbox", "spinbutton", "combobox", "checkbox", "radio", "listbox", "slider"}
 )
+TEXT_KINDS = frozenset({"textbox", "searchbox", "spinbutton"})
 
 
 class PolicyFailed(Exception):
@@ -178,6 +194,9 @@ class Adapter:
         if self.verify is not None:
             await self.verify(action, value, text)
         return text
+
+    async def ready(self) -> None:
+        """Once a session, after the first tools/list: what the adapter must know before the first episode."""
 
     async def navigate(self, url: str) -> None:
         raise NotImplementedError
@@ -584,6 +603,239 @@ class PlaywrightAdapter(Adapter):
     async def type_keys(self, item: Item, text: str) -> None:
         args = {**self._target(item), "text": text, "slowly": True, "submit": True}
         await self._said("key", text, await self._act("browser_type", args))
+
+
+# ---------------------------------------------------------------------------------------------
+# chrome-devtools-mcp
+
+_DT_BARE = (
+    "disableable|disabled|expandable|expanded|focusable|focused|selectable|selected|modal|multiline|"
+    "multiselectable|readonly|required|busy|atomic|checked|pressed"
+)
+_DT_KEYS = (
+    "value|description|keyshortcuts|roledescription|valuetext|url|checked|pressed|level|valuemax|valuemin|"
+    "autocomplete|haspopup|invalid|orientation|live|relevant|errormessage|details"
+)
+_DT_TAIL = re.compile(rf'(?: (?:(?:{_DT_BARE})(?= |$)|(?:{_DT_KEYS})=".*?"(?= |$)))*', re.DOTALL)
+"""What follows a node's name: its attributes, bare state words and `key="value"` (values unescaped)."""
+_DT_ATTR = re.compile(rf' (?:(?P<bare>{_DT_BARE})(?= |$)|(?P<key>{_DT_KEYS})=")')
+_DT_NODE = re.compile(r"^(?P<indent>(?:  )*)uid=(?P<uid>\S+)(?P<rest>.*)$", re.DOTALL)
+_DT_MARK = " [selected in the DevTools Elements panel]"
+
+
+def _dt_quoted(text: str, start: int) -> tuple[str, int]:
+    """The text from `start` to the first `"` after which only attributes follow; and where that ends."""
+    at = start
+    while True:
+        end = text.find('"', at)
+        if end < 0:
+            return text[start:], len(text)
+        if _DT_TAIL.fullmatch(text, end + 1):
+            return text[start:end], end + 1
+        at = end + 1
+
+
+def _dt_line(rest: str) -> tuple[str, str, dict[str, str | bool]]:
+    """` role "name" attrs` (a node's line after its uid) → role, name, attributes. Names and values
+    are printed between double quotes with no escaping, so a quote ends one only where nothing but
+    attributes follows it. A text run prints no role."""
+    rest = rest.removesuffix(_DT_MARK)
+    role, name = "", ""
+    m = re.match(r" ([A-Za-z][\w-]*)(?= |$)", rest)
+    if m is not None:
+        role, rest = m.group(1), rest[m.end() :]
+    at = 0
+    if rest.startswith(' "'):
+        name, at = _dt_quoted(rest, 2)
+    attrs: dict[str, str | bool] = {}
+    while (a := _DT_ATTR.match(rest, at)) is not None:
+        if a.group("bare"):
+            attrs[a.group("bare")] = True
+            at = a.end()
+        else:
+            attrs[a.group("key")], at = _dt_quoted(rest, a.end())
+    return role, name, attrs
+
+
+_DT_KINDS = {"StaticText": "text", "ignored": "none"}
+_DT_SKIP = frozenset({"RootWebArea", "LineBreak"})
+"""No item: the document (named by the page's title), a line break (a node whose name is a newline)."""
+
+
+def parse_devtools_snapshot(text: str) -> list[Item]:
+    """chrome-devtools-mcp's `take_snapshot` text → items in reading order (each node with its parent).
+
+    One node a line, two spaces a depth: `uid=<id> <role> "<name>" <attrs>`; a text run prints no
+    role (kind `text` here). Every node has a uid: each item is its own handle, and its group is
+    its parent's uid. The instruction MiniWoB puts at the top reads as a row of text runs (its bold
+    words are runs of their own, its block is no node): the runs that continue one another (a
+    space or punctuation between them, a quote still open) are read as one text, the page's first."""
+    at = text.find("## Latest page snapshot\n")
+    body = text[at + len("## Latest page snapshot\n") :] if at >= 0 else text
+    nodes: list[list[str]] = []  # [indent, uid, rest]; a line that starts no node continues the last
+    for line in body.split("\n"):
+        m = _DT_NODE.match(line)
+        if m is not None:
+            nodes.append([m.group("indent"), m.group("uid"), m.group("rest")])
+        elif nodes and line.startswith("## "):
+            break
+        elif nodes:
+            nodes[-1][2] += "\n" + line
+    for node in nodes:  # the blank line that ends the snapshot continues no name
+        node[2] = node[2].rstrip("\n")
+    items: list[Item] = []
+    raws: list[str] = []
+    stack: list[tuple[int, int | None, str]] = []  # (depth, item index or None, uid)
+    for indent, uid, rest in nodes:
+        depth = len(indent) // 2
+        role, name, attrs = _dt_line(rest)
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        parent = next((s[1] for s in reversed(stack) if s[1] is not None), None)
+        group = stack[-1][2] if stack else ""
+        stack.append((depth, None, uid))
+        if role in _DT_SKIP:
+            continue
+        kind = _DT_KINDS.get(role or "StaticText", role)
+        states = frozenset(k for k, v in attrs.items() if v is True)
+        item = Item(len(items), kind, norm(name), states=states, group=group, handle=uid, depth=depth, parent=parent)
+        if kind in FIELD_KINDS or "value" in attrs:
+            item.value = attrs.get("value", "")
+            if kind in ("checkbox", "radio"):
+                item.value = attrs.get("checked") is True
+        stack[-1] = (depth, item.index, uid)
+        items.append(item)
+        raws.append(name)
+    for item in items:
+        if item.kind in ("combobox", "listbox"):
+            item.options = tuple(o.name for o in items if o.parent == item.index and o.kind == "option")
+    items = _dt_instruction(items, raws)
+    # A run of white space between two others says nothing a reader reads: no item.
+    return _dt_drop(items, {i.index for i in items if i.kind == "text" and not i.name})
+
+
+def _dt_drop(items: list[Item], gone: set[int]) -> list[Item]:
+    """`items` without those at the indexes `gone` (text runs: no item's parent), renumbered."""
+    if not gone:
+        return items
+    shift, before = 0, {}
+    for item in items:
+        before[item.index] = shift
+        shift += item.index in gone
+    kept = [i for i in items if i.index not in gone]
+    for item in kept:
+        item.index -= before[item.index]
+        if item.parent is not None:
+            item.parent -= before[item.parent]
+    return kept
+
+
+def _dt_instruction(items: list[Item], raws: list[str]) -> list[Item]:
+    """The first text and the runs that continue it (as a reader joins them) as one item."""
+    first = next((i for i in items if i.name), None)
+    if first is None or first.kind != "text":
+        return items
+    said, last = raws[first.index], first.index
+    for k in range(first.index + 1, len(items)):
+        run, nxt = items[k], raws[k]
+        if run.kind != "text" or run.parent != first.parent:
+            break
+        if said.count('"') % 2 == 0 and not (said[-1:].isspace() or re.match(r"[\s.,;:!?)]", nxt)):
+            break  # no quote open, no space or punctuation between: a text of its own
+        said, last = said + nxt, k
+    first.name = norm(said)
+    return _dt_drop(items, set(range(first.index + 1, last + 1)))
+
+
+class DevtoolsAdapter(Adapter):
+    """chrome-devtools-mcp: `take_snapshot` (its text tree, uids kept), and `click`, `fill`,
+    `fill_form`, `hover`, `press_key`, `type_text`; each page tool takes the page's id, found once
+    with `list_pages`. An item is addressed by its uid."""
+
+    def __init__(self, subject: Counted) -> None:
+        super().__init__(subject)
+        self.page_id = 1
+        self.focus: Any = None
+        """The uid the last click or fill went to: a key meant for it needs no click first."""
+
+    async def ready(self) -> None:
+        pages = await self.s.call("list_pages", {}, timeout=60)
+        found = re.search(r"^(\d+): .*\[selected\]", pages, re.MULTILINE)
+        self.page_id = int(found.group(1)) if found else 1
+
+    async def navigate(self, url: str) -> None:
+        self.focus = None
+        await self.s.call("navigate_page", {"pageId": self.page_id, "type": "url", "url": url}, timeout=60)
+
+    async def look(self) -> Page:
+        raw = await self.s.call("take_snapshot", {"pageId": self.page_id}, timeout=30)
+        items = parse_devtools_snapshot(raw)
+        first = next((i for i in items if i.name), None)
+        self.page = Page(items, first.name if first is not None else "", raw)
+        return self.page
+
+    async def _act(self, tool: str, args: dict[str, Any]) -> str:
+        args = {"pageId": self.page_id, **args}
+        error, text = await self.s.call_raw(tool, args, timeout=30)
+        if error:
+            raise ActionFailed(f"{tool} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
+        return text
+
+    async def press(self, item: Item) -> str:
+        text = await self._act("click", {"uid": item.handle})
+        self.focus = item.handle
+        return await self._said("press", item.name, text)
+
+    async def fill(self, item: Item, value: Any) -> str:
+        if isinstance(value, bool):
+            await self.check(item, value)
+            return ""
+        if isinstance(value, list):
+            return await self.select(item, value)
+        if item.kind == "combobox" and item.options:
+            return await self.select(item, [value])
+        text = await self._act("fill", {"uid": item.handle, "value": str(value)})
+        self.focus = item.handle
+        return await self._said("fill", str(value), text)
+
+    async def fill_many(self, pairs: list[tuple[Item, Any]]) -> None:
+        if len(pairs) < 2 or not all(isinstance(v, str) and i.kind in TEXT_KINDS for i, v in pairs):
+            await super().fill_many(pairs)
+            return
+        # Its `fill_form` says to be preferred over one `fill` per field: one call for them all.
+        text = await self._act("fill_form", {"elements": [{"uid": i.handle, "value": v} for i, v in pairs]})
+        self.focus = pairs[-1][0].handle
+        for _item, value in pairs:
+            await self._said("fill", value, text)
+
+    async def hover(self, item: Item) -> str:
+        return await self._said("hover", None, await self._act("hover", {"uid": item.handle}))
+
+    async def wheel(self, item: Item, delta: int) -> str:
+        raise PolicyFailed("chrome-devtools-mcp has no wheel or scroll tool (a script through evaluate_script only)")
+
+    async def key(self, key: str, item: Item | None = None) -> str:
+        if item is not None and item.handle != self.focus:
+            await self.press(item)
+        return await self._said("key", key, await self._act("press_key", {"key": key}))
+
+    async def select(self, item: Item, values: list[str]) -> str:
+        if len(values) != 1:
+            raise PolicyFailed("chrome-devtools-mcp's fill selects one option of a list, not several")
+        # `fill` selects a <select>'s option by the text it shows.
+        text = await self._act("fill", {"uid": item.handle, "value": values[0]})
+        self.focus = item.handle
+        return await self._said("fill", values, text)
+
+    async def check(self, item: Item, on: bool) -> None:
+        if bool(item.value) != on:
+            await self.press(item)
+
+    async def type_keys(self, item: Item, text: str) -> None:
+        # `type_text` types into the focus key by key (a keydown each), then presses its submit key.
+        if item.handle != self.focus:
+            await self.press(item)
+        await self._said("key", text, await self._act("type_text", {"text": text, "submitKey": "Enter"}))
 
 
 @dataclass

@@ -131,8 +131,9 @@ async def click_widget(a: Adapter) -> None:
         hits = told if any(i.kind == "radio" or "radio" in i.states for i in hits) else hits
     else:
         hits = [i for i in pool if i.kind in TEXTBOX and not isinstance(i.value, bool)]
-        # Where the server tells a text area from a one-line box (the bridge: "text area"), use it.
-        areas = [i for i in hits if norm(i.name).lower() == "text area"]
+        # Where the server tells a text area from a one-line box (the bridge: "text area";
+        # chrome-devtools-mcp: a `multiline` textbox), use it.
+        areas = [i for i in hits if norm(i.name).lower() == "text area" or "multiline" in i.states]
         hits = (areas or hits) if kind == "textarea" else ([i for i in hits if i not in areas] or hits)
     if not hits:
         raise PolicyFailed(f"no {kind} widget among {page.short(40)}")
