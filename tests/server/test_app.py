@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -16,7 +17,7 @@ from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
-from webmcp.server.app import build_server, trace_requests_if_traced
+from webmcp.server.app import build_server, run_notifier, trace_requests_if_traced
 from webmcp.server.transport import Broadcaster
 
 pytestmark = pytest.mark.anyio
@@ -205,3 +206,86 @@ def test_requests_are_traced_only_when_a_tracer_provider_is_set() -> None:
     assert any(isinstance(m, OpenTelemetryMiddleware) for m in traced.middleware)
     trace_requests_if_traced(traced, trace.ProxyTracerProvider())
     assert not any(isinstance(m, OpenTelemetryMiddleware) for m in traced.middleware)
+
+
+# --- tools/list_changed: announced once the tool set keeps still ----------------------------------
+
+
+class _NotifyingDesktop:
+    """A desktop whose tool set the test moves; `on_change` as `Desktop` has it."""
+
+    def __init__(self) -> None:
+        self.tools: tuple[str, ...] = ("open_door_1", "open_door_2")
+        self._listeners: list[Any] = []
+
+    def on_change(self, listener: Any) -> None:
+        self._listeners.append(listener)
+
+    def move(self, *tools: str) -> None:
+        self.tools = tools
+        for listener in self._listeners:
+            listener()
+
+
+class _Heard:
+    def __init__(self) -> None:
+        self.updated = 0
+        self.lists: list[tuple[float, tuple[str, ...]]] = []
+        self.desktop: _NotifyingDesktop | None = None
+
+    async def resource_updated(self, uri: str) -> None:
+        self.updated += 1
+
+    async def tools_list_changed(self) -> None:
+        assert self.desktop is not None
+        self.lists.append((anyio.current_time(), self.desktop.tools))  # what a client's re-list reads
+
+
+async def _notifier_with(desktop: _NotifyingDesktop, heard: _Heard, tg: Any) -> None:
+    heard.desktop = desktop
+    tg.start_soon(
+        partial(run_notifier, desktop, heard, min_interval=0.0, tools_key=lambda d: d.tools, quiet=0.2, hold=1.0)
+    )
+    await anyio.sleep(0.05)
+
+
+async def test_a_page_that_moves_on_is_announced_once_with_the_next_pages_tools() -> None:
+    # The tab's page leaves (its tools go), the next registers its own 30 ms later: one
+    # tools/list_changed, after which a client reads the new page's tools, not an empty set between.
+    desktop, heard = _NotifyingDesktop(), _Heard()
+    async with anyio.create_task_group() as tg:
+        await _notifier_with(desktop, heard, tg)
+        desktop.move()
+        await anyio.sleep(0.03)
+        desktop.move("cast_light")
+        await anyio.sleep(0.5)
+        tg.cancel_scope.cancel()
+    assert [tools for _, tools in heard.lists] == [("cast_light",)]
+    assert heard.updated == 2, "every change is a resources/updated, at once"
+
+
+async def test_a_set_that_comes_back_before_it_kept_still_is_not_announced() -> None:
+    desktop, heard = _NotifyingDesktop(), _Heard()
+    async with anyio.create_task_group() as tg:
+        await _notifier_with(desktop, heard, tg)
+        desktop.move()
+        await anyio.sleep(0.03)
+        desktop.move("open_door_1", "open_door_2")
+        await anyio.sleep(0.5)
+        tg.cancel_scope.cancel()
+    assert heard.lists == []
+
+
+async def test_a_set_that_keeps_moving_is_announced_within_the_hold() -> None:
+    desktop, heard = _NotifyingDesktop(), _Heard()
+    async with anyio.create_task_group() as tg:
+        await _notifier_with(desktop, heard, tg)
+        began = anyio.current_time()
+        for n in range(20):  # a change every 0.1 s for 2 s: never still for 0.2 s
+            desktop.move(f"tool_{n}")
+            await anyio.sleep(0.1)
+        await anyio.sleep(0.4)
+        tg.cancel_scope.cancel()
+    times = [at - began for at, _ in heard.lists]
+    assert len(times) >= 2 and times[0] < 1.6, times  # not after the 2 s the set kept moving
+    assert heard.lists[-1][1] == ("tool_19",), "the last set is announced once the set keeps still"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -251,28 +252,76 @@ def trace_requests_if_traced(server: Server[Any], provider: trace.TracerProvider
         server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
 
 
-async def run_notifier(desktop: Desktop, broadcaster: Broadcaster, *, min_interval: float = 0.03) -> None:
+TOOLS_QUIET = 0.2
+"""How long the tool set must keep still before `tools/list_changed` goes out (s). A page that
+moves on removes its tools, and the next page registers its own a few ms to a few hundred ms
+later (the doors demo: 20-30 ms); a client re-reads the whole list at each notification (one
+tab's alone is 5.5 KB), so the set it would read in between is not announced."""
+TOOLS_HOLD = 1.0
+"""However often the set moves, `tools/list_changed` goes out within this long of its first move (s)."""
+
+
+async def run_notifier(
+    desktop: Any,
+    broadcaster: Any,
+    *,
+    min_interval: float = 0.03,
+    tools_key: Callable[[Any], Any] = tool_set_key,
+    quiet: float = TOOLS_QUIET,
+    hold: float = TOOLS_HOLD,
+) -> None:
     """Announce every change: `resources/updated` always, `tools/list_changed` when the tool set moved.
 
-    Changes are coalesced: however fast the browser changes, clients hear at most one
-    pair of notifications per `min_interval`.
+    `desktop` has `on_change` (a `Desktop`); `broadcaster` `resource_updated` and
+    `tools_list_changed` (a `Broadcaster`). Changes are coalesced: however fast the browser
+    changes, clients hear at most one `resources/updated` per `min_interval`; and
+    `tools/list_changed` only once the set (`tools_key`) has kept still for `quiet`, at most
+    `hold` after it first moved, and only when it differs from the set last announced.
     """
     changed = anyio.Event()
+    moved = [anyio.Event()]
+    """Set when the tool set differs from the one last seen (a list, so the announcer sees the new event)."""
 
     def mark() -> None:
         changed.set()
 
     desktop.on_change(mark)
-    last_tools: tuple[Any, ...] = ()
-    while True:
-        await changed.wait()
-        changed = anyio.Event()
-        try:
-            tools_now = tool_set_key(desktop)
-            await broadcaster.resource_updated(WINDOWS_URI)
-            if tools_now != last_tools:
-                last_tools = tools_now
-                await broadcaster.tools_list_changed()
-        except Exception:  # boundary: a notification failure must not end the notifier
-            logger.exception("notifying clients failed")
-        await anyio.sleep(min_interval)
+    # What a client's first `tools/list` shows: a change is announced against it.
+    announced: list[Any] = [tools_key(desktop)]
+
+    async def announce_tools() -> None:
+        while True:
+            await moved[0].wait()
+            until = anyio.current_time() + hold
+            while True:  # until the set keeps still for `quiet`, or `hold` is over
+                moved[0] = anyio.Event()
+                left = until - anyio.current_time()
+                if left <= 0:
+                    break
+                with anyio.move_on_after(min(quiet, left)) as still:
+                    await moved[0].wait()
+                if still.cancelled_caught:
+                    break
+            try:
+                now = tools_key(desktop)
+                if now != announced[0]:
+                    announced[0] = now
+                    await broadcaster.tools_list_changed()
+            except Exception:  # boundary: a notification failure must not end the notifier
+                logger.exception("notifying clients failed")
+
+    seen = announced[0]
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce_tools)
+        while True:
+            await changed.wait()
+            changed = anyio.Event()
+            try:
+                tools_now = tools_key(desktop)
+                await broadcaster.resource_updated(WINDOWS_URI)
+                if tools_now != seen:
+                    seen = tools_now
+                    moved[0].set()
+            except Exception:  # boundary: a notification failure must not end the notifier
+                logger.exception("notifying clients failed")
+            await anyio.sleep(min_interval)
