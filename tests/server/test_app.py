@@ -232,6 +232,8 @@ class _Heard:
         self.updated = 0
         self.lists: list[tuple[float, tuple[str, ...]]] = []
         self.desktop: _NotifyingDesktop | None = None
+        self.lists_served = 0
+        """As `Broadcaster.lists_served`: `tools/list` answers given (a client read the list)."""
 
     async def resource_updated(self, uri: str) -> None:
         self.updated += 1
@@ -274,6 +276,22 @@ async def test_a_set_that_comes_back_before_it_kept_still_is_not_announced() -> 
         await anyio.sleep(0.5)
         tg.cancel_scope.cancel()
     assert heard.lists == []
+
+
+async def test_a_set_that_came_back_after_a_client_read_it_in_between_is_announced() -> None:
+    # A modal hid the tab's tools for 0.1 s and a client listed them then: it holds the empty
+    # set, so the restoring is announced although the set is the one announced before.
+    desktop, heard = _NotifyingDesktop(), _Heard()
+    async with anyio.create_task_group() as tg:
+        await _notifier_with(desktop, heard, tg)
+        desktop.move()
+        await anyio.sleep(0.05)
+        heard.lists_served += 1  # a tools/list answered while the tools were hidden
+        await anyio.sleep(0.05)
+        desktop.move("open_door_1", "open_door_2")
+        await anyio.sleep(0.5)
+        tg.cancel_scope.cancel()
+    assert [tools for _, tools in heard.lists] == [("open_door_1", "open_door_2")]
 
 
 async def test_a_set_that_keeps_moving_is_announced_within_the_hold() -> None:

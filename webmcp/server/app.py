@@ -167,6 +167,7 @@ def build_server(
     async def on_list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         # A page's tool titles and descriptions are its text, masked like everything else that leaves.
         secrets = desktop.known_secrets()
+        broadcaster.listed()
         return types.ListToolsResult(tools=[_to_mcp_tool(s, secrets) for s in tool_specs(desktop)])
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -272,11 +273,13 @@ async def run_notifier(
 ) -> None:
     """Announce every change: `resources/updated` always, `tools/list_changed` when the tool set moved.
 
-    `desktop` has `on_change` (a `Desktop`); `broadcaster` `resource_updated` and
-    `tools_list_changed` (a `Broadcaster`). Changes are coalesced: however fast the browser
-    changes, clients hear at most one `resources/updated` per `min_interval`; and
+    `desktop` has `on_change` (a `Desktop`); `broadcaster` `resource_updated`,
+    `tools_list_changed` and `lists_served` (a `Broadcaster`). Changes are coalesced: however fast
+    the browser changes, clients hear at most one `resources/updated` per `min_interval`; and
     `tools/list_changed` only once the set (`tools_key`) has kept still for `quiet`, at most
-    `hold` after it first moved, and only when it differs from the set last announced.
+    `hold` after it first moved, when it differs from the set last announced, or when it came
+    back to it after a client read the list meanwhile (that client holds the set in between:
+    every hiding and every restoring a client may have seen is announced, GUI bridge §5.1).
     """
     changed = anyio.Event()
     moved = [anyio.Event()]
@@ -292,6 +295,7 @@ async def run_notifier(
     async def announce_tools() -> None:
         while True:
             await moved[0].wait()
+            served = broadcaster.lists_served
             until = anyio.current_time() + hold
             while True:  # until the set keeps still for `quiet`, or `hold` is over
                 moved[0] = anyio.Event()
@@ -304,7 +308,7 @@ async def run_notifier(
                     break
             try:
                 now = tools_key(desktop)
-                if now != announced[0]:
+                if now != announced[0] or broadcaster.lists_served != served:
                     announced[0] = now
                     await broadcaster.tools_list_changed()
             except Exception:  # boundary: a notification failure must not end the notifier

@@ -84,6 +84,13 @@ class Broadcaster:
         # Keyed by the SDK `Connection`: `ctx.session` is a fresh proxy per request,
         # the connection is what lives as long as the client's session does.
         self._peers: dict[Connection, _Peer] = {}
+        self.lists_served = 0
+        """`tools/list` answers given so far (`listed`): a client that read the list while it
+        moved holds what it read, and is told when it moves back (`run_notifier`)."""
+
+    def listed(self) -> None:
+        """A `tools/list` was answered."""
+        self.lists_served += 1
 
     def handlers(self) -> dict[str, Callable[..., Awaitable[Any]]]:
         """The `Server` constructor keywords this broadcaster serves."""
