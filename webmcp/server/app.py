@@ -12,7 +12,7 @@ import base64
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -262,9 +262,25 @@ TOOLS_HOLD = 1.0
 """However often the set moves, `tools/list_changed` goes out within this long of its first move (s)."""
 
 
+class Changing(Protocol):
+    """What the notifier follows (a `Desktop`)."""
+
+    def on_change(self, listener: Callable[[], None]) -> None: ...
+
+
+class Announcing(Protocol):
+    """Whom the notifier tells (a `Broadcaster`)."""
+
+    lists_served: int
+
+    async def resource_updated(self, uri: str) -> None: ...
+
+    async def tools_list_changed(self) -> None: ...
+
+
 async def run_notifier(
-    desktop: Any,
-    broadcaster: Any,
+    desktop: Changing,
+    broadcaster: Announcing,
     *,
     min_interval: float = 0.03,
     tools_key: Callable[[Any], Any] = tool_set_key,
@@ -273,13 +289,12 @@ async def run_notifier(
 ) -> None:
     """Announce every change: `resources/updated` always, `tools/list_changed` when the tool set moved.
 
-    `desktop` has `on_change` (a `Desktop`); `broadcaster` `resource_updated`,
-    `tools_list_changed` and `lists_served` (a `Broadcaster`). Changes are coalesced: however fast
-    the browser changes, clients hear at most one `resources/updated` per `min_interval`; and
-    `tools/list_changed` only once the set (`tools_key`) has kept still for `quiet`, at most
-    `hold` after it first moved, when it differs from the set last announced, or when it came
-    back to it after a client read the list meanwhile (that client holds the set in between:
-    every hiding and every restoring a client may have seen is announced, GUI bridge §5.1).
+    Changes are coalesced: however fast the browser changes, clients hear at most one
+    `resources/updated` per `min_interval`; and `tools/list_changed` only once the set
+    (`tools_key`) has kept still for `quiet`, at most `hold` after it first moved, when it
+    differs from the set last announced, or when it came back to it after a client read the
+    list meanwhile (that client holds the set in between: every hiding and every restoring a
+    client may have seen is announced, GUI bridge §5.1).
     """
     changed = anyio.Event()
     moved = [anyio.Event()]
