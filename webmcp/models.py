@@ -315,7 +315,7 @@ def _input_schema(model: type[BaseModel]) -> str:
 def _inline_defs(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` with each `{"$ref": "#/$defs/X"}` replaced by X itself and `$defs` gone: shorter for
     a model used once, and readable by clients that do not follow references. A model that refers to
-    itself keeps its `$defs`."""
+    itself, or a reference with more than words beside it, keeps the schema as it was."""
     defs = schema.get("$defs")
     if not defs:
         return schema
@@ -323,11 +323,13 @@ def _inline_defs(schema: dict[str, Any]) -> dict[str, Any]:
     def inline(node: Any, seen: frozenset[str]) -> Any:
         if isinstance(node, dict):
             ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) == 1:
+            if isinstance(ref, str):
                 name = ref.removeprefix("#/$defs/")
-                if name in seen or name not in defs:
+                rest = {k: v for k, v in node.items() if k != "$ref"}
+                # Beside a reference, only words about it (a field's description) are merged in.
+                if name == ref or name in seen or name not in defs or not set(rest) <= _ANNOTATIONS:
                     raise _Recursive
-                return inline(defs[name], seen | {name})
+                return {**inline(defs[name], seen | {name}), **rest}
             return {k: inline(v, seen) for k, v in node.items()}
         if isinstance(node, list):
             return [inline(v, seen) for v in node]
@@ -339,8 +341,11 @@ def _inline_defs(schema: dict[str, Any]) -> dict[str, Any]:
         return schema
 
 
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprecated"})
+
+
 class _Recursive(Exception):
-    """A model's schema refers to itself: its references stay."""
+    """A model's schema refers to itself, or a reference cannot be written inline: its references stay."""
 
 
 def input_schema_of(model: type[BaseModel]) -> dict[str, Any]:

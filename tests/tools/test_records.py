@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from webmcp.desktop.tab import TAB_OPERATIONS
 from webmcp.models import SCHEMA_FILE, ToolResult, input_schema_of, render_current_schema, tool_output_schema
@@ -51,6 +51,21 @@ def test_record_input_schemas_carry_no_references_and_fill_refuses_an_unknown_ke
     assert fill.is_valid({"fields": [{"label": "Email", "value": "a@example.com", "blockId": "b2"}]})
     assert not fill.is_valid({"fields": [{"label": "Email", "value": "a@example.com", "colour": "red"}]})
     assert not fill.is_valid({"fields": [{"value": "a@example.com"}]})
+
+
+def test_a_described_nested_model_is_written_inline_with_its_description() -> None:
+    class Inner(BaseModel):
+        label: str
+
+    class Outer(BaseModel):
+        inner: Inner = Field(description="The inner one.")
+
+    schema = input_schema_of(Outer)
+    assert "$ref" not in json.dumps(schema) and "$defs" not in schema, schema
+    assert schema["properties"]["inner"]["description"] == "The inner one."
+    assert schema["properties"]["inner"]["properties"]["label"]["type"] == "string"
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid({"inner": {"label": "a"}}) and not validator.is_valid({"inner": {"label": 1}})
 
 
 def test_a_model_that_refers_to_itself_keeps_its_references() -> None:
