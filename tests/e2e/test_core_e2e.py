@@ -178,7 +178,8 @@ async def test_late_tool_and_self_removing_tool_send_tools_list_changed(site: st
         assert f"{win}__list_tickets" in names and f"{win}__escalate_ticket" not in names
         names = await stage.wait_tools(lambda names: f"{win}__escalate_ticket" in names, timeout=30)
         # wait_tools also re-lists every 0.5 s: it may see the tool a moment before the notification
-        # (coalesced, at most 30 ms apart) reaches the client. That it comes is what is asserted.
+        # (sent once the tool set kept still, at most TOOLS_HOLD after) reaches the client. That it comes is
+        # what is asserted.
         await stage.mcp.notifications.wait_for("tools_list_changed", after=seen)
         seen = stage.mcp.notifications.count("tools_list_changed")
         claimed = await stage.call(f"{win}__claim_welcome_bonus")
