@@ -430,6 +430,35 @@ def _ordinals(items: list[Item]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# The peers: an item is addressed by the handle of their snapshot, a refusal is an error result
+
+
+class PeerAdapter(Adapter):
+    """What Playwright MCP's and chrome-devtools-mcp's adapters share: a tool call whose error result
+    is a refusal, and a fill that checks a box, picks an option or types (`_type`)."""
+
+    async def _act(self, tool: str, args: dict[str, Any]) -> str:
+        error, text = await self.s.call_raw(tool, args, timeout=30)
+        if error:
+            raise ActionFailed(f"{tool} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
+        return text
+
+    async def _type(self, item: Item, text: str) -> str:
+        """Type `text` into `item` with the server's own tool; its answer."""
+        raise NotImplementedError
+
+    async def fill(self, item: Item, value: Any) -> str:
+        if isinstance(value, bool):
+            await self.check(item, value)
+            return ""
+        if isinstance(value, list):
+            return await self.select(item, value)
+        if item.kind == "combobox" and item.options:
+            return await self.select(item, [value])
+        return await self._said("fill", str(value), await self._type(item, str(value)))
+
+
+# ---------------------------------------------------------------------------------------------
 # Playwright MCP
 
 _LINE = re.compile(
@@ -536,7 +565,7 @@ def subtree(items: list[Item], root: int) -> Iterator[Item]:
             yield item
 
 
-class PlaywrightAdapter(Adapter):
+class PlaywrightAdapter(PeerAdapter):
     async def navigate(self, url: str) -> None:
         await self.s.call("browser_navigate", {"url": url}, timeout=60)
 
@@ -561,25 +590,11 @@ class PlaywrightAdapter(Adapter):
             return {"element": item.name[:80], "target": item.group}
         return {"element": (item.name or item.kind)[:80], "target": item.handle}
 
-    async def _act(self, tool: str, args: dict[str, Any]) -> str:
-        error, text = await self.s.call_raw(tool, args, timeout=30)
-        if error:
-            raise ActionFailed(f"{tool} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
-        return text
-
     async def press(self, item: Item) -> str:
         return await self._said("press", item.name, await self._act("browser_click", self._target(item)))
 
-    async def fill(self, item: Item, value: Any) -> str:
-        if isinstance(value, bool):
-            await self.check(item, value)
-            return ""
-        if isinstance(value, list):
-            return await self.select(item, value)
-        if item.kind == "combobox" and item.options:
-            return await self.select(item, [value])
-        text = await self._act("browser_type", {**self._target(item), "text": str(value)})
-        return await self._said("fill", str(value), text)
+    async def _type(self, item: Item, text: str) -> str:
+        return await self._act("browser_type", {**self._target(item), "text": text})
 
     async def hover(self, item: Item) -> str:
         return await self._said("hover", None, await self._act("browser_hover", self._target(item)))
@@ -747,7 +762,7 @@ def _dt_instruction(items: list[Item], raws: list[str]) -> list[Item]:
     return _dt_drop(items, set(range(first.index + 1, last + 1)))
 
 
-class DevtoolsAdapter(Adapter):
+class DevtoolsAdapter(PeerAdapter):
     """chrome-devtools-mcp: `take_snapshot` (its text tree, uids kept), and `click`, `fill`,
     `fill_form`, `hover`, `press_key`, `type_text`; each page tool takes the page's id, found once
     with `list_pages`. An item is addressed by its uid."""
@@ -775,28 +790,17 @@ class DevtoolsAdapter(Adapter):
         return self.page
 
     async def _act(self, tool: str, args: dict[str, Any]) -> str:
-        args = {"pageId": self.page_id, **args}
-        error, text = await self.s.call_raw(tool, args, timeout=30)
-        if error:
-            raise ActionFailed(f"{tool} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
-        return text
+        return await super()._act(tool, {"pageId": self.page_id, **args})
 
     async def press(self, item: Item) -> str:
         text = await self._act("click", {"uid": item.handle})
         self.focus = item.handle
         return await self._said("press", item.name, text)
 
-    async def fill(self, item: Item, value: Any) -> str:
-        if isinstance(value, bool):
-            await self.check(item, value)
-            return ""
-        if isinstance(value, list):
-            return await self.select(item, value)
-        if item.kind == "combobox" and item.options:
-            return await self.select(item, [value])
-        text = await self._act("fill", {"uid": item.handle, "value": str(value)})
+    async def _type(self, item: Item, text: str) -> str:
+        answer = await self._act("fill", {"uid": item.handle, "value": text})
         self.focus = item.handle
-        return await self._said("fill", str(value), text)
+        return answer
 
     async def fill_many(self, pairs: list[tuple[Item, Any]]) -> None:
         if len(pairs) < 2 or not all(isinstance(v, str) and i.kind in TEXT_KINDS for i, v in pairs):

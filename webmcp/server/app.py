@@ -297,39 +297,40 @@ async def run_notifier(
     client may have seen is announced, GUI bridge §5.1).
     """
     changed = anyio.Event()
-    moved = [anyio.Event()]
-    """Set when the tool set differs from the one last seen (a list, so the announcer sees the new event)."""
+    moved = anyio.Event()
+    """Set when the tool set differs from the one last seen; the announcer starts a new one each wait."""
 
     def mark() -> None:
         changed.set()
 
     desktop.on_change(mark)
     # What a client's first `tools/list` shows: a change is announced against it.
-    announced: list[Any] = [tools_key(desktop)]
+    announced = tools_key(desktop)
 
     async def announce_tools() -> None:
+        nonlocal moved, announced
         while True:
-            await moved[0].wait()
+            await moved.wait()
             served = broadcaster.lists_served
             until = anyio.current_time() + hold
             while True:  # until the set keeps still for `quiet`, or `hold` is over
-                moved[0] = anyio.Event()
+                moved = anyio.Event()
                 left = until - anyio.current_time()
                 if left <= 0:
                     break
                 with anyio.move_on_after(min(quiet, left)) as still:
-                    await moved[0].wait()
+                    await moved.wait()
                 if still.cancelled_caught:
                     break
             try:
                 now = tools_key(desktop)
-                if now != announced[0] or broadcaster.lists_served != served:
-                    announced[0] = now
+                if now != announced or broadcaster.lists_served != served:
+                    announced = now
                     await broadcaster.tools_list_changed()
             except Exception:  # boundary: a notification failure must not end the notifier
                 logger.exception("notifying clients failed")
 
-    seen = announced[0]
+    seen = announced
     async with anyio.create_task_group() as tg:
         tg.start_soon(announce_tools)
         while True:
@@ -340,7 +341,7 @@ async def run_notifier(
                 await broadcaster.resource_updated(WINDOWS_URI)
                 if tools_now != seen:
                     seen = tools_now
-                    moved[0].set()
+                    moved.set()
             except Exception:  # boundary: a notification failure must not end the notifier
                 logger.exception("notifying clients failed")
             await anyio.sleep(min_interval)
