@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, cast
 
 import anyio
@@ -16,6 +17,7 @@ from cdp_bridge.ax import PageNodes
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
+from tests.support.sessions import EventSession
 from webmcp.desktop.live_view import PageRead
 from webmcp.desktop.memory import KeptReads
 from webmcp.desktop.refresher import LiveView
@@ -397,3 +399,146 @@ async def test_a_read_of_a_document_the_tab_left_ends_at_once_and_the_new_one_is
         assert outcome == [False]
         assert await view.refresh()
     assert reads == [1, 2] and view.last_read is not None and view.last_read.doc_seq == 2
+
+
+# --- a whole read that flushed the observers' folds; a load that brought nothing new ----------
+
+_MAIN_OBSERVER = (7, 42)
+"""The main frame's observer: its session's id and its world's context (what a report names)."""
+
+
+class FlushingRead(FakePage):
+    """A page whose whole reads flush the main frame's observer first (`live_view._flush_folds`),
+    at `flush` (set by the test), and end at `go`; each read says when its flush was answered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flush = anyio.Event()
+        self.go = anyio.Event()
+
+    async def read_page(self, page: Any, doc_seq: int, ids: Any) -> PageRead:
+        read = await super().read_page(page, doc_seq, ids)
+        await self.flush.wait()
+        flushed = anyio.current_time()
+        await self.go.wait()
+        return replace(read, flushed={_MAIN_OBSERVER: flushed})
+
+
+@pytest.fixture
+def flushing(monkeypatch: pytest.MonkeyPatch) -> FlushingRead:
+    fake = FlushingRead()
+    monkeypatch.setattr(live_view_module, "read_page", fake.read_page)
+    return fake
+
+
+async def test_a_report_of_a_change_the_whole_read_saw_after_its_flush_leaves_the_view_clean(
+    flushing: FlushingRead,
+) -> None:
+    async with _running() as tab:
+        flushing.shows = "all the rows"
+        tab.mark_dirty()  # DOMContentLoaded: the refresher begins a whole read
+        with anyio.fail_after(5):
+            await flushing.read.wait()
+        # The page's first layout held the observer's fold timer: its report of the rows, made
+        # before the read began, comes only now, before the flush's answer.
+        tab.reported_change(_MAIN_OBSERVER)
+        flushing.flush.set()
+        flushing.go.set()
+        loaded = anyio.current_time()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5, loaded=True)
+        for _ in range(20):
+            await anyio.lowlevel.checkpoint()
+        assert flushing.reads == ["all the rows"], "the read saw the change it reported: no second read"
+
+
+async def test_a_report_after_the_flush_is_of_a_change_the_read_may_have_missed(flushing: FlushingRead) -> None:
+    async with _running() as tab:
+        flushing.shows = "all the rows"
+        tab.mark_dirty()
+        with anyio.fail_after(5):
+            await flushing.read.wait()
+        flushing.flush.set()
+        await anyio.sleep(0.01)  # the flush is answered; the page then changes and reports at once
+        flushing.shows = "all the rows, and a notice"
+        tab.reported_change(_MAIN_OBSERVER)
+        flushing.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(anyio.current_time(), 5, loaded=True)
+        assert flushing.reads == ["all the rows", "all the rows, and a notice"]
+
+
+async def test_a_report_from_an_observer_the_read_did_not_flush_is_read_again(flushing: FlushingRead) -> None:
+    async with _running() as tab:
+        flushing.shows = "the page, its iframe empty"
+        tab.mark_dirty()
+        with anyio.fail_after(5):
+            await flushing.read.wait()
+        flushing.shows = "the page, its iframe filled"
+        tab.reported_change((7, 43))  # another frame's observer (not flushed): it may hold more
+        flushing.flush.set()
+        flushing.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(anyio.current_time(), 5, loaded=True)
+        assert flushing.reads[-1] == "the page, its iframe filled"
+
+
+def _watched(tab: LiveView) -> EventSession:
+    session = EventSession()
+    tab.watch(cast(CDPSession, session), main=True)
+    return session
+
+
+async def test_a_load_event_after_every_resource_arrived_before_the_read_began_reads_nothing_more(
+    held: HeldRead,
+) -> None:
+    async with _running() as tab:
+        session = _watched(tab)
+        session.emit("Network.loadingFinished", {"requestId": "style"})
+        await anyio.sleep(0.01)
+        held.shows = "the parsed page"
+        session.emit("Page.domContentEventFired", {})
+        with anyio.fail_after(5):
+            await held.read.wait()
+        loaded = anyio.current_time()
+        session.emit("Page.loadEventFired", {})  # 2 ms after DOMContentLoaded: nothing arrived between
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5, loaded=True)
+        for _ in range(20):
+            await anyio.lowlevel.checkpoint()
+        assert held.reads == ["the parsed page"]
+
+
+async def test_a_load_event_after_a_resource_arrived_during_the_read_reads_the_page_again(held: HeldRead) -> None:
+    async with _running() as tab:
+        session = _watched(tab)
+        session.emit("Network.loadingFinished", {"requestId": "document"})
+        await anyio.sleep(0.01)
+        held.shows = "the parsed page, unstyled"
+        session.emit("Page.domContentEventFired", {})
+        with anyio.fail_after(5):
+            await held.read.wait()
+        held.shows = "the parsed page, styled"
+        session.emit("Network.loadingFinished", {"requestId": "style"})  # it shows without a DOM change
+        loaded = anyio.current_time()
+        session.emit("Page.loadEventFired", {})
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5, loaded=True)
+        assert held.reads == ["the parsed page, unstyled", "the parsed page, styled"]
+
+
+async def test_without_network_events_a_load_event_reads_the_page_again(held: HeldRead) -> None:
+    async with _running() as tab:
+        session = _watched(tab)  # Network.enable failed: no arrival is ever seen
+        held.shows = "the parsed page"
+        session.emit("Page.domContentEventFired", {})
+        with anyio.fail_after(5):
+            await held.read.wait()
+        loaded = anyio.current_time()
+        session.emit("Page.loadEventFired", {})
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5, loaded=True)
+        assert held.reads == ["the parsed page", "the parsed page"]

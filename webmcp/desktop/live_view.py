@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+import anyio
+
 from cdp_bridge.ax import (
     FORM_STATE_MAX,
     FrameNodes,
@@ -156,6 +158,9 @@ class PageRead:
     """What building its view walked, for the next build of the same document (`build_view`)."""
     took: bool = False
     """Every frame's observer handed its changes over for this read (`read_changes`), which ended its fold."""
+    flushed: dict[tuple[int, int | None], float] = field(default_factory=dict)
+    """The observers (session, world) whose fold a whole read flushed before it read anything, and
+    when their answer had come: a report of theirs that came before then was of a change it saw."""
 
     def observers(self) -> list[tuple[int, int]]:
         """The observers (session, world) that handed their changes over for this read; none for a whole read."""
@@ -180,6 +185,7 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     """
     session = page.session
     prefix = str(doc_seq)
+    flushed = await _flush_folds(session)
 
     async def out_of_process(target_id: str, frame_session: CDPSession) -> PageNodes:
         sub = await _read_session(frame_session, prefix, oopif=True)
@@ -200,7 +206,50 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
         if isinstance(sub, CDPError):
             continue  # Mid-navigation or gone; its next change retries.
         read.append((frame_session, sub))
-    return _page_read(read, ids, doc_seq, tuple(sessions), {})
+    return replace(_page_read(read, ids, doc_seq, tuple(sessions), {}), flushed=flushed)
+
+
+_FLUSH_S = 2.0
+"""How long a whole read waits for the observers to flush their folds (a busy page's first
+layout holds them as long as it holds the read)."""
+_FLUSH_FRAMES = 16
+"""At most this many frames' observers are flushed (the first in the frame tree); the others'
+reports during the read are taken for changes it may have missed, as before."""
+
+
+async def _flush_folds(session: CDPSession) -> dict[tuple[int, int | None], float]:
+    """Have the observer of each frame of `session` report what its fold holds, now (`__webmcpBridgeFlush`).
+
+    A change that an observer folds into a report 15 ms on comes after a read begun meanwhile,
+    which saw it: the refresher took such a report for a change the read missed and read the
+    page whole again (a big page's first layout holds that timer 100 ms and more, past the
+    read's start). After the flush, every report that comes before its answer is of a change
+    made before it, and every later change is reported at once: `{observer: when}` for each
+    frame whose observer answered (none where it is not there yet, or the frame is another
+    session's)."""
+    send = partial(session.send, timeout=_FLUSH_S)
+    try:
+        tree = await send("Page.getFrameTree")
+    except CDPError:
+        return {}
+    frames = list(frame_origins(tree))[:_FLUSH_FRAMES]
+    worlds = await side_by_side(
+        [partial(send, "Page.createIsolatedWorld", {"frameId": f, "worldName": WORLD}) for f in frames]
+    )
+    contexts = [w["executionContextId"] for w in worlds if isinstance(w, dict) and "executionContextId" in w]
+    expression = "globalThis.__webmcpBridgeFlush?.() === true"
+    replies = await side_by_side(
+        [
+            partial(send, "Runtime.evaluate", {"expression": expression, "contextId": c, "returnByValue": True})
+            for c in contexts
+        ]
+    )
+    now = anyio.current_time()
+    return {
+        (id(session), int(c)): now
+        for c, reply in zip(contexts, replies, strict=True)
+        if isinstance(reply, dict) and reply.get("result", {}).get("value") is True
+    }
 
 
 def _page_read(
@@ -259,7 +308,7 @@ async def read_changes(
             return None  # A frame navigated, or a changed element went, as it was read: read whole.
         read.append((frame_session, nodes))
     if all(nodes is before for (_s, before), (_t, nodes) in zip(last.sessions, read, strict=True)):
-        return replace(last, contexts=contexts, taken=taken, took=True)  # Nothing changed: the same view.
+        return replace(last, contexts=contexts, taken=taken, took=True, flushed={})  # Nothing changed: the same view.
     return replace(_page_read(read, ids, last.doc_seq, last.oopifs, contexts, taken, last.memo), took=True)
 
 

@@ -557,9 +557,13 @@ class Navigator(Part):
                 off()
         # The window has followed the page as it rendered; the answer's view is read after it became
         # usable. A page that fired its load event has nothing left to render unseen: its observer
-        # reports every later change, so the read the load event began (the refresher's) will do.
+        # reports every later change, so the read the load event began (the refresher's) will do, or,
+        # when the load brought nothing that read could miss, the one begun after the last change.
         loaded_at = None if self._loading else watch.loaded_at(started if isinstance(started, str) else None)
-        await self._view.read_since(anyio.current_time() if loaded_at is None else loaded_at, self._timeouts.snapshot)
+        if loaded_at is None:
+            await self._view.read_since(anyio.current_time(), self._timeouts.snapshot)
+        else:
+            await self._view.read_since(loaded_at, self._timeouts.snapshot, loaded=True)
         shown = watch.url or self._page.url or "the page"
         message = f"{self._tab_id} now shows {shown} (version {self._version()})."
         note = self.loading_note()

@@ -125,10 +125,15 @@ class LiveView(Part):
         self._reports: dict[Observer, float] = {}
         """When each frame's observer (its session and world) last reported a change, within
         `_FOLD_WINDOW` of now (older ones are let go)."""
-        self._shown_takes: frozenset[Observer] = frozenset()
-        """The observers whose changes the read shown took (none for a whole read): a take ends the
-        observer's fold (observer.js), so a report of theirs before that read began (`_shown_began`)
-        holds nothing the read missed."""
+        self._shown_takes: dict[Observer, float] = {}
+        """The observers whose fold the read shown ended before it read (an incremental read's takes,
+        a whole read's flush of the main frame's), and until when a report of theirs was of a change
+        that read saw: a take ends the fold at once (observer.js), so a report before that read
+        began (`_shown_began`) holds nothing it missed; a flush's answer comes after every report
+        of a change before it."""
+        self._during: list[tuple[Observer | None, float]] | None = []
+        """The marks (an observer's report, None for any other) since the latest read began; None
+        when too many to keep: a read that saw every one of them leaves the view clean."""
         self._report = anyio.Event()
         """Set (and replaced) at each report of a change."""
         self._read_began = -float("inf")
@@ -147,6 +152,10 @@ class LiveView(Part):
         """Which frames are navigating: an incremental read does not read their elements (`FrameMoves`)."""
         self._parse_ends = -float("inf")
         """When the refresher stops waiting for that (`PARSE_HOLD` after the commit)."""
+        self._arrivals = 0
+        """How many of the main session's resources finished loading (or failed): Network events come."""
+        self._last_arrival = -float("inf")
+        """When the last of them did."""
         self._marked = -float("inf")
         """When the page was last marked changed, by its observer or by anything else."""
         self._wholes = 0
@@ -177,8 +186,11 @@ class LiveView(Part):
     def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
         """The change observer in every frame of `session`; the main document's parse and load."""
         session.on("Runtime.bindingCalled", partial(self._observer_said, session))
-        session.on("Page.loadEventFired", lambda _p: self._document_event(parsed=True))
+        session.on("Page.loadEventFired", lambda _p: self._loaded(main))
         session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
+        if main:  # the data requests' Network.enable (page_requests.py) covers the main session
+            session.on("Network.loadingFinished", self._arrived)
+            session.on("Network.loadingFailed", self._arrived)
         session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
         session.on("Page.frameStartedNavigating", self._moves.started)
         session.on("Page.frameNavigated", self._moves.committed)
@@ -190,6 +202,23 @@ class LiveView(Part):
         if parsed:
             self.parsed()
         self.mark_dirty()
+
+    def _arrived(self, _params: dict[str, Any]) -> None:
+        """A resource of the main session's frames finished loading (or failed)."""
+        self._arrivals += 1
+        self._last_arrival = anyio.current_time()
+
+    def _loaded(self, main: bool) -> None:
+        """The load event: what it waited for (stylesheets, images, fonts) may show without changing
+        the DOM, so the page is read whole again, unless the latest read began after the last of the
+        main session's resources arrived: that read sees all the load brings (a change its scripts
+        make is the observers' to report). A big page's load, 2 ms after its DOMContentLoaded, cost a
+        second whole read (140 ms on 3,000 rows) before a navigation's answer. Without Network events
+        (none seen yet), or for another session's frames, it is read whole."""
+        if main and self._arrivals and self._last_arrival < self._read_began:
+            self.parsed()
+            return
+        self._document_event(parsed=True)
 
     def committed(self, doc: Commit) -> None:
         self.new_document(parsing=not doc.restored)
@@ -205,8 +234,13 @@ class LiveView(Part):
     def mark_dirty(self) -> None:
         """Note that the page may have changed; the refresher rebuilds the view soon, from a whole read."""
         self._marked = anyio.current_time()
+        self._note(None, self._marked)
         self._wholes += 1
         self._dirty.set()
+
+    def _note(self, observer: Observer | None, moment: float) -> None:
+        if self._during is not None:
+            self._during = self._during + [(observer, moment)] if len(self._during) < _REPORTS_KEPT else None
 
     def _observer_said(self, session: CDPSession, params: dict[str, Any]) -> None:
         # "painted" and "hidden" (observer.js) tell how the document shows, not that what it holds
@@ -227,6 +261,7 @@ class LiveView(Part):
         if len(self._reports) > _REPORTS_KEPT:
             self._reports = {o: t for o, t in self._reports.items() if now - t <= _FOLD_WINDOW}
         self._reports[observer] = now
+        self._note(observer, now)
         self._dirty.set()
         report, self._report = self._report, anyio.Event()
         report.set()
@@ -244,7 +279,7 @@ class LiveView(Part):
         """The renderer crashed: there is no view until a new document is read."""
         self._view = self._last_read = None
         self._shown_began = -float("inf")
-        self._shown_takes = frozenset()
+        self._shown_takes = {}
         self._wholes += 1
         self._parsed.set()
 
@@ -283,7 +318,7 @@ class LiveView(Part):
             self._parsed.set()
         self._view = self._last_read = None
         self._shown_began = -float("inf")
-        self._shown_takes = frozenset()
+        self._shown_takes = {}
         self._marked = anyio.current_time()
         self._wholes += 1
         self._dirty.set()
@@ -393,6 +428,7 @@ class LiveView(Part):
             self._dirty = anyio.Event()
             self._hurried = False  # this read serves every reader that came before it began
             self._read_began = began = anyio.current_time()
+            self._during = []
             doc_seq = self._host.doc_seq
             last = self._last_read if self._last_read is not None and self._last_read.doc_seq == doc_seq else None
             asked = self._wholes
@@ -431,11 +467,22 @@ class LiveView(Part):
                 return False  # the tab closed during the read: nothing of it is shown any more
             self._clean = asked  # a whole read asked for meanwhile is still to come
             self._shown_began = began
-            self._shown_takes = frozenset(read.observers())
+            self._shown_takes = {**dict.fromkeys(read.observers(), began), **read.flushed}
+            self._saw_all_since(began)
             self._take(read)
             self._host.show(read.view)
         await self._host.after_read()
         return True
+
+    def _saw_all_since(self, began: float) -> None:
+        """The read begun at `began` is shown: when every mark since was an observer's report of a
+        change that read saw (a flushed fold's), nothing is left to read and the view is clean."""
+        during, took = self._during, self._shown_takes
+        if not during or any(o is None or not t < took.get(o, began) for o, t in during):
+            return
+        self._during = []
+        self._marked = began  # every mark since was seen; the last one before came before it
+        self._dirty = anyio.Event()
 
     async def _read_unless_crashed(self, last: PageRead | None, whole: bool) -> PageRead | None:
         """`_read`, given up (None) the moment the renderer crashes or the tab commits another document.
@@ -545,8 +592,8 @@ class LiveView(Part):
             return self._marked
         # A report within the window from an observer whose changes the view's read took after it
         # holds nothing unread: that take ended its fold, and it reports at once again.
-        took, began = self._shown_takes, self._shown_began
-        unread = any(moment - t <= _FOLD_WINDOW and (o not in took or began <= t) for o, t in self._reports.items())
+        took = self._shown_takes
+        unread = any(moment - t <= _FOLD_WINDOW and (o not in took or took[o] <= t) for o, t in self._reports.items())
         return moment if unread else self._marked
 
     def _parsing_unread(self) -> bool:
@@ -603,16 +650,19 @@ class LiveView(Part):
             return True
         return self._shown_began >= self._changed_before(moment)
 
-    async def read_since(self, moment: float, budget: float) -> None:
+    async def read_since(self, moment: float, budget: float, *, loaded: bool = False) -> None:
         """Until the view comes from a read begun after `moment`, with nothing marked changed since,
-        within `budget` seconds.
+        within `budget` seconds. With `loaded`, `moment` is the page's load event, after which
+        nothing renders unseen: a read begun after the last change marked before it will do too
+        (`_loaded` marks a load that brought anything the latest read may have missed).
 
         A read under way that began after `moment` (the refresher's, at a load event) is the one:
         it is waited for, not followed by another, unless the page changed meanwhile.
         """
         with anyio.move_on_after(budget):
             await self.refresh()  # waits for a read under way, then reads again only if dirty
-            if self._shown_began < moment and not self._closed:
+            target = min(moment, self._changed_before(moment)) if loaded else moment
+            if self._shown_began < target and not self._closed:
                 self.mark_dirty()
                 await self.refresh()
 

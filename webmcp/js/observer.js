@@ -421,6 +421,12 @@
     }
   };
   compare(false);
+  // A whole read begins (live_view.py): what the fold holds is reported now, before the read's
+  // answer, and the next change at once, so no report after that answer is of a change before it.
+  globalThis.__webmcpBridgeFlush = () => {
+    if (timer) { clearTimeout(timer); timer = 0; if (again) { again = false; globalThis[binding](''); } }
+    return true;
+  };
   // Whether anything changed since the last take (the check of WEBMCP_VERIFY_INCREMENTAL).
   globalThis.__webmcpBridgeChangePending = () => {
     if (everything || changed.size > 0 || attributes.size > 0) return true;
