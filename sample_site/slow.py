@@ -15,6 +15,8 @@ filtered; these routes play that part, so that tests meet what the field does:
   slow host that does answer): the parser goes on then. With ``host=drop`` it comes from a port
   that never accepts a connection (its queue is kept full, so the kernel drops the handshakes, as
   a firewall that drops packets does): the connect fails only when the browser gives up on it.
+  With ``async=1`` the page's ``<head>`` also loads an analytics script, ``async``, from the host
+  that never answers: it holds neither the parser nor the render, only the load event.
 
 Pages in ``static/slow/`` use them (see sample_site/README.md).
 """
@@ -76,7 +78,8 @@ _ARTICLE = """<h1>Lighthouse keepers' logs go online</h1>
 
 
 async def held(request: web.Request) -> web.Response:
-    """``GET /slow/held?by=script|style&where=head|after``: a page held by a resource from a host that never answers."""
+    """``GET /slow/held?by=script|style&where=head|after[&async=1]``: a page held by a resource from a host that
+    never answers (and, with ``async=1``, an async script from one)."""
     by, where = request.query.get("by", "script"), request.query.get("where", "head")
     late_title = request.query.get("title") == "late"  # the resource before the <title>: no title is parsed
     host = request.query.get("host", "hang")
@@ -91,6 +94,9 @@ async def held(request: web.Request) -> web.Response:
         if by == "script"
         else f'<link rel="stylesheet" href="{html.escape(source)}">'
     )
+    analytics = ""
+    if request.query.get("async") == "1":
+        analytics = f'<script async src="http://{request.app[HANG_HOST_KEY]}/analytics.js"></script>'
     page = f"""<!doctype html>
 <html lang="en">
 <head>
@@ -98,6 +104,7 @@ async def held(request: web.Request) -> web.Response:
   {tag if where == "head" and late_title else ""}
   <title>Keepers' logs — Harbor Gazette</title>
   {tag if where == "head" and not late_title else ""}
+  {analytics}
 </head>
 <body>
   <header><p>Harbor Gazette — news from the county's coast</p></header>

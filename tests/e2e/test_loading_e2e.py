@@ -7,6 +7,8 @@ image that never arrive, as real pages do when an ad or tracker host hangs (issu
 from __future__ import annotations
 
 import json
+import re
+import urllib.request
 from typing import Any
 
 import anyio
@@ -262,6 +264,28 @@ async def test_navigate_to_a_page_whose_parser_a_script_holds_answers_once_it_re
     text = _text(window)
     assert "Two centuries of the lighthouse keepers' logs" in text and "41 volumes" in text
     assert window["title"] == "Keepers' logs — Harbor Gazette"
+
+
+async def test_the_parser_is_said_to_wait_only_for_the_script_that_holds_it_not_for_an_async_one(stage: Stage) -> None:
+    # The article renders, then the parser waits on a script from a host that drops connections;
+    # an async analytics script in <head>, from a host that never answers, holds only the load
+    # event: the answer names the first host, never the second.
+    win = await _open(stage, "/slow/swap.html")
+    page = "/slow/held?by=script&where=after&host=drop&async=1"
+    source = await anyio.to_thread.run_sync(lambda: urllib.request.urlopen(stage.site + page, timeout=5).read())
+    hosts = dict(re.findall(r'src="http://(127\.0\.0\.1:\d+)/(vendor|analytics)\.js"', source.decode()))
+    holding, analytics = (
+        next(h for h, f in hosts.items() if f == "vendor"),
+        next(h for h, f in hosts.items() if f == "analytics"),
+    )
+    with anyio.fail_after(AFTER_COMMIT_LIMIT):
+        answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+    assert not answer.is_error, answer.structured_content
+    message = answer.structured_content["message"]
+    assert f"parser still waits for a script from {holding}:" in message, message
+    assert analytics not in message, message
+    text = _text(_tab(await stage.windows(), win))
+    assert "Two centuries of the lighthouse keepers' logs" in text and "41 volumes" in text
 
 
 async def test_a_page_held_by_a_script_from_a_host_that_drops_connections_shows_its_article_in_the_first_read(
