@@ -126,11 +126,11 @@ class LiveView(Part):
         """When each frame's observer (its session and world) last reported a change, within
         `_FOLD_WINDOW` of now (older ones are let go)."""
         self._shown_takes: dict[Observer, float] = {}
-        """The observers whose fold the read shown ended before it read (an incremental read's takes,
-        a whole read's flush of the main frame's), and until when a report of theirs was of a change
-        that read saw: a take ends the fold at once (observer.js), so a report before that read
-        began (`_shown_began`) holds nothing it missed; a flush's answer comes after every report
-        of a change before it."""
+        """The observers whose fold the read shown ended before it read (an incremental read's takes;
+        a whole read's flush, `live_view._flush_folds`, of the frames of the page's own session), and
+        until when a report of theirs was of a change that read saw: a take ends the fold at once
+        (observer.js), so a report before that read began (`_shown_began`) holds nothing it missed;
+        a flush's answer comes after every report of a change before it."""
         self._during: list[tuple[Observer | None, float]] | None = []
         """The marks (an observer's report, None for any other) since the latest read began; None
         when too many to keep: a read that saw every one of them leaves the view clean."""
