@@ -13,7 +13,10 @@ import pytest
 from playwright.async_api import async_playwright
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.bridge_http import http_bridge
 from tests.support.mcp_harness import open_http_client
+from webmcp.desktop.navigation import HELD_LIMIT
+from webmcp.server.app import PROGRESS_EVERY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -105,3 +108,38 @@ async def test_every_http_client_hears_every_change(site: str, browser: BrowserP
             bridge.kill()
             await bridge.wait()
     assert bridge.returncode in (0, -15)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_long_call_over_http_tells_a_client_that_asked_for_progress_that_it_goes_on(
+    site: str, browser: BrowserProcess, mode: str
+) -> None:
+    # A navigation to a page that shows nothing (its stylesheet's host never answers) answers at
+    # HELD_LIMIT; meanwhile, every PROGRESS_EVERY seconds, a progress notification on the call's own
+    # stream (the request's SSE stream over Streamable HTTP), for both protocol generations.
+    told: list[tuple[float, str | None]] = []
+
+    async def progress(value: float, _total: float | None, message: str | None) -> None:
+        told.append((value, message))
+
+    async with (
+        http_bridge(browser, site + "/slow/swap.html") as (url, token),
+        open_http_client(url, token, mode) as mcp,
+    ):
+        names: list[str] = []
+        with anyio.fail_after(20):
+            for _ in range(200):  # the start page's tab: its tools come once it is followed
+                names = [t.name for t in (await mcp.client.list_tools()).tools if t.name.endswith("__navigate")]
+                if names:
+                    break
+                await anyio.sleep(0.1)
+        began = anyio.current_time()
+        with anyio.fail_after(HELD_LIMIT + 8):
+            answer = await mcp.client.call_tool(
+                names[0], {"url": site + "/slow/held?by=style"}, progress_callback=progress
+            )
+        took = anyio.current_time() - began
+    assert not answer.is_error, answer.structured_content
+    assert int(HELD_LIMIT // PROGRESS_EVERY) <= len(told) <= took // PROGRESS_EVERY, (told, took)
+    assert [value for value, _ in told] == list(range(1, len(told) + 1))
+    assert all("__navigate is still under way after" in str(message) for _, message in told), told

@@ -19,6 +19,7 @@ from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
 from tests.support.stage import Stage, address_of, open_stage
 from webmcp.desktop.navigation import AFTER_COMMIT_LIMIT, CONNECT_LIMIT, HELD_LIMIT, STILL_LOADING
 from webmcp.serve import START_BUDGET
+from webmcp.server.app import PROGRESS_EVERY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -207,18 +208,32 @@ async def test_a_call_that_moves_the_tab_to_a_page_whose_parser_never_finishes_a
 
 
 @pytest.mark.parametrize(
-    ("by", "waits_for"), [("script", "a script from 127.0.0.1:"), ("style", "a stylesheet from 127.0.0.1:")]
+    ("by", "waits_for", "mode"),
+    [("script", "a script from 127.0.0.1:", "legacy"), ("style", "a stylesheet from 127.0.0.1:", "auto")],
 )
 async def test_navigate_to_a_page_that_shows_nothing_yet_says_so_and_what_it_waits_for(
     stage: Stage, by: str, waits_for: str
 ) -> None:
     # Its <script src> or stylesheet in <head> comes from a host that accepts and never answers:
-    # a person sees a blank page (the parser, or the render, waits for it).
+    # a person sees a blank page (the parser, or the render, waits for it). The client asks for
+    # progress, and is told every PROGRESS_EVERY seconds that the call goes on (both protocols).
     win = await _open(stage, "/slow/swap.html")
     page = f"/slow/held?by={by}"
+    told: list[tuple[float, str | None]] = []
+
+    async def progress(value: float, _total: float | None, message: str | None) -> None:
+        told.append((value, message))
+
+    began = anyio.current_time()
     with anyio.fail_after(HELD_LIMIT + 8):  # its bound, not the 15 s navigation deadline twice over
-        answer = await stage.call(f"{win}__navigate", {"url": stage.site + page})
+        answer = await stage.client.call_tool(
+            f"{win}__navigate", {"url": stage.site + page}, progress_callback=progress
+        )
+    took = anyio.current_time() - began
     assert not answer.is_error, answer.structured_content
+    assert int(HELD_LIMIT // PROGRESS_EVERY) <= len(told) <= took // PROGRESS_EVERY, (told, took)
+    assert [value for value, _ in told] == list(range(1, len(told) + 1))
+    assert all(f"{win}__navigate is still under way after" in str(message) for _, message in told), told
     message = answer.structured_content["message"]
     assert "Nothing of it has rendered yet" in message and waits_for in message, message
     assert "what has rendered is readable" not in message

@@ -154,6 +154,35 @@ def _masked(structured: dict[str, Any], secrets: frozenset[str]) -> dict[str, An
     return {k: v if k in _BRIDGE_FIELDS else mask_secrets(v, secrets) for k, v in structured.items()}
 
 
+PROGRESS_EVERY = 5.0
+"""How often a call still under way tells a client that asked for progress (a `progressToken`) so:
+a navigation may wait up to 40 s for a page (docs/protocols.md), longer than some clients wait for
+an answer unless told that the call goes on."""
+_PROGRESS_SEND_S = 1.0
+"""How long one progress notification may wait to be written (a client that reads nothing holds it)."""
+
+
+def _progress_token(ctx: ServerRequestContext[Any]) -> Any:
+    """The call's `_meta.progressToken`, or None when the client asked for no progress."""
+    meta = ctx.meta or {}
+    return meta.get("progress_token", meta.get("progressToken"))
+
+
+async def _tell_progress(ctx: ServerRequestContext[Any], name: str) -> None:
+    """Every `PROGRESS_EVERY` seconds until cancelled (the call answered): a progress notification
+    that `name` is still under way. One the client does not take is dropped, not waited for."""
+    began = anyio.current_time()
+    for told in range(1, 1_000_000):
+        await anyio.sleep(PROGRESS_EVERY)
+        message = f"{name} is still under way after {anyio.current_time() - began:.0f} s."
+        try:
+            with anyio.move_on_after(_PROGRESS_SEND_S):
+                await ctx.session.report_progress(told, None, message)
+        except Exception as exc:  # boundary: the client went; the call's own answer tells the rest
+            logger.debug("a progress notification could not be sent: %s", type(exc).__name__)
+            return
+
+
 def build_server(
     desktop: Desktop,
     broadcaster: Broadcaster,
@@ -171,6 +200,15 @@ def build_server(
         return types.ListToolsResult(tools=[_to_mcp_tool(s, secrets) for s in tool_specs(desktop)])
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        if _progress_token(ctx) is None:
+            return await answer_call(params)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_tell_progress, ctx, params.name)
+            result = await answer_call(params)  # a result, whatever the call did (cancellation aside)
+            tg.cancel_scope.cancel()
+        return result
+
+    async def answer_call(params: types.CallToolRequestParams) -> types.CallToolResult:
         window_id = params.name.partition("__")[0]
         try:
             answer = await call_tool(desktop, params.name, params.arguments)
