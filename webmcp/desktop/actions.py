@@ -325,12 +325,22 @@ class WindowActions:
             refuse_probe(target, probe)
             before = await call(element.frame.send, element.object_id, "state", [], timeout)
             await act.release_guard()  # the input below is trusted: the guard would hold it as the person's
-            clicked = await self._click(element, f"\u201c{target.label}\u201d")
-            if not clicked:
-                await call(element.frame.send, element.object_id, "press", [may_submit], timeout)
-                how.append("by script: it has no box on the screen to click")
-            # A document the page is leaving may not answer (one whose next page asks for a sign-in).
-            return before, {} if clicked == "left" else await _after(element, timeout)
+            # A document the page is leaving may not answer (one whose next page asks for a sign-in):
+            # its state is not asked once the page asked to leave it, even when the browser answered
+            # the click before it told of that request (seen once in the effects matrix: 8 s).
+            left = anyio.Event()
+            off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
+            try:
+                clicked = await self._click(element, f"\u201c{target.label}\u201d")
+                if not clicked:
+                    await call(element.frame.send, element.object_id, "press", [may_submit], timeout)
+                    how.append("by script: it has no box on the screen to click")
+                if clicked == "left" or left.is_set():
+                    return before, {}
+                after = await first_of(partial(_after, element, timeout), left.wait)
+                return before, after.value if after.index == 0 else {}
+            finally:
+                off()
 
         value, act = await self._acting(work, check)
         changed = changed_states(*value) if value else ""
