@@ -182,7 +182,13 @@ class PageNodes:
 
 
 async def collect_page(
-    send: Send, key_prefix: str, *, secret_selector: str, oopif: bool = False, keep: int | None = None
+    send: Send,
+    key_prefix: str,
+    *,
+    secret_selector: str,
+    oopif: bool = False,
+    keep: int | None = None,
+    tree: dict[str, Any] | None = None,
 ) -> PageNodes:
     """Frames, AX trees and secret inputs of the session behind `send`.
 
@@ -193,12 +199,14 @@ async def collect_page(
     decides what is secret; the values stay in memory for masking). With `keep`, only the
     first `keep` rows or list items of a longer run are read below themselves (`read_frame_tree`).
     A child frame that shows Chromium's error page is kept without nodes, with its `unreachable_url`.
+    `tree` is the session's `Page.getFrameTree` answer when the caller has just read it.
 
     Raises:
         CDPError: the main frame's tree could not be read (the page is gone or navigating).
     """
     result = PageNodes()
-    tree = await send("Page.getFrameTree", {})
+    if tree is None:
+        tree = await send("Page.getFrameTree", {})
     # Breadth first, the session's root frame first; each with the index of its parent frame.
     frames: list[tuple[dict[str, Any], int]] = []
     pending: list[tuple[dict[str, Any], int]] = [(tree["frameTree"], -1)]

@@ -483,9 +483,18 @@ async def test_a_report_from_an_observer_the_read_did_not_flush_is_read_again(fl
         assert flushing.reads[-1] == "the page, its iframe filled"
 
 
-def _watched(tab: LiveView) -> EventSession:
+async def _parsed(tab: LiveView, held: HeldRead, shows: str, *, arrived: bool) -> EventSession:
+    """The tab's main session once its page parsed showing `shows` (after a resource arrived, when
+    `arrived`; else Network events never come) and the read DOMContentLoaded began is under way."""
     session = EventSession()
     tab.watch(cast(CDPSession, session), main=True)
+    if arrived:
+        session.emit("Network.loadingFinished", {"requestId": "document"})
+        await anyio.sleep(0.01)
+    held.shows = shows
+    session.emit("Page.domContentEventFired", {})
+    with anyio.fail_after(5):
+        await held.read.wait()
     return session
 
 
@@ -493,13 +502,7 @@ async def test_a_load_event_after_every_resource_arrived_before_the_read_began_r
     held: HeldRead,
 ) -> None:
     async with _running() as tab:
-        session = _watched(tab)
-        session.emit("Network.loadingFinished", {"requestId": "style"})
-        await anyio.sleep(0.01)
-        held.shows = "the parsed page"
-        session.emit("Page.domContentEventFired", {})
-        with anyio.fail_after(5):
-            await held.read.wait()
+        session = await _parsed(tab, held, "the parsed page", arrived=True)
         loaded = anyio.current_time()
         session.emit("Page.loadEventFired", {})  # 2 ms after DOMContentLoaded: nothing arrived between
         held.go.set()
@@ -512,13 +515,7 @@ async def test_a_load_event_after_every_resource_arrived_before_the_read_began_r
 
 async def test_a_load_event_after_a_resource_arrived_during_the_read_reads_the_page_again(held: HeldRead) -> None:
     async with _running() as tab:
-        session = _watched(tab)
-        session.emit("Network.loadingFinished", {"requestId": "document"})
-        await anyio.sleep(0.01)
-        held.shows = "the parsed page, unstyled"
-        session.emit("Page.domContentEventFired", {})
-        with anyio.fail_after(5):
-            await held.read.wait()
+        session = await _parsed(tab, held, "the parsed page, unstyled", arrived=True)
         held.shows = "the parsed page, styled"
         session.emit("Network.loadingFinished", {"requestId": "style"})  # it shows without a DOM change
         loaded = anyio.current_time()
@@ -531,11 +528,7 @@ async def test_a_load_event_after_a_resource_arrived_during_the_read_reads_the_p
 
 async def test_without_network_events_a_load_event_reads_the_page_again(held: HeldRead) -> None:
     async with _running() as tab:
-        session = _watched(tab)  # Network.enable failed: no arrival is ever seen
-        held.shows = "the parsed page"
-        session.emit("Page.domContentEventFired", {})
-        with anyio.fail_after(5):
-            await held.read.wait()
+        session = await _parsed(tab, held, "the parsed page", arrived=False)  # Network.enable failed
         loaded = anyio.current_time()
         session.emit("Page.loadEventFired", {})
         held.go.set()

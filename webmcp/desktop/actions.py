@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
@@ -328,9 +328,7 @@ class WindowActions:
             # A document the page is leaving may not answer (one whose next page asks for a sign-in):
             # its state is not asked once the page asked to leave it, even when the browser answered
             # the click before it told of that request (seen once in the effects matrix: 8 s).
-            left = anyio.Event()
-            off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
-            try:
+            with self._leaving() as left:
                 clicked = await self._click(element, f"\u201c{target.label}\u201d")
                 if not clicked:
                     await call(element.frame.send, element.object_id, "press", [may_submit], timeout)
@@ -339,8 +337,6 @@ class WindowActions:
                     return before, {}
                 after = await first_of(partial(_after, element, timeout), left.wait)
                 return before, after.value if after.index == 0 else {}
-            finally:
-                off()
 
         value, act = await self._acting(work, check)
         changed = changed_states(*value) if value else ""
@@ -435,13 +431,9 @@ class WindowActions:
                 focused = await call(element.frame.send, element.object_id, "focus", [], timeout)
                 if not focused.get("focused"):
                     await self._click(element, f"\u201c{target.label}\u201d")
-            left = anyio.Event()
-            off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
-            try:
+            with self._leaving() as left:
                 # As for a click: a key that sends a form to a page behind a sign-in may go unanswered.
                 await first_of(partial(_keys, element.frame.send, chord, self._host.timeouts.command), left.wait)
-            finally:
-                off()
             if not left.is_set():
                 # What the key queued (a selectionchange, the timers an editor runs on it) runs
                 # before the answer, as it would before a person's next move.
@@ -540,6 +532,18 @@ class WindowActions:
                 )
         return value, act
 
+    @contextlib.contextmanager
+    def _leaving(self) -> Iterator[anyio.Event]:
+        """An event set when the page asks to leave its document within the block: the browser may
+        answer an input that started that only once the navigation is (a page behind a sign-in
+        prompt: never, until someone signs in), and the document left may answer nothing more."""
+        left = anyio.Event()
+        off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
+        try:
+            yield left
+        finally:
+            off()
+
     async def _click(self, element: Element, name: str, *, modifiers: int = 0) -> str:
         """A trusted click on `element`: "clicked", "left" (the page asked to leave its document), or ""
         when it has no box to click (nothing sent).
@@ -558,9 +562,7 @@ class WindowActions:
         drawing = await pointer.hover(element.frame, aimed, self._host.timeouts.command)
         if drawing:
             aimed = await self._still(element, name, aimed)
-        left = anyio.Event()
-        off = self._page.session.on("Page.frameRequestedNavigation", lambda _p: left.set())
-        try:
+        with self._leaving() as left:
             await pointer.click(
                 element.frame,
                 aimed,
@@ -569,8 +571,6 @@ class WindowActions:
                 or_left=left.wait,
                 drawing=drawing,
             )
-        finally:
-            off()
         if left.is_set():
             return "left"
         if drawing:

@@ -96,7 +96,9 @@ async def install_observer(session: CDPSession) -> None:
     await set_up(session, OBSERVER_SET_UP)
 
 
-async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False) -> PageNodes:
+async def _read_session(
+    session: CDPSession, prefix: str, *, oopif: bool = False, tree: dict[str, Any] | None = None
+) -> PageNodes:
     """The frames of one session, with the fields the element-level rule calls secret (labels,
     names, case) added to what the selector found; the two reads run side by side.
 
@@ -104,7 +106,9 @@ async def _read_session(session: CDPSession, prefix: str, *, oopif: bool = False
         CDPError: the session's root document could not be read.
     """
     reads: list[Callable[[], Awaitable[Any]]] = [
-        partial(collect_page, session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=oopif, keep=_KEEP),
+        partial(
+            collect_page, session.send, prefix, secret_selector=SECRET_SELECTOR, oopif=oopif, keep=_KEEP, tree=tree
+        ),
         partial(read_secret_fields, session.send, timeout=_SECRET_READ_S),
     ]
     nodes, fields = await side_by_side(reads)
@@ -185,7 +189,8 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     """
     session = page.session
     prefix = str(doc_seq)
-    flushed = await _flush_folds(session)
+    tree = await session.send("Page.getFrameTree", {})
+    flushed = await _flush_folds(session, tree)
 
     async def out_of_process(target_id: str, frame_session: CDPSession) -> PageNodes:
         sub = await _read_session(frame_session, prefix, oopif=True)
@@ -197,7 +202,10 @@ async def read_page(page: PageTarget, doc_seq: int, ids: BlockIds) -> PageRead:
     # The page's own session and each out-of-process iframe's are read side by side.
     sessions = dict(page.frame_sessions)
     main, *subs = await side_by_side(
-        [partial(_read_session, session, prefix), *(partial(out_of_process, t, s) for t, s in sessions.items())]
+        [
+            partial(_read_session, session, prefix, tree=tree),
+            *(partial(out_of_process, t, s) for t, s in sessions.items()),
+        ]
     )
     if isinstance(main, CDPError):
         raise main
@@ -217,8 +225,9 @@ _FLUSH_FRAMES = 16
 reports during the read are taken for changes it may have missed, as before."""
 
 
-async def _flush_folds(session: CDPSession) -> dict[tuple[int, int | None], float]:
-    """Have the observer of each frame of `session` report what its fold holds, now (`__webmcpBridgeFlush`).
+async def _flush_folds(session: CDPSession, tree: dict[str, Any]) -> dict[tuple[int, int | None], float]:
+    """Have the observer of each frame of `session` (its frame tree: `tree`) report what its fold
+    holds, now (`__webmcpBridgeFlush`).
 
     A change that an observer folds into a report 15 ms on comes after a read begun meanwhile,
     which saw it: the refresher took such a report for a change the read missed and read the
@@ -228,10 +237,6 @@ async def _flush_folds(session: CDPSession) -> dict[tuple[int, int | None], floa
     frame whose observer answered (none where it is not there yet, or the frame is another
     session's)."""
     send = partial(session.send, timeout=_FLUSH_S)
-    try:
-        tree = await send("Page.getFrameTree")
-    except CDPError:
-        return {}
     frames = list(frame_origins(tree))[:_FLUSH_FRAMES]
     worlds = await side_by_side(
         [partial(send, "Page.createIsolatedWorld", {"frameId": f, "worldName": WORLD}) for f in frames]

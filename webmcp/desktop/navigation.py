@@ -560,10 +560,8 @@ class Navigator(Part):
         # reports every later change, so the read the load event began (the refresher's) will do, or,
         # when the load brought nothing that read could miss, the one begun after the last change.
         loaded_at = None if self._loading else watch.loaded_at(started if isinstance(started, str) else None)
-        if loaded_at is None:
-            await self._view.read_since(anyio.current_time(), self._timeouts.snapshot)
-        else:
-            await self._view.read_since(loaded_at, self._timeouts.snapshot, loaded=True)
+        moment = anyio.current_time() if loaded_at is None else loaded_at
+        await self._view.read_since(moment, self._timeouts.snapshot, loaded=loaded_at is not None)
         shown = watch.url or self._page.url or "the page"
         message = f"{self._tab_id} now shows {shown} (version {self._version()})."
         note = self.loading_note()

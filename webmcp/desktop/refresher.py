@@ -239,8 +239,10 @@ class LiveView(Part):
         self._dirty.set()
 
     def _note(self, observer: Observer | None, moment: float) -> None:
-        if self._during is not None:
-            self._during = self._during + [(observer, moment)] if len(self._during) < _REPORTS_KEPT else None
+        if self._during is not None and len(self._during) < _REPORTS_KEPT:
+            self._during.append((observer, moment))
+        else:
+            self._during = None
 
     def _observer_said(self, session: CDPSession, params: dict[str, Any]) -> None:
         # "painted" and "hidden" (observer.js) tell how the document shows, not that what it holds

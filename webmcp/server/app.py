@@ -9,6 +9,7 @@ protocol generations, sent by one notifier task after the state they announce is
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import logging
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from opentelemetry import trace
 
 from webmcp import package_version
@@ -162,17 +164,11 @@ _PROGRESS_SEND_S = 1.0
 """How long one progress notification may wait to be written (a client that reads nothing holds it)."""
 
 
-def _progress_token(ctx: ServerRequestContext[Any]) -> Any:
-    """The call's `_meta.progressToken`, or None when the client asked for no progress."""
-    meta = ctx.meta or {}
-    return meta.get("progress_token", meta.get("progressToken"))
-
-
 async def _tell_progress(ctx: ServerRequestContext[Any], name: str) -> None:
     """Every `PROGRESS_EVERY` seconds until cancelled (the call answered): a progress notification
     that `name` is still under way. One the client does not take is dropped, not waited for."""
     began = anyio.current_time()
-    for told in range(1, 1_000_000):
+    for told in itertools.count(1):
         await anyio.sleep(PROGRESS_EVERY)
         message = f"{name} is still under way after {anyio.current_time() - began:.0f} s."
         try:
@@ -200,7 +196,7 @@ def build_server(
         return types.ListToolsResult(tools=[_to_mcp_tool(s, secrets) for s in tool_specs(desktop)])
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        if _progress_token(ctx) is None:
+        if progress_token_from_params(ctx.params) is None:  # the client asked for no progress
             return await answer_call(params)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_tell_progress, ctx, params.name)
