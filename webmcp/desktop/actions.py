@@ -523,7 +523,9 @@ class WindowActions:
                 # The page navigated under the call (its context went with the old document): the effect happened.
                 logger.debug("the action's script ended with its document: %s", exc)
                 finished, value = True, None
-            if not finished and self._effects.dialog is None:
+            # A dialog or a prompt that opened during the work stopped it: that is what the action did
+            # (a link to a page behind a sign-in, its prompt there before the page drew the click).
+            if not finished and not self._effects.waiting_on_someone():
                 raise ToolError(
                     "action_timeout",
                     f"The page did not take the action within {timeouts.tool_call:g} s (its main thread is busy); "

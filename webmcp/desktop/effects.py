@@ -240,8 +240,13 @@ class Effects:
         )
 
     async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
-        """Run `work` until it ends, a JavaScript dialog opens, or `timeout` passes: (finished, value)."""
+        """Run `work` until it ends, a JavaScript dialog or a browser prompt opens, or `timeout` passes:
+        (finished, value). Not finished and not `waiting_on_someone()`: the time was up."""
         return await self._modals.unless_dialog(work, timeout)
+
+    def waiting_on_someone(self) -> bool:
+        """Whether the tab waits on a JavaScript dialog or a browser prompt (a sign-in) now."""
+        return self._modals.dialog is not None or bool(self._modals.prompts())
 
     async def catch_up(self, budget: float, since: float | None = None) -> None:
         """Rebuild the view now if the page changed since the last build (see `LiveView.catch_up`)."""

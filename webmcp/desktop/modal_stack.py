@@ -168,10 +168,11 @@ class ModalStack(Part):
             self._waiters.discard(wake)
 
     async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
-        """Run `work` until it ends, a JavaScript dialog opens on the tab, or `timeout` passes.
+        """Run `work` until it ends, a JavaScript dialog or a prompt opens on the tab, or `timeout` passes.
 
         Returns (finished, value). A dialog (beforeunload before a navigation or close, an
-        alert during a page's load) stops the wait: the page now waits for the agent.
+        alert during a page's load) or a prompt (a sign-in) stops the wait: the page now waits
+        for the agent.
 
         Raises:
             Exception: what `work` raised.
