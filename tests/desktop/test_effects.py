@@ -63,7 +63,7 @@ def test_each_window_the_write_opened_is_named_once_and_a_dialog_named_already_g
     unnamed.dialog, unnamed.opened = act.dialog, ["dlg-3"]
     told = unnamed.answer(ToolResult(message="Pressed it."))
     assert told.opened_window_ids == ["dlg-3"]
-    assert "The page opened a alert dialog (dlg-3) and waits for it" in (told.message or "")
+    assert "The page opened an alert dialog (dlg-3) and waits for it" in (told.message or "")
     assert "version" not in (told.message or ""), "a page under a dialog is not read: no version is claimed"
 
 

@@ -334,3 +334,22 @@ async def test_a_key_answers_after_what_it_queued_has_run(site: str, browser: Br
             await _ok(stage, f"{win}__press_key", {"key": "Control+Shift+ArrowRight"})
             await _ok(stage, f"{win}__press", {"label": "Bold"})
             assert 'Bold: Harbor"' in await _result_line(stage, "/patterns/agreement.html")
+
+
+async def test_a_dialog_the_page_opens_before_the_click_is_not_said_to_be_its_doing(
+    site: str, browser: BrowserProcess
+) -> None:
+    # "Send feedback" is below the fold: the press scrolls it into view, and the page answers the
+    # scroll with an alert before the button goes down. Nothing was pressed, and the answer says so.
+    async with _bridge(site, browser, "stdio", "/patterns/survey.html") as stage:
+        win = (await stage.tab_for("/patterns/survey.html"))["id"]
+        refused = await _error(stage, f"{win}__press", {"label": "Send feedback"})
+        assert refused["code"] == "blocked_by_modal", refused
+        dialog = refused["blockingWindowId"]
+        assert refused["message"].startswith("The button \u201cSend feedback\u201d was not pressed: "), refused
+        assert f"an alert dialog ({dialog})" in refused["message"], refused
+        await _ok(stage, f"{dialog}__accept", {})
+        assert "Sent: 0" in await _result_line(stage, "/patterns/survey.html"), "the click never went out"
+        said = await _ok(stage, f"{win}__press", {"label": "Send feedback"})
+        assert said.startswith("Pressed the button \u201cSend feedback\u201d"), said
+        assert "Sent: 1" in await _result_line(stage, "/patterns/survey.html")

@@ -143,6 +143,8 @@ class WindowActions:
         self._last_read = last_read
         self._last_filled: tuple[int, str, int] | None = None
         """(document, frame key, backend id) of the field the last fill set: the form submit means."""
+        self._sent = False
+        """The write under way sent its input (the button went down, the key, the pointer moved)."""
         self._forms: tuple[object, bool] = (None, False)
         """(a view, whether its page shows a form): asked on every tools/list, found once a read."""
 
@@ -331,6 +333,7 @@ class WindowActions:
             with self._leaving() as left:
                 clicked = await self._click(element, f"\u201c{target.label}\u201d")
                 if not clicked:
+                    self._sent = True
                     await call(element.frame.send, element.object_id, "press", [may_submit], timeout)
                     how.append("by script: it has no box on the screen to click")
                 if clicked == "left" or left.is_set():
@@ -338,7 +341,7 @@ class WindowActions:
                 after = await first_of(partial(_after, element, timeout), left.wait)
                 return before, after.value if after.index == 0 else {}
 
-        value, act = await self._acting(work, check)
+        value, act = await self._acting(work, check, not_done=f"{named(target)} was not pressed")
         changed = changed_states(*value) if value else ""
         said = f" ({how[0]})" if how else ""
         message = f"Pressed {named(target)} in {self._host.id}{said}.{changed}"
@@ -368,6 +371,7 @@ class WindowActions:
                     f"\u201c{target.label}\u201d has no box on the screen to move the pointer onto.",
                 )
             moved = anyio.current_time()
+            self._sent = True
             await pointer.hover(element.frame, aimed, self._host.timeouts.command)
             if wheel:
                 scrolled.append(await _turn_wheel(element, aimed, wheel, self._host.timeouts.command))
@@ -377,7 +381,7 @@ class WindowActions:
                     await self._changes.reported_after(moved)
                 await self._changes.quiet(HOVER_QUIET)
 
-        _, act = await self._acting(work, check)
+        _, act = await self._acting(work, check, not_done=f"The pointer was not moved onto {named(target)}")
         message = f"The pointer is on {named(target)} in {self._host.id}."
         if scrolled:
             way = "down" if (wheel or 0) > 0 else "up"
@@ -431,15 +435,17 @@ class WindowActions:
                 focused = await call(element.frame.send, element.object_id, "focus", [], timeout)
                 if not focused.get("focused"):
                     await self._click(element, f"\u201c{target.label}\u201d")
+                    self._sent = False  # what counts is the key: a dialog the click opened stops it first
             with self._leaving() as left:
                 # As for a click: a key that sends a form to a page behind a sign-in may go unanswered.
+                self._sent = True
                 await first_of(partial(_keys, element.frame.send, chord, self._host.timeouts.command), left.wait)
             if not left.is_set():
                 # What the key queued (a selectionchange, the timers an editor runs on it) runs
                 # before the answer, as it would before a person's next move.
                 await _next_frame(element, self._host.timeouts.command)
 
-        _, act = await self._acting(work, check)
+        _, act = await self._acting(work, check, not_done=f"{chord.name} was not pressed")
         where = f" in {named(target)}" if target is not None else ""
         hidden = chord.key.text and (any(secret) or (target is not None and target.sensitive))
         # What is typed into a secret field is not said back: "Pressed a" would spell the password.
@@ -510,9 +516,20 @@ class WindowActions:
             )
         return target
 
-    async def _acting(self, work: Callable[[Act], Awaitable[Any]], check: VersionCheck | None) -> tuple[Any, Act]:
-        """Run `work` in the page through the effects path: (its value, the settled write)."""
+    async def _acting(
+        self, work: Callable[[Act], Awaitable[Any]], check: VersionCheck | None, *, not_done: str = ""
+    ) -> tuple[Any, Act]:
+        """Run `work` in the page through the effects path: (its value, the settled write).
+
+        `not_done` ("“Send” was not pressed"): the work sends a person's input and sets `_sent` as
+        it does; a dialog or prompt that stopped it before is then no effect of it, and is said so.
+
+        Raises:
+            ToolError: action_timeout (the work ran past its time), blocked_by_modal (a dialog or a
+                prompt stopped a `not_done` work before its input), what the work raised.
+        """
         timeouts = self._host.timeouts
+        self._sent = False
         # The bridge acted in the page: what it changed is read whole.
         async with self._effects.write(check, read="whole") as act:
             try:
@@ -523,16 +540,31 @@ class WindowActions:
                 # The page navigated under the call (its context went with the old document): the effect happened.
                 logger.debug("the action's script ended with its document: %s", exc)
                 finished, value = True, None
-            # A dialog or a prompt that opened during the work stopped it: that is what the action did
-            # (a link to a page behind a sign-in, its prompt there before the page drew the click).
-            if not finished and not self._effects.waiting_on_someone():
-                raise ToolError(
-                    "action_timeout",
-                    f"The page did not take the action within {timeouts.tool_call:g} s (its main thread is busy); "
-                    "whether it happened is unknown: read the window.",
-                    outcome="unknown",
-                )
+            if not finished:
+                self._stopped(not_done)
         return value, act
+
+    def _stopped(self, not_done: str) -> None:
+        """A work that did not finish: it stands when a dialog or a prompt stopped it after its input
+        went out (what the input did); else the error says what happened."""
+        stopped = self._effects.stopped_by(not_done[:1].upper() + not_done[1:])
+        if stopped is None:
+            timeout = self._host.timeouts.tool_call
+            raise ToolError(
+                "action_timeout",
+                f"The page did not take the action within {timeout:g} s (its main thread is busy); "
+                "whether it happened is unknown: read the window.",
+                outcome="unknown",
+            )
+        # A dialog or a prompt that opened once the input went out is what the action did (a link to a
+        # page behind a sign-in: its prompt may come before the page drew the click). One that opened
+        # before (a scroll into view that the page answers with an alert) was no doing of the input.
+        if not_done and not self._sent:
+            (blocker,) = stopped.opened_window_ids or [""]
+            raise ToolError("blocked_by_modal", f"{stopped.message} Then try again.", blocking_window_id=blocker)
+
+    def _pressing(self) -> None:
+        self._sent = True
 
     @contextlib.contextmanager
     def _leaving(self) -> Iterator[anyio.Event]:
@@ -572,6 +604,7 @@ class WindowActions:
                 modifiers=modifiers,
                 or_left=left.wait,
                 drawing=drawing,
+                pressing=self._pressing,
             )
         if left.is_set():
             return "left"

@@ -26,11 +26,16 @@ from webmcp.view.build import Modal
 from webmcp.view.shown import shown_blocks
 from webmcp.view.summary import dialog_blocks, dialog_summary, modal_summary
 
-__all__ = ["InPageModal", "JsDialog"]
+__all__ = ["InPageModal", "JsDialog", "a_dialog"]
 
 _MESSAGE_BYTES = 4096
 """A dialog's message as shown (the page's text, capped)."""
 _DIALOG_TITLES = {"alert": "Alert", "confirm": "Confirm", "prompt": "Prompt", "beforeunload": "Leave page?"}
+
+
+def a_dialog(kind: str, window_id: str) -> str:
+    """How an answer names a JavaScript dialog: "an alert dialog (dialog-3)"."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} dialog ({window_id})"
 
 
 @dataclass(eq=False)

@@ -33,6 +33,7 @@ import anyio
 
 from cdp_bridge.targets import PageTarget
 from cdp_bridge.timeouts import Timeouts
+from webmcp.desktop.dialogs import a_dialog
 from webmcp.desktop.downloads import Download, TabDownloads, started_note
 from webmcp.desktop.input_guard import WriteGuard
 from webmcp.desktop.navigation import Navigator, usable_within
@@ -148,8 +149,8 @@ class Act:
         notes: list[str] = []
         if self.dialog is not None and self.dialog.window.id not in named:
             notes.append(
-                f"The page opened a {self.dialog.kind} dialog ({self.dialog.window.id}) and waits for it; answer it "
-                "with its accept or dismiss tool."
+                f"The page opened {a_dialog(self.dialog.kind, self.dialog.window.id)} and waits for it; answer it with "
+                "its accept or dismiss tool."
             )
         elif where and self.dialog is None:
             if self.moved:
@@ -241,12 +242,13 @@ class Effects:
 
     async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
         """Run `work` until it ends, a JavaScript dialog or a browser prompt opens, or `timeout` passes:
-        (finished, value). Not finished and not `waiting_on_someone()`: the time was up."""
+        (finished, value). Not finished and no `stopped_by` answer: the time was up."""
         return await self._modals.unless_dialog(work, timeout)
 
-    def waiting_on_someone(self) -> bool:
-        """Whether the tab waits on a JavaScript dialog or a browser prompt (a sign-in) now."""
-        return self._modals.dialog is not None or bool(self._modals.prompts())
+    def stopped_by(self, what: str) -> ToolResult | None:
+        """The answer "`what`: the page opened … and waits for it" when a JavaScript dialog or a browser
+        prompt (a sign-in) is open on the tab now, naming it in `openedWindowIds`; else None."""
+        return self._modals.dialog_answer(what)
 
     async def catch_up(self, budget: float, since: float | None = None) -> None:
         """Rebuild the view now if the page changed since the last build (see `LiveView.catch_up`)."""

@@ -20,7 +20,7 @@ import anyio
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from webmcp.desktop.dialog_guard import DialogGuard
-from webmcp.desktop.dialogs import InPageModal, JsDialog
+from webmcp.desktop.dialogs import InPageModal, JsDialog, a_dialog
 from webmcp.desktop.forms import PendingForm
 from webmcp.desktop.mirror import Invocation, PageTool
 from webmcp.desktop.parts import Commit, Part
@@ -154,8 +154,8 @@ class ModalStack(Part):
                 return None
             return ToolResult(message=f"{what}: {prompts[-1].waits_for()}.", opened_window_ids=[prompts[-1].window.id])
         return ToolResult(
-            message=f"{what}: the page opened a {dialog.kind} dialog ({dialog.window.id}) and waits for it; "
-            "answer it with its accept or dismiss tool.",
+            message=f"{what}: the page opened {a_dialog(dialog.kind, dialog.window.id)} and waits for it; answer it "
+            "with its accept or dismiss tool.",
             opened_window_ids=[dialog.window.id],
         )
 

@@ -112,6 +112,7 @@ async def click(
     modifiers: int = 0,
     or_left: Callable[[], Awaitable[Any]],
     drawing: bool = True,
+    pressing: Callable[[], None] = lambda: None,
 ) -> None:
     """Move onto `point` and click there with the left button, as a person's mouse does.
 
@@ -119,12 +120,13 @@ async def click(
     release only once that navigation is answered (a page behind a sign-in prompt: never, until
     the person or the agent signs in), and the click has happened by then. Unless `drawing` (the
     page draws frames: its last move was answered, `hover`), the move is written with the button's
-    press and not waited for: the press delivers it first.
+    press and not waited for: the press delivers it first. `pressing` is called as the button goes down.
     """
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
     move = {**base, "type": "mouseMoved", "button": "none"}
     if drawing:
         await _move(frame, move, timeout)
+    pressing()
     await frame.send(
         "Input.dispatchMouseEvent",
         {**base, "type": "mousePressed", "button": "left", "buttons": 1, "clickCount": 1},
