@@ -560,10 +560,11 @@ class WindowActions:
         # page behind a sign-in: its prompt may come before the page drew the click). One that opened
         # before (a scroll into view that the page answers with an alert) was no doing of the input.
         if not_done and not self._sent:
-            (blocker,) = stopped.opened_window_ids or [""]
+            blocker = next(iter(stopped.opened_window_ids or []), None)
             raise ToolError("blocked_by_modal", f"{stopped.message} Then try again.", blocking_window_id=blocker)
 
     def _pressing(self) -> None:
+        """The click's button goes down: the press's input is out."""
         self._sent = True
 
     @contextlib.contextmanager
