@@ -197,6 +197,11 @@ class DownloadStore:
 
     def _progress(self, params: dict[str, Any]) -> None:
         download = self._by_guid.get(str(params.get("guid", "")))
+        if download is not None and download.state == "cancelled" and params.get("state") == "completed":
+            # The cancel came too late: Chromium finished the file (named by its guid) after the bridge
+            # removed what was there. A download past a cap keeps nothing.
+            self._spawn(self._remove, self._folder / download.guid)
+            return
         if download is None or download.state != "in progress":
             return
         download.received = int(params.get("receivedBytes", 0) or 0)
@@ -246,8 +251,11 @@ class DownloadStore:
         with best_effort(logger, f"could not cancel the download {download.guid}", level=logging.WARNING):
             await self._session.send("Browser.cancelDownload", {"guid": download.guid})
         # Chromium removes a cancelled download's partial file; one left behind is removed here.
-        partial = self._folder / download.guid
-        await anyio.to_thread.run_sync(lambda: partial.unlink(missing_ok=True))
+        await self._remove(self._folder / download.guid)
+
+    @staticmethod
+    async def _remove(path: Path) -> None:
+        await anyio.to_thread.run_sync(lambda: path.unlink(missing_ok=True))
 
     async def _finish(self, download: Download, saved: str) -> None:
         """Rename the guid-named file to the download's own name, unique in the folder."""
