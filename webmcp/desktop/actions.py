@@ -336,7 +336,7 @@ class WindowActions:
                     self._sent = True
                     await call(element.frame.send, element.object_id, "press", [may_submit], timeout)
                     how.append("by script: it has no box on the screen to click")
-                if clicked == "left" or left.is_set():
+                if left.is_set():  # also when the click itself saw the page ask to leave ("left")
                     return before, {}
                 after = await first_of(partial(_after, element, timeout), left.wait)
                 return before, after.value if after.index == 0 else {}
