@@ -141,6 +141,7 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "pattern_clickable": ("/patterns/clickable.html", _noop),
     "pattern_datepicker": ("/patterns/datepicker.html", _datepicker_open),
     "pattern_tabs": ("/patterns/tabs.html", _noop),
+    "pattern_editor": ("/patterns/editor.html", _noop),
 }
 
 

@@ -204,3 +204,11 @@ def test_pictures_drawn_on_empty_elements_are_icons_named_from_their_class_id_or
     assert guess_name({"node": {"attributes": ["id", "send-reply"]}}) == "send reply"
     assert guess_name({"node": {"attributes": ["class", "trash"]}}) == "trash"
     assert guess_name({"node": {"attributes": ["src", "/common/special/delete.png"]}}) == "delete"
+
+
+def test_the_buttons_of_a_toolbar_are_shown_and_pressed() -> None:
+    # An editor's `role=toolbar` (Quill, TinyMCE, CKEditor): its buttons were left out with it.
+    view = _view("editor")
+    assert "Underline" in _texts(view), view.blocks
+    assert _press(view, "Underline").role == "button"
+    assert _fields(view)["Note"]["value"] == "Ship the harbor order today"

@@ -66,7 +66,6 @@ SKIP_ROLES = frozenset(
         "ListMarker",
         "MenuListPopup",
         "button",
-        "toolbar",
         "tooltip",
         "scrollbar",
         "caption",
