@@ -353,3 +353,21 @@ async def test_a_dialog_the_page_opens_before_the_click_is_not_said_to_be_its_do
         said = await _ok(stage, f"{win}__press", {"label": "Send feedback"})
         assert said.startswith("Pressed the button \u201cSend feedback\u201d"), said
         assert "Sent: 1" in await _result_line(stage, "/patterns/survey.html")
+
+
+async def test_actions_called_back_to_back_meet_the_page_at_a_persons_pace(site: str, browser: BrowserProcess) -> None:
+    # The editor learns its selection 150 ms after a key (Quill 1.x: 100 ms), and its "Underline"
+    # button puts back what it learnt. A press sent right after the key's answer (a client that
+    # calls tools back to back, or a model's two calls of one turn) came before that and underlined
+    # nothing; actions on a tab are a person's pace apart (`actions.PERSON_GAP`).
+    async with _bridge(site, browser, "stdio", "/patterns/editor.html") as stage:
+        win = (await stage.tab_for("/patterns/editor.html"))["id"]
+        for _ in range(3):
+            await _ok(stage, f"{win}__press_key", {"key": "Control+a", "label": "Note"})
+            await _ok(stage, f"{win}__press", {"label": "Underline"})
+            shown = await _result_line(stage, "/patterns/editor.html")
+            assert "Underlined: \u201cShip the harbor order today\u201d" in shown, shown
+            await _ok(stage, f"{win}__press_key", {"key": "Control+Home", "label": "Note"})
+            await _ok(stage, f"{win}__press", {"label": "Underline"})
+            shown = await _result_line(stage, "/patterns/editor.html")
+            assert "Underlined: nothing (no text was selected)" in shown, shown

@@ -123,6 +123,10 @@ HOVER_MOST = 1.5
 STILL_WAIT = 1.5
 """The longest a press waits for what it presses to stop moving (a panel sliding in); then it
 clicks where the element is (a marquee never stops)."""
+PERSON_GAP = 0.15
+"""The least time from one window action's answer to the next action on the tab (s), as between a
+person's moves: a page may take in an input in a timer (Quill 1.x reads its selection 100 ms after a
+key or a click), and a press that came sooner met the page before it had (calls sent back to back)."""
 
 
 class WindowActions:
@@ -145,6 +149,8 @@ class WindowActions:
         """(document, frame key, backend id) of the field the last fill set: the form submit means."""
         self._sent = False
         """The write under way sent its input (the button went down, the key, the pointer moved)."""
+        self._ended = -float("inf")
+        """When the last action ended (`anyio.current_time()`): the next waits for `PERSON_GAP`."""
         self._forms: tuple[object, bool] = (None, False)
         """(a view, whether its page shows a form): asked on every tools/list, found once a read."""
 
@@ -530,18 +536,23 @@ class WindowActions:
         """
         timeouts = self._host.timeouts
         self._sent = False
-        # The bridge acted in the page: what it changed is read whole.
-        async with self._effects.write(check, read="whole") as act:
-            try:
-                finished, value = await self._effects.unless_dialog(lambda: work(act), timeouts.tool_call)
-            except CDPError as exc:
-                if not act.requested():
-                    raise
-                # The page navigated under the call (its context went with the old document): the effect happened.
-                logger.debug("the action's script ended with its document: %s", exc)
-                finished, value = True, None
-            if not finished:
-                self._stopped(not_done)
+        # Before the write takes its marks: what the page does meanwhile is not this action's doing.
+        await anyio.sleep(max(0.0, self._ended + PERSON_GAP - anyio.current_time()))
+        try:
+            # The bridge acted in the page: what it changed is read whole.
+            async with self._effects.write(check, read="whole") as act:
+                try:
+                    finished, value = await self._effects.unless_dialog(lambda: work(act), timeouts.tool_call)
+                except CDPError as exc:
+                    if not act.requested():
+                        raise
+                    # The page navigated under the call (its context went with the old document): the effect happened.
+                    logger.debug("the action's script ended with its document: %s", exc)
+                    finished, value = True, None
+                if not finished:
+                    self._stopped(not_done)
+        finally:
+            self._ended = anyio.current_time()
         return value, act
 
     def _stopped(self, not_done: str) -> None:
