@@ -142,6 +142,7 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "pattern_datepicker": ("/patterns/datepicker.html", _datepicker_open),
     "pattern_tabs": ("/patterns/tabs.html", _noop),
     "pattern_editor": ("/patterns/editor.html", _noop),
+    "pattern_navbar": ("/patterns/navbar.html", _noop),
 }
 
 

@@ -212,3 +212,16 @@ def test_the_buttons_of_a_toolbar_are_shown_and_pressed() -> None:
     assert "Underline" in _texts(view), view.blocks
     assert _press(view, "Underline").role == "button"
     assert _fields(view)["Note"]["value"] == "Ship the harbor order today"
+
+
+def test_a_navigation_bar_shows_its_buttons_and_the_fields_beside_its_links() -> None:
+    # A nav was a list of its links alone: its "Menu" button, and a search form beside a link,
+    # were left out of the window.
+    view = _view("navbar")
+    lists = [b["items"] for b in view.blocks if b["type"] == "list"]
+    assert ["Queue", "Reports", "Menu (collapsed)"] in lists, view.blocks
+    assert _press(view, "Menu").role == "button"
+    assert "Search the help desk" in _fields(view)
+    assert _press(view, "Go").role == "button"
+    assert _press(view, "FAQ").role == "link"
+    assert _press(view, "Shipping details").states == ("collapsed",)

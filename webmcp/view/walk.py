@@ -150,9 +150,7 @@ class _Walker(WalkState):
                         self.collected.append(("text", item, " ".join(said.split())))
             if items:
                 self.emit(self.key(node), self.run_block({"type": "list"}, "items", items))
-        elif role == "navigation" and (
-            links := [t for t in (self.text_of(a) or name_of(a) for a in self.descend(node, {"link"})) if t]
-        ):
+        elif role == "navigation" and (links := self.nav_items(node)):
             self.emit(self.key(node), list_block(None, links))
         elif role in ("dialog", "alertdialog") and prop(node, "modal"):
             self.modal(node)
@@ -172,6 +170,15 @@ class _Walker(WalkState):
             self.run_on(node, on_line)  # a span beside text, in a div: "Price: <span>$</span>12"
         else:
             self.container(node, role)
+
+    def nav_items(self, node: Node) -> list[str]:
+        """The words of a navigation bar's links and buttons (a "Menu" toggle, "Sign in"), for a `list`;
+        none when it holds a field, another control (a search box, a menu bar), a list or a table (the
+        links a menu button shows): it is then walked as any container is, so that everything a
+        person uses in it is shown and named."""
+        if self.descend(node, set(FIELD_ROLES | CONTROL_ROLES) | {"list", "table", "grid"}):
+            return []
+        return [t for t in (self.text_of(a) or name_of(a) for a in self.descend(node, {"link", "button"})) if t]
 
     def run_on(self, node: Node, edge: str) -> None:
         before, after = self.spaces_around(node)
