@@ -371,3 +371,25 @@ async def test_actions_called_back_to_back_meet_the_page_at_a_persons_pace(site:
             await _ok(stage, f"{win}__press", {"label": "Underline"})
             shown = await _result_line(stage, "/patterns/editor.html")
             assert "Underlined: nothing (no text was selected)" in shown, shown
+
+
+async def test_a_site_header_menu_search_and_disclosure_are_used_as_a_person_would(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    async with _bridge(site, browser, transport, "/patterns/navbar.html") as stage:
+        win = (await stage.tab_for("/patterns/navbar.html"))["id"]
+        said = await _ok(stage, f"{win}__press", {"label": "Menu"})
+        assert "It is now expanded." in said, said
+        assert "Menu: open" in await _result_line(stage, "/patterns/navbar.html")
+        await _ok(stage, f"{win}__press", {"label": "Account"})
+        assert "Opened: Account" in await _result_line(stage, "/patterns/navbar.html")
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search the help desk", "value": "boots"}]})
+        await _ok(stage, f"{win}__press", {"label": "Go"})
+        assert "Searched: boots" in await _result_line(stage, "/patterns/navbar.html")
+        # A <summary> opens its <details>: the answer says so, as for an ARIA disclosure.
+        said = await _ok(stage, f"{win}__press", {"label": "Shipping details"})
+        assert "It is now expanded." in said, said
+        shown = await _result_line(stage, "/patterns/navbar.html")
+        assert "Shipping details: shown" in shown and "every weekday at noon" in shown, shown
+        said = await _ok(stage, f"{win}__press", {"label": "Shipping details"})
+        assert "It is now collapsed." in said, said

@@ -127,8 +127,10 @@ function windowAction(op, a, b, c) {
     // What a press may change, to say it: expanded, checked, selected, pressed.
     const e = el.nodeType === 3 ? el.parentElement : el;
     const aria = (name) => e.getAttribute?.(name);
+    // A <details>' <summary> opens it: its state is the `open` of the <details>, not an ARIA attribute.
+    const details = e.tagName === 'SUMMARY' && e.parentElement?.tagName === 'DETAILS' ? e.parentElement : null;
     return {
-      expanded: aria('aria-expanded'),
+      expanded: details ? String(details.open) : aria('aria-expanded'),
       checked: (e.type === 'checkbox' || e.type === 'radio') ? String(!!e.checked) : aria('aria-checked'),
       selected: aria('aria-selected'),
       pressed: aria('aria-pressed'),
