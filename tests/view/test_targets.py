@@ -154,3 +154,11 @@ def test_a_refused_secret_value_is_never_quoted() -> None:
     assert isinstance(found, Resolved)
     refused = coerce(targets, found, "hunter2-secret")
     assert isinstance(refused, Refusal) and "hunter2-secret" not in refused.message
+
+
+def test_a_slider_is_not_filled_and_the_refusal_says_how_to_move_it() -> None:
+    targets = [_t("Volume", "slider")]
+    found = resolve(targets, "Volume", None, FIELD, "field")
+    assert isinstance(found, Resolved)
+    refused = coerce(targets, found, 70)
+    assert isinstance(refused, Refusal) and "press_key" in refused.message and "ArrowRight" in refused.message

@@ -448,6 +448,9 @@ def _coerce_one(target: ActionTarget, value: Any) -> Coerced | Refusal:
             example = {"date": "2026-12-03", "time": "20:45", "datetime": "2026-12-03T20:45"}[kind]
             return Refusal(f"{name} takes an ISO {kind} such as {example}, not {shown_value}.")
         return Coerced("text", text=iso)
+    if kind == "none" and target.role == "slider":
+        # A person drags it or moves it with keys; its value is not text to set.
+        return Refusal(f"{name} is a slider: move it with press_key in it (ArrowRight, ArrowLeft, PageUp, Home, End).")
     if kind == "none":
         return Refusal(f"{name} is a {target.role} the bridge cannot fill.")
     return Coerced("text", text=text)
