@@ -356,7 +356,7 @@ async def test_a_dialog_the_page_opens_before_the_click_is_not_said_to_be_its_do
 
 
 async def test_actions_called_back_to_back_meet_the_page_at_a_persons_pace(site: str, browser: BrowserProcess) -> None:
-    # The editor learns its selection 150 ms after a key (Quill 1.x: 100 ms), and its "Underline"
+    # The editor learns its selection 150 ms after a key (Quill 1.1: 100 ms), and its "Underline"
     # button puts back what it learnt. A press sent right after the key's answer (a client that
     # calls tools back to back, or a model's two calls of one turn) came before that and underlined
     # nothing; actions on a tab are a person's pace apart (`actions.PERSON_GAP`).

@@ -125,7 +125,7 @@ STILL_WAIT = 1.5
 clicks where the element is (a marquee never stops)."""
 PERSON_GAP = 0.15
 """The least time from one window action's answer to the next action on the tab (s), as between a
-person's moves: a page may take in an input in a timer (Quill 1.x reads its selection 100 ms after a
+person's moves: a page may take in an input in a timer (Quill 1.1 reads its selection 100 ms after a
 key or a click), and a press that came sooner met the page before it had (calls sent back to back)."""
 
 
