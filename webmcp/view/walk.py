@@ -48,6 +48,7 @@ from .walk_roles import (
     IN_CONTROL,
     INLINE_ROLES,
     MAIN_ROLES,
+    NAV_WHOLE,
     NOTICE_ROLES,
     PICTURE_ROLES,
     SKIP_ROLES,
@@ -176,7 +177,7 @@ class _Walker(WalkState):
         none when it holds a field, another control (a search box, a menu bar), a list or a table (the
         links a menu button shows): it is then walked as any container is, so that everything a
         person uses in it is shown and named."""
-        if self.descend(node, set(FIELD_ROLES | CONTROL_ROLES) | {"list", "table", "grid"}):
+        if self.descend(node, NAV_WHOLE):
             return []
         return [t for t in (self.text_of(a) or name_of(a) for a in self.descend(node, {"link", "button"})) if t]
 

@@ -18,6 +18,7 @@ __all__ = [
     "NOTICE_ROLES",
     "PICTURE_ROLES",
     "RADIO_ROLES",
+    "NAV_WHOLE",
     "SKIP_ROLES",
     "TEXT_CONTAINERS",
 ]
@@ -60,6 +61,9 @@ RADIO_ROLES = frozenset({"radio", "menuitemradio"})
 CHECKABLE = CHECK_ROLES | RADIO_ROLES
 PICTURE_ROLES = frozenset({"image", "img"})
 NOTICE_ROLES = frozenset({"alert", "status", "log", "marquee", "timer"})
+NAV_WHOLE = FIELD_ROLES | CONTROL_ROLES | {"list", "table", "grid"}
+"""What a navigation bar may hold that makes it more than a list of its links and buttons: it is then
+walked as any container is (a search field, a menu bar, the list of links a menu button shows)."""
 SKIP_ROLES = frozenset(
     {
         "InlineTextBox",

@@ -9,6 +9,7 @@ for the block that text ends up in.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
@@ -259,7 +260,7 @@ class TextReader:
                 out.append(child)
         return out
 
-    def descend(self, node: Node, roles: set[str]) -> list[Node]:
+    def descend(self, node: Node, roles: AbstractSet[str]) -> list[Node]:
         """Descendants with one of `roles`, not looking inside a match or a nested table."""
         found: list[Node] = []
         for child in self.children_flat(node):
