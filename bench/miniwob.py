@@ -147,6 +147,7 @@ async def run_subject(
     episodes: list[dict[str, Any]] = []
     try:
         await subject.tool_names()
+        adapter.lists_seen = subject.count("tools")  # that list is the agent's: no episode re-reads it unasked
         await adapter.ready()  # the bridge: its tab window; chrome-devtools-mcp: the page's id (list_pages)
         session = {"bytes": subject.bytes, "calls": subject.calls, "seconds": time.perf_counter() - started}
         for task in tasks:
