@@ -159,6 +159,32 @@ def test_nameless_icon_controls_are_named_from_their_class_or_title_as_a_guess()
     assert guess_name({"node": {"attributes": ["class", "btn-sm icon"]}}) == ""
 
 
+def test_a_picture_link_named_by_a_guess_says_it_is_one_in_the_text_around_it() -> None:
+    # IGN's deals: <a href><img class="article-image image-container …"></a>The price of…, the
+    # picture without alt (or not loaded): the text read "article container The price of…",
+    # words the page never shows.
+    nodes: list[dict[str, Any]] = [
+        {"nodeId": "1", "role": {"value": "RootWebArea"}, "childIds": ["2"], "backendDOMNodeId": 1},
+        {"nodeId": "2", "parentId": "1", "role": {"value": "paragraph"}, "childIds": ["3", "5"], "backendDOMNodeId": 2},
+        {"nodeId": "3", "parentId": "2", "role": {"value": "link"}, "childIds": ["4"], "backendDOMNodeId": 3},
+        {"nodeId": "4", "parentId": "3", "role": {"value": "image"}, "backendDOMNodeId": 4},
+        {
+            "nodeId": "5",
+            "parentId": "2",
+            "role": {"value": "StaticText"},
+            "name": {"value": "The price fell."},
+            "backendDOMNodeId": 5,
+        },
+    ]
+    link = nameless_nodes(nodes)[0]
+    assert link["nodeId"] == "3"
+    give_name(link, guess_name({"node": {"attributes": ["class", "article-photo"]}}))
+    view = build_view([FrameNodes("main", nodes)], BlockIds())
+    assert _texts(view) == ["article photo (guessed) The price fell."]
+    assert _press(view, "article photo").role == "link"
+    assert _press(view, "article photo (guessed)").backend_id == 3
+
+
 def test_a_summary_is_a_disclosure_shown_with_its_state() -> None:
     # <details><summary>More options</summary>…</details> as Chromium 156 reads it.
     nodes = [

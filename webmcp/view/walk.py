@@ -91,7 +91,8 @@ class _Walker(WalkState):
             shown, own = self.link_text(node)
             self.add_text(shown)
             self.collected = outer
-            self.target("link", node, own or name_of(node), self.sink.text_key)
+            # A link with no text of its own is pressed by the name it shows ("reply (guessed)").
+            self.target("link", node, own or " ".join(shown.split()), self.sink.text_key)
         elif role == "button":
             if shown := shown_on_button(node):
                 self.add_text(f" {shown} ")

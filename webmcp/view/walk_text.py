@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from .nodes import (
+    GUESSED,
     LINE,
     Node,
     edge_of,
@@ -210,7 +211,8 @@ class TextReader:
 
         The link is one unit (a card's heading and text are its lines); the space its own text
         begins or ends with stays, and so does one around a link laid out as a box or a block.
-        An icon link with no text gives its name, as a word of its own, and so does a link whose
+        An icon link with no text gives its name, as a word of its own (marked "(guessed)" where
+        the bridge made it up: the page shows no such words), and so does a link whose
         author-given name (`aria-label`) holds all its text and more.
         """
         parts: list[str] = []
@@ -219,7 +221,8 @@ class TextReader:
                 self._collect_text(child, parts)
         text = join_text(parts)
         if not text:
-            return f" {name_of(node)} ", text
+            name = name_of(node)
+            return (f" {name} (guessed) " if name and prop(node, GUESSED) else f" {name} "), text
         name = name_of(node)
         if named_by_author(node) and " ".join(text.split()).casefold() in name.casefold():
             # The author's name says more than the text it holds: a cart link's badge "0" is "Cart, 0 items".
