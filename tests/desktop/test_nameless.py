@@ -9,7 +9,7 @@ import pytest
 
 from cdp_bridge.ax import FrameNodes, PageNodes
 from cdp_bridge.ax_patch import Spliced
-from cdp_bridge.errors import ProtocolError
+from cdp_bridge.errors import CDPError, ProtocolError
 from webmcp.desktop.nameless import name_nameless
 from webmcp.view.nodes import name_of, states_of
 
@@ -17,21 +17,34 @@ pytestmark = pytest.mark.anyio
 
 
 class _Session:
-    """Answers `DOM.describeNode` from `classes` (backend id → class attribute); records what was asked."""
+    """Answers `DOM.describeNode` from `classes` (backend id → class attribute) and `DOM.getBoxModel`
+    from `boxes` (backend id → (width, height); 16 × 16 when not given, None: no box, as Chromium
+    refuses it); records what was asked."""
 
-    def __init__(self, classes: dict[int, str], fail: bool = False) -> None:
+    def __init__(
+        self, classes: dict[int, str], fail: bool = False, boxes: dict[int, tuple[int, int] | None] | None = None
+    ) -> None:
         self.classes = classes
         self.fail = fail
+        self.boxes = boxes or {}
         self.asked: list[int] = []
 
-    async def send_all(self, commands: Sequence[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    async def send_all(self, commands: Sequence[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any] | CDPError]:
         if self.fail:
             raise ProtocolError("DOM.describeNode", -32000, "No node with given id found")
-        out = []
+        out: list[dict[str, Any] | CDPError] = []
         for method, params in commands:
+            backend = params["backendNodeId"]
+            if method == "DOM.getBoxModel":
+                size = self.boxes.get(backend, (16, 16))
+                if size is None:
+                    out.append(ProtocolError(method, -32000, "Could not compute box model."))
+                else:
+                    out.append({"model": {"width": size[0], "height": size[1]}})
+                continue
             assert method == "DOM.describeNode" and params["depth"] == 1
-            self.asked.append(params["backendNodeId"])
-            out.append({"node": {"attributes": ["class", self.classes[params["backendNodeId"]]]}})
+            self.asked.append(backend)
+            out.append({"node": {"attributes": ["class", self.classes[backend]]}})
         return out
 
 
@@ -74,3 +87,27 @@ async def test_a_page_that_cannot_answer_leaves_them_nameless() -> None:
     nodes = _page()
     await name_nameless(_Session({}, fail=True), PageNodes(frames=[FrameNodes("main", nodes)]), whole=True)  # type: ignore[arg-type]
     assert name_of(nodes[1]) == "" and name_of(nodes[4]) == "Archive this"
+
+
+async def test_what_a_person_cannot_see_or_is_no_icon_stays_nameless() -> None:
+    # Article pages hold dozens of empty clickable boxes: ad slots that stayed empty (0 px high),
+    # focusable spans of no width, blank 728 x 90 banners, masks over the page.
+    nodes = [
+        {
+            "nodeId": "1",
+            "role": {"value": "RootWebArea"},
+            "childIds": [str(i) for i in range(2, 8)],
+            "backendDOMNodeId": 1,
+        },
+        _node("2", "generic", 20),
+        _node("3", "generic", 30),
+        _node("4", "generic", 40),
+        _node("5", "generic", 50),
+        _node("6", "link", 60),
+        _node("7", "button", 70),
+    ]
+    classes = {20: "ad_deferrable", 30: "city", 40: "adslot", 50: "icon star", 60: "article-photo", 70: "icon trash"}
+    boxes = {20: (728, 0), 30: None, 40: (728, 90), 50: (16, 16), 60: (640, 360), 70: (3, 20)}
+    session = _Session(classes, boxes=boxes)
+    await name_nameless(session, PageNodes(frames=[FrameNodes("main", nodes)]), whole=True)  # type: ignore[arg-type]
+    assert [name_of(n) for n in nodes[1:]] == ["", "", "", "star", "article photo", ""]

@@ -230,6 +230,9 @@ def test_pictures_drawn_on_empty_elements_are_icons_named_from_their_class_id_or
     assert guess_name({"node": {"attributes": ["id", "send-reply"]}}) == "send reply"
     assert guess_name({"node": {"attributes": ["class", "trash"]}}) == "trash"
     assert guess_name({"node": {"attributes": ["src", "/common/special/delete.png"]}}) == "delete"
+    # A query says nothing of the picture; a class a CSS-in-JS tool made up names nothing.
+    assert guess_name({"node": {"attributes": ["src", "/2019/11/crystalpad.jpg?width=640&fit=bounds"]}}) == "crystalpad"
+    assert guess_name({"node": {"attributes": ["class", "css-oylsik jsx-29204 share-button"]}}) == "share"
 
 
 def test_the_buttons_of_a_toolbar_are_shown_and_pressed() -> None:

@@ -1,4 +1,6 @@
-"""Ask the page what hints at its nameless icon controls (their title, class, image), in one write.
+"""Ask the page what hints at its nameless icon controls (their title, class, image) and how large
+they show, in one write: one a person cannot see, or an empty box too large for an icon, stays
+nameless (`seen_as_one_thing`).
 
 The one hook is in live_view.py, where a session's nodes are read (whole or spliced): only
 the nodes new in that read are looked at, and only nameless icon controls among them are asked
@@ -12,7 +14,7 @@ import logging
 from cdp_bridge.ax import PageNodes
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError
-from webmcp.view.nameless import MAX_NAMELESS, give_name, guess_name, nameless_nodes
+from webmcp.view.nameless import MAX_NAMELESS, give_name, guess_name, nameless_nodes, seen_as_one_thing
 from webmcp.view.nodes import Node, name_of
 
 __all__ = ["name_nameless"]
@@ -41,13 +43,19 @@ async def name_nameless(session: CDPSession, read: PageNodes, *, whole: bool) ->
     wanted = [n for n in wanted if not name_of(n)]
     if not wanted:
         return
+    commands: list[tuple[str, dict[str, int]]] = []
+    for node in wanted:
+        backend = int(node["backendDOMNodeId"])
+        commands += [
+            ("DOM.describeNode", {"backendNodeId": backend, "depth": 1}),
+            ("DOM.getBoxModel", {"backendNodeId": backend}),
+        ]
     try:
-        answers = await session.send_all(
-            [("DOM.describeNode", {"backendNodeId": int(n["backendDOMNodeId"]), "depth": 1}) for n in wanted]
-        )
+        answers = await session.send_all(commands)
     except CDPError as exc:
         logger.debug("nameless controls stay nameless: %s", exc)
         return
-    for node, answer in zip(wanted, answers, strict=True):
-        if isinstance(answer, dict):
-            give_name(node, guess_name(answer))
+    for node, described, box in zip(wanted, answers[::2], answers[1::2], strict=True):
+        # A node with no box (display: contents, not laid out) answers getBoxModel with an error.
+        if isinstance(described, dict) and seen_as_one_thing(node, box if isinstance(box, dict) else None):
+            give_name(node, guess_name(described))

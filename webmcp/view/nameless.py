@@ -18,11 +18,16 @@ from typing import Any
 from .nodes import GUESSED, Node, name_of, prop, role_of
 from .walk_roles import FIELD_ROLES, PICTURE_ROLES
 
-__all__ = ["MAX_NAMELESS", "give_name", "guess_name", "nameless_nodes"]
+__all__ = ["MAX_NAMELESS", "give_name", "guess_name", "nameless_nodes", "seen_as_one_thing"]
 
 MAX_NAMELESS = 40
 """Nodes asked about in one read, at most (the first in the page's order)."""
 _ICON_ROLES = frozenset({"button", "link", "generic"}) | PICTURE_ROLES
+SEEN_PX = 4
+"""CSS px a nameless control's box takes both ways, at least, for a person to see it at all."""
+ICON_PX = 256
+"""CSS px an empty clickable element takes both ways, at most, to be an icon: a larger one is an ad
+slot, a mask over the page or a blank box (articles hold dozens, "adslot", "scrim", "bigboy")."""
 _WORD = re.compile(r"[A-Za-z]+")
 # Words a class or file name holds that name no picture: icon sets, sizes, states, layout.
 _NOISE = frozenset(
@@ -66,8 +71,38 @@ def nameless_nodes(
     return found
 
 
+def seen_as_one_thing(node: Node, box: Mapping[str, Any] | None) -> bool:
+    """Whether a person sees the nameless control `node` as one thing to press, by its box as
+    `DOM.getBoxModel` answers it (`{"model": {"width", "height", ...}}`; None: it has no box).
+
+    Under `SEEN_PX` either way it shows nothing (an ad slot that stayed empty, a zero-width
+    focusable span); an empty `generic`, kept in the tree only because it takes clicks, is an icon
+    up to `ICON_PX` (buttons, links and pictures of any size are what their role says).
+    """
+    model = (box or {}).get("model")
+    if not isinstance(model, Mapping):
+        return False
+    width, height = float(model.get("width") or 0), float(model.get("height") or 0)
+    if min(width, height) < SEEN_PX:
+        return False
+    return role_of(node) != "generic" or max(width, height) <= ICON_PX
+
+
+_GENERATED = re.compile(r"^(?:css|jsx|sc|svelte|emotion)-[\w-]+$")
+"""A class a CSS-in-JS tool made up ("css-oylsik", "jsx-2920405963"): its words name nothing."""
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in _NOISE]
+
+
+def _class_words(classes: str) -> list[str]:
+    return _words(" ".join(c for c in classes.split() if not _GENERATED.match(c)))
+
+
+def _file_words(address: str) -> list[str]:
+    """The words of a file's name in `address`, its query and extension aside ("/2019/11/ps4pad.jpg?width=640")."""
+    return _words(address.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1].rsplit(".", 1)[0])
 
 
 def guess_name(described: Mapping[str, Any]) -> str:
@@ -78,17 +113,15 @@ def guess_name(described: Mapping[str, Any]) -> str:
     attributes = _attributes(node)
     if title := " ".join(attributes.get("title", "").split()):
         return title
-    for attribute in ("class", "id"):
-        if words := _words(attributes.get(attribute, "")):
-            return " ".join(words[:2])
-    if words := _words(attributes.get("src", "").rsplit("/", 1)[-1].rsplit(".", 1)[0]):
+    if (words := _class_words(attributes.get("class", ""))) or (words := _words(attributes.get("id", ""))):
+        return " ".join(words[:2])
+    if words := _file_words(attributes.get("src", "")):
         return " ".join(words[:2])
     for child in node.get("children", ()) or ():
         child_attributes = _attributes(child)
-        source = child_attributes.get("src", "") or child_attributes.get("href", "")
-        if words := _words(source.rsplit("/", 1)[-1].rsplit(".", 1)[0]):
+        if words := _file_words(child_attributes.get("src", "") or child_attributes.get("href", "")):
             return " ".join(words[:2])
-        if words := _words(child_attributes.get("class", "")):
+        if words := _class_words(child_attributes.get("class", "")):
             return " ".join(words[:2])
     return ""
 
