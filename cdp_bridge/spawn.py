@@ -32,6 +32,7 @@ from .errors import BrowserNotFound
 
 __all__ = [
     "ENV_BROWSER",
+    "HEADLESS_WINDOW",
     "LOG_NAME",
     "LaunchOptions",
     "Spawned",
@@ -62,6 +63,11 @@ _BASE_FLAGS = (
 # renderer of its own ("browser_ui" targets): ~1 s of CPU in the first 1.5 s after launch, on the
 # cores the start page then loads on. Nobody sees an address bar without a window.
 _HEADLESS_OFF = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+HEADLESS_WINDOW = "--window-size=1280,863"
+"""Headless Chromium's window: a 1280 x 720 viewport (Chromium 156 keeps 143 px of the window for
+the browser's own bars), Playwright's. Chromium's own 800 x 600 leaves 780 x 437: pages laid out
+for a tablet (a menu button for their nav bar), a cookie banner over a third of the page. A
+`--window-size` among the extra arguments comes later and wins."""
 CONNECT_TIMEOUT = 8
 """Seconds after which the launched browser gives up a TCP connect that no answer comes to."""
 CONNECT_TIMEOUT_FEATURE = (
@@ -178,7 +184,9 @@ def build_args(options: LaunchOptions, executable: str, profile: str) -> list[st
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on.
     if headless:
-        args += ["--headless=new", "--disable-gpu"]
+        # A laptop's window, not headless Chromium's 800 x 600 (a 780 x 437 viewport): pages lay
+        # out for a desktop (a nav bar, not a menu button), and a cookie banner covers a sliver.
+        args += ["--headless=new", "--disable-gpu", HEADLESS_WINDOW]
     if options.load_extension:
         ext = os.path.abspath(options.load_extension)
         args += [f"--load-extension={ext}", f"--disable-extensions-except={ext}"]
