@@ -393,3 +393,21 @@ async def test_a_site_header_menu_search_and_disclosure_are_used_as_a_person_wou
         assert "Shipping details: shown" in shown and "every weekday at noon" in shown, shown
         said = await _ok(stage, f"{win}__press", {"label": "Shipping details"})
         assert "It is now collapsed." in said, said
+
+
+async def test_a_cookie_banner_covers_only_what_it_covers_in_a_laptops_viewport(
+    site: str, browser: BrowserProcess
+) -> None:
+    # In headless Chromium's own 780 x 437 the banner's 160 px covered the plan cards too.
+    async with _bridge(site, browser, "stdio", "/patterns/consent.html") as stage:
+        win = (await stage.tab_for("/patterns/consent.html"))["id"]
+        said = await _ok(stage, f"{win}__press", {"label": "Pro"})
+        assert "It is now checked." in said, said
+        assert "Plan: pro" in await _result_line(stage, "/patterns/consent.html")
+        refused = await _error(stage, f"{win}__press", {"label": "Checkout"})
+        assert refused["code"] == "action_not_available", refused
+        assert "covered by" in refused["message"] and "Accept cookies" in refused["message"], refused
+        assert "Plan: pro" in await _result_line(stage, "/patterns/consent.html"), "nothing was clicked"
+        await _ok(stage, f"{win}__press", {"label": "Accept cookies"})
+        await _ok(stage, f"{win}__press", {"label": "Checkout"})
+        assert "Checked out" in await _result_line(stage, "/patterns/consent.html")
