@@ -344,6 +344,10 @@ class ChromeDevtoolsMcp(Subject):
             "--chromeArg=--no-sandbox",
             "--chromeArg=--enable-features=WebMCP",
             "--categoryExperimentalWebmcp",
+            # The viewport the bridge and Playwright MCP give pages (Chromium's own headless window
+            # leaves 780 x 437): a page's work after a change grows with it.
+            "--viewport",
+            "1280x720",
             "--no-usage-statistics",
             "--no-performance-crux",
         ]
