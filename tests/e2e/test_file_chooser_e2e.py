@@ -61,6 +61,23 @@ async def _chooser_of(stage: Stage, tab: str) -> dict[str, Any]:
     return next(w for w in doc["windows"] if w["modal"] and w["ownerId"] == tab)
 
 
+async def test_a_file_input_in_its_label_is_shown_once_and_pressed_open(stage: Stage) -> None:
+    # `<label>Cover letter <input type=file></label>`: Chromium's tree holds a button the label
+    # names inside the label, and the walk, looking there for fields only, left both out.
+    tab = await _tab(stage)
+    window = await stage.tab_for("/files/upload.html")
+    texts = [b.get("text") for b in window["blocks"] if b["type"] == "text"]
+    assert texts.count("Cover letter") == 1, texts
+    pressed = await stage.call(f"{tab}__press", {"label": "Cover letter"})
+    assert not pressed.is_error, pressed.structured_content
+    (chooser_id,) = pressed.structured_content["openedWindowIds"]
+    doc = await stage.wait_windows(lambda d: (_window(d, chooser_id) or {}).get("title", "").endswith("letter\u2019"))
+    assert _window(doc, chooser_id)["title"] == "Choose a file for \u2018Cover letter\u2019"  # type: ignore[index]
+    chosen = await stage.call(f"{chooser_id}__choose", {"paths": ["letters/cover.txt"]})
+    assert not chosen.is_error, chosen.structured_content
+    doc = await stage.wait_windows(lambda d: "Cover letter: cover.txt" in json.dumps(_window(d, tab)))
+
+
 async def test_a_page_tool_that_opens_the_chooser_answers_with_its_window_and_choose_uploads(
     stage: Stage, upload_dir: Path
 ) -> None:

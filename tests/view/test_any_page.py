@@ -185,6 +185,36 @@ def test_a_picture_link_named_by_a_guess_says_it_is_one_in_the_text_around_it() 
     assert _press(view, "article photo (guessed)").backend_id == 3
 
 
+def _labelled(*inside: dict[str, Any]) -> list[dict[str, Any]]:
+    """<p><label>…</label></p> then a text box, as Chromium 156 reads them."""
+    kids = [str(n["nodeId"]) for n in inside]
+    return [
+        {"nodeId": "1", "role": {"value": "RootWebArea"}, "childIds": ["2", "9"], "backendDOMNodeId": 1},
+        {"nodeId": "2", "parentId": "1", "role": {"value": "paragraph"}, "childIds": ["3"], "backendDOMNodeId": 2},
+        {"nodeId": "3", "parentId": "2", "role": {"value": "LabelText"}, "childIds": kids, "backendDOMNodeId": 3},
+        *({**n, "parentId": "3"} for n in inside),
+        {"nodeId": "9", "parentId": "1", "role": {"value": "textbox"}, "backendDOMNodeId": 9},
+    ]
+
+
+def test_a_file_input_in_its_label_is_one_button_and_names_no_other_field() -> None:
+    # <label>Cover letter <input type=file></label>: a button the label names, inside the label.
+    text = {"nodeId": "4", "role": {"value": "StaticText"}, "name": {"value": "Cover letter "}, "backendDOMNodeId": 4}
+    button = {"nodeId": "5", "role": {"value": "button"}, "name": {"value": "Cover letter"}, "backendDOMNodeId": 5}
+    view = build_view([FrameNodes("main", _labelled(text, button))], BlockIds())
+    assert _texts(view) == ["Cover letter"]
+    assert [(t.kind, t.backend_id) for t in view.targets if t.label == "Cover letter"] == [("button", 5)]
+    assert list(_fields(view)) == ["textbox"], "the label's words are the button's, not the next field's"
+    # A label that says more than its button: its words are shown too.
+    more = {**text, "name": {"value": "Colour of the badge "}}
+    pick = {**button, "name": {"value": "Pick"}}
+    view = build_view([FrameNodes("main", _labelled(more, pick))], BlockIds())
+    assert _texts(view) == ["Colour of the badge Pick"] and _press(view, "Pick").backend_id == 5
+    # A label tied to nothing still names the field after it.
+    view = build_view([FrameNodes("main", _labelled({**text, "name": {"value": "Desk"}}))], BlockIds())
+    assert list(_fields(view)) == ["Desk"]
+
+
 def test_a_summary_is_a_disclosure_shown_with_its_state() -> None:
     # <details><summary>More options</summary>…</details> as Chromium 156 reads it.
     nodes = [

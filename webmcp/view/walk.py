@@ -38,6 +38,7 @@ from .nodes import (
     states_of,
     with_states,
 )
+from .targets import folded
 from .walk_memo import Entry, WalkMemo
 from .walk_roles import (
     CHECKABLE,
@@ -109,7 +110,7 @@ class _Walker(WalkState):
         elif role == "LabelText":
             # The label's text is its field's name already; a label tied to no field (no `for=`) may
             # name the field right after it.
-            if not self.walk_fields_only(node):
+            if not self.walk_fields_only(node) and not self.label_buttons(node):
                 self.pending_label = labelish(self.quiet_text(node))
         elif role == "heading":
             text = self.text_of(node) or name_of(node)
@@ -264,6 +265,26 @@ class _Walker(WalkState):
         if role in GROUP_ROLES:
             self.flush_fields()
         self.containers.pop()
+
+    def label_buttons(self, node: Node) -> bool:
+        """The buttons inside a label, shown and pressable; whether there were any.
+
+        Chromium makes `<label>Résumé <input type=file></label>` a button the label names (its
+        "Choose File" is not in the tree): left out with the label, a page's upload was out of an
+        agent's reach. The label's words are the button's name: said once, as the button, unless
+        it says more than its buttons' names (then it is walked as any container).
+        """
+        buttons = [b for b in self.descend(node, {"button"}) if not hidden(b) and name_of(b)]
+        if not buttons:
+            return False
+        said = set(folded(" ".join(name_of(b) for b in buttons)).split())
+        if set(folded(self.quiet_text(node)).split()) <= said:
+            for button in buttons:
+                self.walk(button)
+        else:
+            for child in self.children(node):
+                self.walk(child)
+        return True
 
     def walk_fields_only(self, node: Node) -> bool:
         """Walk the fields inside a label; whether there were any."""
