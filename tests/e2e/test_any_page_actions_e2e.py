@@ -411,3 +411,28 @@ async def test_a_cookie_banner_covers_only_what_it_covers_in_a_laptops_viewport(
         await _ok(stage, f"{win}__press", {"label": "Accept cookies"})
         await _ok(stage, f"{win}__press", {"label": "Checkout"})
         assert "Checked out" in await _result_line(stage, "/patterns/consent.html")
+
+
+async def test_check_boxes_in_table_rows_show_their_state_and_are_filled_or_pressed(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # An admin table's "Select row" boxes: the cells read "Select row" whether ticked or not, and
+    # fill found no field of that name.
+    path = "/patterns/rows.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        window = await stage.tab_for(path)
+        win = window["id"]
+        table = next(b for b in window["blocks"] if b["type"] == "table")
+        assert [r[0] for r in table["rows"]] == ["Select row", "Select row", "Select row (checked)"]
+        said = await _ok(stage, f"{win}__press", {"label": "Select row #2"})
+        assert "It is now checked." in said, said
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Select row #3", "value": False}]})
+        window = await stage.tab_for(path)
+        table = next(b for b in window["blocks"] if b["type"] == "table")
+        assert [r[0] for r in table["rows"]] == ["Select row", "Select row (checked)", "Select row"]
+        assert "Notify the requester (checked)" in _text(window), "a list item's check box too"
+        await _ok(stage, f"{win}__press", {"label": "Close selected"})
+        assert "Closed: VPN down" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Select all", "value": True}]})
+        await _ok(stage, f"{win}__press", {"label": "Close selected"})
+        assert "Closed: Printer jam, VPN down, New laptop" in await _result_line(stage, path)

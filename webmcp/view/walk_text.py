@@ -27,9 +27,11 @@ from .nodes import (
     related,
     role_of,
     shown_on_button,
+    states_of,
+    with_states,
 )
 from .targets import TargetKind
-from .walk_roles import FIELD_ROLES, FLATTENED, INLINE_ROLES
+from .walk_roles import CHECKABLE, FIELD_ROLES, FLATTENED, INLINE_ROLES
 
 if TYPE_CHECKING:
     from cdp_bridge.ax_patch import Spliced
@@ -294,7 +296,14 @@ class TextReader:
         if role in ("InlineTextBox", "ListMarker") or node.get("backendDOMNodeId") in self.error_targets:
             return
         if role in FIELD_ROLES:
-            parts.append(f" {name_of(node)} ")  # Never a field's value: it may be a secret.
+            name = name_of(node)
+            if role in CHECKABLE and name:
+                # A check box in a table's row or a list's item: ticked or not is what a person sees
+                # of it ("Select row (checked)"), and fill or press takes it by its name.
+                parts.append(f" {with_states(name, states_of(node))} ")
+                self.collected.append(("field", node, name))
+            else:
+                parts.append(f" {name} ")  # Never a field's value: it may be a secret.
             self.met_field = True
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
