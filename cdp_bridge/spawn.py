@@ -184,8 +184,6 @@ def build_args(options: LaunchOptions, executable: str, profile: str) -> list[st
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox on.
     if headless:
-        # A laptop's window, not headless Chromium's 800 x 600 (a 780 x 437 viewport): pages lay
-        # out for a desktop (a nav bar, not a menu button), and a cookie banner covers a sliver.
         args += ["--headless=new", "--disable-gpu", HEADLESS_WINDOW]
     if options.load_extension:
         ext = os.path.abspath(options.load_extension)

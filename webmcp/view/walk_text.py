@@ -222,10 +222,9 @@ class TextReader:
             if not hidden(child):
                 self._collect_text(child, parts)
         text = join_text(parts)
-        if not text:
-            name = name_of(node)
-            return (f" {name} (guessed) " if name and prop(node, GUESSED) else f" {name} "), text
         name = name_of(node)
+        if not text:
+            return f" {with_states(name, ('guessed',)) if name and prop(node, GUESSED) else name} ", text
         if named_by_author(node) and " ".join(text.split()).casefold() in name.casefold():
             # The author's name says more than the text it holds: a cart link's badge "0" is "Cart, 0 items".
             return f" {name} ", text
