@@ -436,3 +436,31 @@ async def test_check_boxes_in_table_rows_show_their_state_and_are_filled_or_pres
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Select all", "value": True}]})
         await _ok(stage, f"{win}__press", {"label": "Close selected"})
         assert "Closed: Printer jam, VPN down, New laptop" in await _result_line(stage, path)
+
+
+async def test_todomvc_items_are_ticked_by_their_words_and_deleted_by_the_glyph_their_hover_shows(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # TodoMVC's markup: an item's box has no name (its words are a <label> beside it), and its
+    # delete button shows only under the pointer, drawn by `::after`. The window showed no box,
+    # and a press on "×" was refused as covered: the hit test lands on the pseudo-element.
+    path = "/patterns/todos.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        window = await stage.tab_for(path)
+        win = window["id"]
+        items = next(b["items"] for b in window["blocks"] if b["type"] == "list")
+        assert items == ["Buy milk", "Walk the dog (checked)", "Call the plumber"], window["blocks"]
+        said = await _ok(stage, f"{win}__press", {"label": "Buy milk"})
+        assert "checkbox" in said, said
+        assert "Done: Buy milk" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Walk the dog", "value": False}]})
+        assert "Not done: Walk the dog" in await _result_line(stage, path)
+        window = await stage.tab_for(path)
+        items = next(b["items"] for b in window["blocks"] if b["type"] == "list")
+        assert [i.split("\n")[0] for i in items] == ["Buy milk (checked)", "Walk the dog", "Call the plumber"], items
+        await _ok(stage, f"{win}__hover", {"label": "Call the plumber"})
+        window = await stage.tab_for(path)
+        items = next(b["items"] for b in window["blocks"] if b["type"] == "list")
+        assert items[-1] == "Call the plumber\n×", items
+        await _ok(stage, f"{win}__press", {"label": "×"})
+        assert "Deleted: Call the plumber" in await _result_line(stage, path)

@@ -284,3 +284,17 @@ def test_a_navigation_bar_shows_its_buttons_and_the_fields_beside_its_links() ->
     assert _press(view, "Go").role == "button"
     assert _press(view, "FAQ").role == "link"
     assert _press(view, "Shipping details").states == ("collapsed",)
+
+
+def test_a_list_items_nameless_check_box_takes_the_items_words_and_shows_its_state() -> None:
+    # TodoMVC: each item's box has no name (its words are a <label> beside it, not for it), so
+    # the window showed no box and no state, and nothing could tick an item.
+    view = _view("todos")
+    lists = [b["items"] for b in view.blocks if b["type"] == "list"]
+    assert ["Buy milk", "Walk the dog (checked)", "Call the plumber"] in lists, view.blocks
+    box = _press(view, "Walk the dog")
+    assert (box.kind, box.role) == ("field", "checkbox")
+    found = resolve(view.targets, "Buy milk", None, FIELD, "field")
+    assert isinstance(found, Resolved) and found.target.role == "checkbox", "fill takes it by the item's words"
+    assert not [t for t in view.targets if t.kind == "text" and t.label == "Buy milk"], "the box is the item's target"
+    assert "What needs to be done?" in _fields(view)

@@ -109,7 +109,8 @@ function windowAction(op, a, b, c) {
 
   if (op === 'hit') {
     // `a`: the element a click at the element's centre lands on. Inside it, or its label: fine.
-    const hit = a;
+    // A glyph drawn by CSS (`::before`, `::after`: an icon font's, a "×") is its element's own.
+    const hit = a instanceof CSSPseudoElement ? a.element : a;
     const within = (inner, outer) => {
       for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
       return false;

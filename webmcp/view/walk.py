@@ -146,10 +146,10 @@ class _Walker(WalkState):
         elif role in ("list", "directory", "feed"):
             items: list[str | None] = []
             for item in self.descend(node, {"listitem", "article"}):
-                said = None if item.get(UNREAD) else self.text_of(item)
+                said, by_box = (None, False) if item.get(UNREAD) else self.item_text(item)
                 if said != "":
                     items.append(said)
-                    if said and len(items) <= TEXT_RUN_TARGETS:
+                    if said and not by_box and len(items) <= TEXT_RUN_TARGETS:
                         self.collected.append(("text", item, " ".join(said.split())))
             if items:
                 self.emit(self.key(node), self.run_block({"type": "list"}, "items", items))

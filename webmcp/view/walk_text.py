@@ -194,6 +194,10 @@ class TextReader:
         """How often the walk read beyond the container it was in (a frame, an error message)."""
         self.met_field = False
         """Whether a text collected since this was last cleared held a field."""
+        self.nameless: list[Node] | None = None
+        """While an item's text is collected (`item_text`): the check boxes in it with no name."""
+        self.naming = False
+        """While `item_text` reads an item's text for its check box's name: without its buttons."""
 
     def children(self, node: Node) -> list[Node]:
         by_id = self.frame.by_id
@@ -289,6 +293,8 @@ class TextReader:
             parts.append(LINE)
             return
         if role == "button":
+            if self.naming:
+                return
             parts.append(f" {shown_on_button(node)} ")
             self.collected.append(("button", node, shown_on_button(node)))
             return
@@ -303,6 +309,8 @@ class TextReader:
                 self.collected.append(("field", node, name))
             else:
                 parts.append(f" {name} ")  # Never a field's value: it may be a secret.
+                if role in CHECKABLE and self.nameless is not None:
+                    self.nameless.append(node)
             self.met_field = True
             return
         # Separate elements stay separate: a heading and the paragraph after it are two lines.
@@ -319,6 +327,34 @@ class TextReader:
             if not hidden(child):
                 self._collect_text(child, parts)
         parts.append(edge + after)
+
+    def item_text(self, item: Node) -> tuple[str, bool]:
+        """A list item's text, and whether a check box in it was named by it.
+
+        A check box with no name of its own that is an item's only one (TodoMVC's, a mail
+        list's: its text is a `<label>` beside it, not for it) is what a person ticks to mark
+        that item: it takes the item's text as its name, so that fill or press takes it by
+        that, and the item shows its state ("Walk the dog (checked)").
+        """
+        boxes: list[Node] = []
+        self.nameless = boxes
+        try:
+            said = self.text_of(item)
+        finally:
+            self.nameless = None
+        if len(boxes) != 1 or not said.strip():
+            return said, False
+        # Its name without the item's buttons (TodoMVC's delete "×" shows only under the pointer).
+        self.naming = True
+        try:
+            name = self.quiet_text(item)
+        finally:
+            self.naming = False
+        if not name.strip():
+            return said, False
+        self.collected.append(("field", boxes[0], " ".join(name.split())))
+        shown = with_states(name, states_of(boxes[0]))
+        return (shown + said[len(name) :] if said.startswith(name) else with_states(said, states_of(boxes[0]))), True
 
     def text_by_backend(self, backend: int) -> str:
         self.impure += 1  # a node anywhere in the frame
