@@ -141,6 +141,11 @@ async def test_press_takes_a_suggestion_and_a_clickable_div(site: str, browser: 
         # Its picture swapped on hover for one not loaded yet: the press waits for it to be drawn.
         await _ok(stage, f"{win}__press", {"label": "more"})
         assert "More opened" in await _result_line(stage, "/patterns/clickable.html")
+        # Icon-font buttons: named only by a private-use glyph, hit-tested on their `::before`.
+        await _ok(stage, f"{win}__press", {"label": "trash can"})
+        assert "Draft discarded" in await _result_line(stage, "/patterns/clickable.html")
+        await _ok(stage, f"{win}__press", {"label": "Send draft"})
+        assert "Draft sent" in await _result_line(stage, "/patterns/clickable.html")
 
 
 async def test_keys_submit_close_and_move(site: str, browser: BrowserProcess, transport: str) -> None:

@@ -125,8 +125,10 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
             "Forward",
             "pin (guessed)",
             "send note (guessed)",
+            "Draft to Rui trash can (guessed) Send draft (guessed)",
         ):
             assert guessed in icons, guessed
+        assert not any("\ue000" <= c <= "\uf8ff" for c in icons), "an icon font's glyphs say nothing"
         assert "Open the weekly report" in icons and "Search" in icons
         for unseen in ("deferrable", "city", "adslot"):  # empty boxes: no size, or too large for an icon
             assert unseen not in icons, unseen

@@ -141,18 +141,29 @@ def test_clickable_text_is_pressed_by_its_words_and_no_block_id_is_shown_for_it_
 
 def test_nameless_icon_controls_are_named_from_their_class_or_title_as_a_guess() -> None:
     frames = _frames("clickable")
-    found = nameless_nodes(frames[0].nodes)
-    assert [n["role"]["value"] for n in found] == ["button", "button", "generic"]
+    # In the page's order; an icon font's button is named by a private-use glyph alone (U+F2ED).
+    found = sorted(nameless_nodes(frames[0].nodes), key=lambda n: int(n["backendDOMNodeId"]))
+    roles = [n["role"]["value"] for n in found]
+    assert roles[:3] == ["button", "button", "generic"] and roles.count("button") == 4, roles
+    drafts = [n for n in found if n["role"]["value"] == "button"][2:]
     answers = [
         {"node": {"attributes": ["type", "button", "class", "icon reply", "id", "reply"]}},
         {"node": {"attributes": ["class", "fa fa-trash-o"]}},
         {"node": {"attributes": ["class", "icon"], "children": [{"attributes": ["src", "/img/star_filled.svg"]}]}},
+        {
+            "node": {
+                "attributes": ["class", "btn btn-outline-danger"],
+                "children": [{"attributes": ["class", "fa fa-trash-can"]}],
+            }
+        },
+        {"node": {"attributes": ["class", "fa fa-paper-plane", "role", "button", "title", "Send draft"]}},
     ]
-    for node, answer in zip(found, answers, strict=True):
+    for node, answer in zip([*found[:3], *drafts], answers, strict=True):
         give_name(node, guess_name(answer))
     view = build_view(frames, BlockIds())
     shown = "From Ann: printer jams again reply (guessed) trash (guessed) star filled (guessed) Forward"
     assert shown in _texts(view)
+    assert "Draft to Rui trash can (guessed) Send draft (guessed)" in _texts(view)
     assert _press(view, "reply").role == "button" and _press(view, "trash").states == ("guessed",)
     assert _press(view, "star filled").kind == "control"
     assert guess_name({"node": {"attributes": ["class", "btn icon", "title", "Archive  it"]}}) == "Archive it"

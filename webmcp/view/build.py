@@ -26,6 +26,7 @@ from typing import Any
 from cdp_bridge.ax import FrameNodes
 from webmcp.models import notice_block
 from webmcp.view.masking import mask_secrets
+from webmcp.view.nodes import name_of
 from webmcp.view.paging import UNITS, cut_run
 from webmcp.view.targets import ActionTarget, with_block_ids
 from webmcp.view.walk import Heading, Keyed, walk_frames
@@ -284,7 +285,7 @@ def build_view(
     title = url = ""
     if frame_list:
         root = next((n for n in frame_list[0].nodes if not n.get("parentId")), frame_list[0].nodes[0])
-        title = " ".join(str(root.get("name", {}).get("value", "") or "").split())
+        title = name_of(root)
         url = next((str(p["value"].get("value", "")) for p in root.get("properties", ()) if p["name"] == "url"), "")
     walk = walk_frames(frame_list, set(secret_backend_ids), memo=memo)
     before, now = (memo.numbered, Numbered()) if memo is not None else (Numbered(), Numbered())

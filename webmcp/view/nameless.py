@@ -38,6 +38,7 @@ _NOISE = frozenset(
         "js", "is", "has", "active", "disabled", "pull", "left", "right", "clickable", "link", "item",
         "inline", "block", "flex", "hidden", "visible", "primary", "secondary", "default", "white", "black",
         "toolbar", "control", "ctrl", "the", "and", "static", "assets", "images", "icn", "sprite",
+        "danger", "success", "warning", "info", "light", "dark", "outline", "solid", "regular",
     }
 )  # fmt: skip
 
@@ -50,7 +51,7 @@ def nameless_nodes(
     (made from `nodes` when needed, if not given), to leave out the inner box of a text field."""
     found: list[Node] = []
     for node in nodes:
-        if node.get("ignored") or (node.get("name") or {}).get("value") or "backendDOMNodeId" not in node:
+        if node.get("ignored") or name_of(node) or "backendDOMNodeId" not in node:
             continue
         role = role_of(node)
         if role not in _ICON_ROLES:

@@ -23,6 +23,8 @@ __all__ = [
     "join_text",
     "name_of",
     "prop",
+    "raw_text",
+    "readable",
     "related",
     "role_of",
     "severity",
@@ -46,9 +48,24 @@ _ON_THE_LINE = frozenset({"table-cell", "ruby", "ruby-base", "ruby-text"})
 _SUCCESS = re.compile(r"\b(saved|success|successful(ly)?|done|created|sent|signed in|added|closed|updated)\b", re.I)
 
 
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
+"""Unicode's private-use code points: an icon font's glyphs (Font Awesome's trash is U+F1F8), which
+say nothing to a reader of text: a button named only by one is nameless."""
+
+
+def readable(text: str) -> str:
+    """`text` without the icon-font glyphs (private-use code points) in it."""
+    return text if text.isascii() else _PRIVATE_USE.sub("", text)
+
+
+def raw_text(node: Node) -> str:
+    """The node's name as Chromium gives it (a text node's text), icon-font glyphs left out."""
+    return readable(str(node.get("name", {}).get("value", "") or ""))
+
+
 def name_of(node: Node) -> str:
-    """The node's accessible name, whitespace-collapsed."""
-    return " ".join(str(node.get("name", {}).get("value", "") or "").split())
+    """The node's accessible name, whitespace-collapsed, icon-font glyphs left out."""
+    return " ".join(raw_text(node).split())
 
 
 def named_by_author(node: Node) -> bool:

@@ -31,6 +31,7 @@ from .nodes import (
     join_text,
     name_of,
     prop,
+    raw_text,
     related,
     role_of,
     severity,
@@ -81,7 +82,7 @@ class _Walker(WalkState):
             self.add_text(edge)
             return
         if role == "StaticText":
-            text = str(node.get("name", {}).get("value", "") or "")
+            text = raw_text(node)
             self.add_text(text)
             if text.strip() and (parent := self.frame.by_id.get(str(node.get("parentId", "")))) is not None:
                 self.target("text", parent, " ".join(text.split()), self.sink.text_key)

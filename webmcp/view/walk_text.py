@@ -24,6 +24,7 @@ from .nodes import (
     name_of,
     named_by_author,
     prop,
+    raw_text,
     related,
     role_of,
     shown_on_button,
@@ -287,7 +288,7 @@ class TextReader:
     def _collect_text(self, node: Node, parts: list[str]) -> None:
         role = role_of(node)
         if role == "StaticText":
-            parts.append(str(node.get("name", {}).get("value", "") or ""))
+            parts.append(raw_text(node))
             return
         if role == "LineBreak":
             parts.append(LINE)
