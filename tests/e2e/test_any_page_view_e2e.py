@@ -105,7 +105,7 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
         assert "Profile (selected)" in _text(tab["tabs"]) and "Alerts" in _text(tab["tabs"])
 
         labels = [i["label"] for i in _fields(tab["nearby-labels"])]
-        assert labels == ["Username", "Password", "Desk", "Shift", "Team", "Note for the lead", "textbox", "text area"]
+        assert labels == ["Username", "Password", "Desk", "Shift", "Team", "Note for the lead", "textbox", "text area", "Stay signed in"]
         assert "Clear" in _text(tab["nearby-labels"]), "a button beside a field stays a button"
         assert [i["label"] for i in _fields(tab["duplicates"])] == ["Phone", "Phone"]
 
@@ -149,6 +149,7 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
                     {"label": "Desk", "value": "4"},
                     {"label": "Team", "value": "Harbor"},
                     {"label": "Note for the lead", "value": "late"},
+                    {"label": "Stay signed in", "value": True},
                 ]
             },
         )
@@ -156,7 +157,7 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
         done = await stage.wait_windows(
             lambda d: any("ann at desk 4" in b.get("text", "") for w in d["windows"] for b in w["blocks"])
         )
-        assert any("team Harbor, note late" in b.get("text", "") for w in done["windows"] for b in w["blocks"])
+        assert any("team Harbor, note late, staying" in b.get("text", "") for w in done["windows"] for b in w["blocks"])
 
         inbox = (await stage.tab_for(pages[1]))["id"]
         refused = await _error(stage, f"{inbox}__fill", {"fields": [{"label": "Phone", "value": "555"}]})

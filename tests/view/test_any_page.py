@@ -81,10 +81,14 @@ def test_autocomplete_suggestions_stay_list_items_and_are_pressed_by_their_text(
 
 def test_fields_take_the_label_a_person_reads_before_them_and_that_text_is_said_once() -> None:
     view = _view("nearby_labels")
-    assert list(_fields(view)) == ["Username", "Password", "Desk", "Shift", "Team", "Note for the lead"]
+    assert list(_fields(view)) == [
+        *("Username", "Password", "Desk", "Shift", "Team", "Note for the lead", "textbox", "text area"),
+        "Stay signed in",  # a check box's words before it, in its row: a switch
+    ]
     assert not {"Username", "Desk", "Team"} & set(_texts(view)), "the label is not also a text block"
     assert not [b for b in view.blocks if b["type"] == "table"], "a form laid out in a table shows fields"
-    for label in ("Username", "Desk", "Team", "Note for the lead"):
+    assert "Stay signed in" not in _texts(view)
+    for label in ("Username", "Desk", "Team", "Note for the lead", "Stay signed in"):
         assert isinstance(resolve(view.targets, label, None, FIELD, "field"), Resolved), label
 
 

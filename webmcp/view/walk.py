@@ -329,7 +329,8 @@ class _Walker(WalkState):
         right before it: a `<label>` without `for=`, or one short line of text in its row or group.
         That text is the field's label, and no text block of its own."""
         name, pending, self.pending_label = name_of(node), self.pending_label, ""
-        if (name and name != str(prop(node, "placeholder") or "")) or role_of(node) in CHECKABLE:
+        checkable = role_of(node) in CHECKABLE
+        if (name and name != str(prop(node, "placeholder") or "")) or (checkable and name):
             return ""
         if pending:
             return pending
@@ -344,6 +345,7 @@ class _Walker(WalkState):
             return found
         if (
             s.out
+            and not checkable
             and not s.fields
             and s.out[-1] is self.last_text
             and "heading" not in s.out[-1][1]
