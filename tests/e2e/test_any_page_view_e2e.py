@@ -105,7 +105,17 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
         assert "Profile (selected)" in _text(tab["tabs"]) and "Alerts" in _text(tab["tabs"])
 
         labels = [i["label"] for i in _fields(tab["nearby-labels"])]
-        assert labels == ["Username", "Password", "Desk", "Shift", "Team", "Note for the lead", "textbox", "text area", "Stay signed in"]
+        assert labels == [
+            "Username",
+            "Password",
+            "Desk",
+            "Shift",
+            "Team",
+            "Note for the lead",
+            "textbox",
+            "text area",
+            "Stay signed in",
+        ]
         assert "Clear" in _text(tab["nearby-labels"]), "a button beside a field stays a button"
         assert [i["label"] for i in _fields(tab["duplicates"])] == ["Phone", "Phone"]
 
