@@ -469,3 +469,30 @@ async def test_todomvc_items_are_ticked_by_their_words_and_deleted_by_the_glyph_
         assert items[-1] == "Call the plumber\n×", items
         await _ok(stage, f"{win}__press", {"label": "×"})
         assert "Deleted: Call the plumber" in await _result_line(stage, path)
+
+
+async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # The inputs are `display: none`: the tree holds their labels only, and the window held
+    # nothing of them; an empty editor's hint, drawn by CSS, read as its value.
+    path = "/patterns/drawn.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        window = await stage.tab_for(path)
+        win = window["id"]
+        assert "\u2610 Follow this ticket" in _text(window) and "Summary History" in _text(window)
+        comment = [
+            i for b in window["blocks"] if b["type"] == "fields" for i in b["items"] if i["label"] == "Write a comment…"
+        ]
+        assert [i["value"] for i in comment] == [""], window["blocks"]
+        await _ok(stage, f"{win}__press", {"label": "Follow this ticket"})
+        assert "Following" in await _result_line(stage, path)
+        assert "\u2611 Follow this ticket" in _text(await stage.tab_for(path))
+        await _ok(stage, f"{win}__press", {"label": "History"})
+        window = await stage.tab_for(path)
+        assert "Opened by Ann on Monday." in _text(window) and "floor 2" not in _text(window)
+        await _ok(stage, f"{win}__press", {"label": "★ #4"})
+        assert "Rated 4" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__fill", {"fields": [{"label": "Write a comment…", "value": "Fixed, thanks"}]})
+        await _ok(stage, f"{win}__press", {"label": "Post"})
+        assert "Posted: Fixed, thanks" in await _result_line(stage, path)

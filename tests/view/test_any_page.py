@@ -313,3 +313,17 @@ def test_a_list_items_nameless_check_box_takes_the_items_words_and_shows_its_sta
     assert isinstance(found, Resolved) and found.target.role == "checkbox", "fill takes it by the item's words"
     assert not [t for t in view.targets if t.kind == "text" and t.label == "Buy milk"], "the box is the item's target"
     assert "What needs to be done?" in _fields(view)
+
+
+def test_labels_of_hidden_inputs_are_shown_and_pressed_and_a_drawn_hint_is_no_value() -> None:
+    # A label tied to an input the page hides (CSS draws the box, the tab, the star) was kept for
+    # a field that never came: its words left the window, and nothing could be pressed.
+    view = _view("drawn")
+    texts = _texts(view)
+    assert "\u2610 Follow this ticket" in texts, texts
+    assert "Summary History" in texts and "★ ★ ★ ★ ★" in texts, texts
+    assert _press(view, "Follow this ticket").kind == "text"
+    assert _press(view, "History").kind == "text"
+    assert _press(view, "★ #4").kind == "text"
+    # Chromium gives the hint CSS draws in an empty editor as its text: it is its label, not its value.
+    assert _fields(view)["Write a comment…"]["value"] == ""

@@ -64,6 +64,10 @@ _FAILED_HOSTS_SHOWN = 3
 __all__ = ["Heading", "Keyed", "Node", "RawModal", "Walk", "walk_frames"]
 
 
+FOLLOW_LOOK = 40
+"""Nodes `field_follows` reads after a label, at most, to find what comes next."""
+
+
 class _Walker(WalkState):
     """One walk: what each node gives, in reading order."""
 
@@ -111,8 +115,15 @@ class _Walker(WalkState):
         elif role == "LabelText":
             # The label's text is its field's name already; a label tied to no field (no `for=`) may
             # name the field right after it.
-            if not self.walk_fields_only(node) and not self.label_buttons(node):
-                self.pending_label = labelish(self.quiet_text(node))
+            if self.walk_fields_only(node) or self.label_buttons(node):
+                pass
+            elif (words := labelish(self.quiet_text(node))) and self.field_follows(node):
+                self.pending_label = words
+            else:
+                # A label whose control is not shown (a check box hidden for one CSS draws, a CSS
+                # tab's radio button, a star of a rating): its words are what a person clicks, each
+                # label apart from the next ("Overview Details").
+                self.run_on(node, self.edge(node) or " ")
         elif role == "heading":
             text = self.text_of(node) or name_of(node)
             if text:
@@ -286,6 +297,43 @@ class _Walker(WalkState):
             for child in self.children(node):
                 self.walk(child)
         return True
+
+    def field_follows(self, label: Node) -> bool:
+        """Whether the first thing shown after `label` (a `<label>` tied to no shown field) is a
+        field: the label names it ("Username" before its box, in its row or the next cell)."""
+        by_id = self.frame.by_id
+        node, looked = label, 0
+        while looked < FOLLOW_LOOK:
+            parent = by_id.get(str(node.get("parentId", "")))
+            if parent is None:
+                return False
+            if node is not label and role_of(node) in GROUP_ROLES:
+                self.impure += 1  # beyond a section or form the memo may keep: not its own to read
+            ids = [str(c) for c in parent.get("childIds", ())]
+            at = ids.index(str(node["nodeId"])) if str(node["nodeId"]) in ids else len(ids)
+            for sibling_id in ids[at + 1 :]:
+                sibling = by_id.get(sibling_id)
+                if sibling is None or hidden(sibling):
+                    continue
+                first, looked = self.first_shown(sibling, looked)
+                if first is not None:
+                    return role_of(first) in FIELD_ROLES
+            node = parent
+        return False
+
+    def first_shown(self, node: Node, looked: int) -> tuple[Node | None, int]:
+        """The first field, control or text with words in `node` (itself included), in the page's order."""
+        by_id = self.frame.by_id
+        stack = [node]
+        while stack and looked < FOLLOW_LOOK:
+            current = stack.pop()
+            looked += 1
+            role = role_of(current)
+            if role in FIELD_ROLES or role in ("button", "link") or (role == "StaticText" and name_of(current)):
+                return current, looked
+            inside = (by_id.get(str(i)) for i in reversed(current.get("childIds", ())))
+            stack.extend(c for c in inside if c is not None and not hidden(c))
+        return None, looked
 
     def walk_fields_only(self, node: Node) -> bool:
         """Walk the fields inside a label; whether there were any."""

@@ -8,7 +8,7 @@ for the block that text ends up in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
@@ -178,8 +178,30 @@ def editors_as_textboxes(
         parent = facts.get(str(node.get("parentId", "")))
         if parent is not None and parent[1]:
             continue
-        changed[node_id] = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
+        made = {**node, "role": {**node.get("role", {}), "value": "textbox"}}
+        if not (node.get("value") or {}).get("value") and (drawn := _drawn_text(listed, node)):
+            # Empty, with only a placeholder CSS draws (`.editor:empty::before {content: attr(…)}`,
+            # Quill's `.ql-blank::before`): Chromium gives that text as the box's; it is its hint.
+            made["value"] = {"type": "string", "value": ""}
+            hint = {"name": "placeholder", "value": {"type": "string", "value": drawn}}
+            made["properties"] = [*node.get("properties", ()), hint]
+        changed[node_id] = made
     return ({**listed, **changed} if changed else listed), frozenset(changed)
+
+
+def _drawn_text(listed: Mapping[str, Node], root: Node) -> str:
+    """The text inside `root` when CSS draws all of it (`::before`, `::after`: no DOM node), else ""."""
+    drawn: list[str] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if role_of(node) == "StaticText":
+            if "backendDOMNodeId" in node:
+                return ""  # text the page holds: the box is not empty
+            drawn.append(name_of(node))
+            continue
+        stack.extend(listed[c] for c in reversed(node.get("childIds", ())) if c in listed)
+    return " ".join(" ".join(drawn).split())
 
 
 class TextReader:
