@@ -294,6 +294,10 @@ async def _check(stage: Stage, action: str, effect: str, acted: Acted) -> None:
     elif effect == "sign_in":
         prompt = _owned_modal(acted, doc, "sign-in prompt")
         assert prompt["title"].startswith("Sign in to "), prompt["title"]
+        # Said, not only listed: the page waits for it (a press once read the page it was leaving
+        # instead, which answered nothing until the read gave up: 17 s, and no word of the prompt).
+        said = str(answer.get("message"))
+        assert f"asks for a sign-in ({prompt['id']})" in said, said
     elif effect == "download":
         name = f"{via}-download.txt"
         said = _text({"message": answer.get("message"), "result": answer.get("result")})

@@ -385,8 +385,9 @@ class PageCalls:
             elif invocation.outcome is None and effects.left_the_page(marks):
                 act = await effects.settle(marks)
                 opened = [w for w in act.opened if w != form.window.id]
-                notes = " ".join(act.notes(frozenset(opened), where=False))
-                outcome = {"submitted": True, "message": f"The page gives no answer of its own to this submit. {notes}"}
+                notes = " ".join(act.notes(where=False))  # the message names none of what it opened
+                said = f"The page gives no answer of its own to this submit. {notes}".strip()
+                outcome = {"submitted": True, "message": said}
             elif invocation.outcome is None:
                 await self._tools.cancel(
                     invocation, timeouts.command, f"nobody submitted the form within {timeouts.human:g} s"

@@ -27,6 +27,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
@@ -45,7 +46,7 @@ from webmcp.models import ToolResult
 if TYPE_CHECKING:
     from webmcp.desktop.dialogs import JsDialog
     from webmcp.desktop.mirror import Invocation
-    from webmcp.desktop.modal_stack import ModalStack
+    from webmcp.desktop.modal_stack import ModalStack, PagePrompt
     from webmcp.desktop.refresher import LiveView
 
 __all__ = ["Act", "Effects", "Marks", "TabFacts"]
@@ -121,6 +122,8 @@ class Act:
     requested: Callable[[], bool] = lambda: False
     """Whether the page asked for a main-frame navigation since the write began."""
     dialog: JsDialog | None = None
+    prompt: PagePrompt | None = None
+    """A sign-in the write's navigation waits for (the page it leaves may answer no read until then)."""
     opened: list[str] = field(default_factory=list)
     downloads: list[Download] = field(default_factory=list)
     loading_note: str = ""
@@ -152,6 +155,9 @@ class Act:
                 f"The page opened {a_dialog(self.dialog.kind, self.dialog.window.id)} and waits for it; answer it with "
                 "its accept or dismiss tool."
             )
+        elif self.prompt is not None:
+            if self.prompt.window.id not in named:
+                notes.append(f"{self.prompt.waits_for()}.")
         elif where and self.dialog is None:
             if self.moved:
                 notes.append(f"The tab now shows {facts.address} (version {facts.version}).")
@@ -355,30 +361,45 @@ class Effects:
     async def _settle(self, act: Act, watch: _NavWatch | None, read: Read) -> None:
         timeouts = self._facts.timeouts
         if self._modals.dialog is None and watch is not None and watch.requested and not watch.started:
-            await watch.until_started(NAV_START_WAIT)
+            # A sign-in ends the wait too: the browser starts a navigation that asks for one later.
+            await self._modals.unless_dialog(partial(watch.until_started, NAV_START_WAIT), NAV_START_WAIT)
         if self._modals.dialog is None:
             await self._navigator.settled(usable_within(timeouts.navigation))
-        act.dialog = self._modals.dialog
         act.loading_note = self._navigator.loading_note()
-        if act.dialog is not None:
-            # The page cannot be read under a dialog: its answer settles the rest.
-            act.opened.append(act.dialog.window.id)
-        else:
+        if self._waits_for(act) is None:
             if read == "whole":
                 self._view.mark_dirty()
-            if read != "none":
-                await self._view.catch_up(timeouts.snapshot, since=act.marks.began)
-            # The answer names the window's version: it holds every change the page made before it.
-            await self._view.fresh(FRESH_LIMIT)
-            opens = self._facts.window_opens - act.marks.opens
-            if opens > 0:
+            # A dialog or a sign-in that opens meanwhile ends the read: the page it stops answers no
+            # read until it is answered (a sign-in: 10 s, then the read's 15 s bound, in the effects
+            # matrix), and the answer names it instead.
+            read_all, _ = await self._modals.unless_dialog(
+                partial(self._read_after, act, read), timeouts.snapshot + FRESH_LIMIT + NAV_START_WAIT
+            )
+            if read_all and (opens := self._facts.window_opens - act.marks.opens) > 0:
                 target = self._page.target_id
                 act.opened.extend(await self._desktop.opened_since(target, act.marks.opened, opens, OPENED_WAIT))
+        if (waited := self._waits_for(act)) is not None:
+            act.opened.append(waited)
         act.opened.extend(m for m in self._modal_ids() if m not in act.marks.modals and m not in act.opened)
         act.downloads = self._downloads.since(act.marks.downloads)
-        if not act.downloads and watch is not None and watch.started and not act.moved and act.dialog is None:
+        if not act.downloads and watch is not None and watch.started and not act.moved and waited is None:
             # A navigation that committed nothing: Chromium may have made it a download.
             act.downloads = await self._downloads.began_since(act.marks.downloads, DOWNLOAD_WAIT)
+
+    def _waits_for(self, act: Act) -> str | None:
+        """The window the page now waits on (a JavaScript dialog, a sign-in the write led to), noted in
+        `act`; None when there is none."""
+        act.dialog = self._modals.dialog
+        act.prompt = next((p for p in reversed(self._modals.prompts()) if p.window.id not in act.marks.modals), None)
+        waited = act.dialog or act.prompt
+        return waited.window.id if waited is not None else None
+
+    async def _read_after(self, act: Act, read: Read) -> None:
+        """Catch the view up with what the write changed (`read`), then make it fresh."""
+        if read != "none":
+            await self._view.catch_up(self._facts.timeouts.snapshot, since=act.marks.began)
+        # The answer names the window's version: it holds every change the page made before it.
+        await self._view.fresh(FRESH_LIMIT)
 
 
 class _NavWatch:
