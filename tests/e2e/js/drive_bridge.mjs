@@ -35,6 +35,9 @@ function transportFor() {
 function nextSignal(holder, what) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${what} within ${WAIT_MS} ms`)), WAIT_MS);
+    // A signal armed and never awaited (the last round of the tool-list loop) must not keep node
+    // running until it fires: the report is written, and the test waited 20 s for the exit.
+    timer.unref();
     holder.wake = () => {
       clearTimeout(timer);
       resolve();
