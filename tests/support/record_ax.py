@@ -145,6 +145,7 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "pattern_navbar": ("/patterns/navbar.html", _noop),
     "pattern_todos": ("/patterns/todos.html", _noop),
     "pattern_drawn": ("/patterns/drawn.html", _noop),
+    "pattern_rows": ("/patterns/rows.html", _noop),
 }
 
 

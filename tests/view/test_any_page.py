@@ -327,3 +327,16 @@ def test_labels_of_hidden_inputs_are_shown_and_pressed_and_a_drawn_hint_is_no_va
     assert _press(view, "★ #4").kind == "text"
     # Chromium gives the hint CSS draws in an empty editor as its text: it is its label, not its value.
     assert _fields(view)["Write a comment…"]["value"] == ""
+
+
+def test_nameless_row_boxes_are_named_by_their_rows_first_words_as_a_guess() -> None:
+    # A mail list's boxes have no name at all: the window showed empty cells, and nothing could tick a row.
+    view = _view("rows")
+    mail = [b for b in view.blocks if b["type"] == "table"][1]
+    assert mail["columns"] == ["Select all (guessed)", "From", "Subject"], mail
+    assert [r[0] for r in mail["rows"]] == ["Select Ann (guessed)", "Select Rui (checked, guessed)"]
+    for label in ("Select Ann", "Select Rui", "Select all #2"):
+        found = resolve(view.targets, label, None, FIELD, "field")
+        assert isinstance(found, Resolved) and found.target.role == "checkbox", label
+    named = [b for b in view.blocks if b["type"] == "table"][0]
+    assert [r[0] for r in named["rows"]] == ["Select row", "Select row", "Select row (checked)"], "named: as named"

@@ -7,7 +7,18 @@ from typing import Any
 from cdp_bridge.ax import UNREAD
 
 from .masking import MASK
-from .nodes import READ_ON_BUTTON, Node, hidden, join_text, name_of, prop, role_of, shown_on_button
+from .nodes import (
+    READ_ON_BUTTON,
+    Node,
+    hidden,
+    join_text,
+    name_of,
+    prop,
+    role_of,
+    shown_on_button,
+    states_of,
+    with_states,
+)
 from .targets import TargetKind
 from .walk_roles import CHECKABLE, CHOICES, COMPOSITE_FIELDS, FLATTENED, RADIO_ROLES, SKIP_ROLES, TEXT_RUN_TARGETS
 from .walk_text import TextReader, WalkFrame
@@ -88,6 +99,7 @@ class BlockReader(TextReader):
 
     def table(self, node: Node) -> dict[str, Any]:
         columns: list[str] = []
+        heads: list[str] = []
         rows: list[list[str] | None] = []
         for row in self.descend(node, {"row"}):
             if row.get(UNREAD):
@@ -101,19 +113,51 @@ class BlockReader(TextReader):
                 texts = [self.text_of(c) or name_of(c) for c in cells]
             else:
                 texts = []
-                for cell in cells:
+                boxes: list[tuple[int, Node]] = []
+                for at, cell in enumerate(cells):
                     mark = len(self.collected)
-                    text = self.text_of(cell) or name_of(cell)
+                    found: list[Node] = []
+                    self.nameless = found
+                    try:
+                        text = self.text_of(cell) or name_of(cell)
+                    finally:
+                        self.nameless = None
+                    if len(found) == 1 and not text.strip():
+                        boxes.append((at, found[0]))
                     texts.append(text)
                     if text and len(self.collected) == mark:
                         # A cell `press` takes by its text (one holding a link or button is pressed by that).
                         kind: TargetKind = "control" if role_of(cell) == "gridcell" else "text"
                         self.collected.append((kind, cell, " ".join(text.split())))
+                if not all(role_of(c) == "columnheader" for c in cells):
+                    self.name_row_boxes(boxes, texts, heads)
+                elif not columns and not rows:
+                    heads = list(texts)  # the headings as the page writes them, before a box is named
+                    for at, box in boxes:
+                        # The header's own box ticks every row: what every such box is named.
+                        texts[at] = with_states("Select all", [*states_of(box), "guessed"])
+                        self.collected.append(("field", box, "Select all"))
             if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
                 columns = texts
             elif cells:
                 rows.append(texts)
         return self.run_block({"type": "table", "columns": columns}, "rows", rows)
+
+    def name_row_boxes(self, boxes: list[tuple[int, Node]], texts: list[str], heads: list[str]) -> None:
+        """Name each nameless check box alone in a cell of a row (an admin table's, a mail list's) by
+        its column's heading, else "Select", and the row's first words: "Select Ann (guessed)".
+
+        A person picks the row by what it says; the box's cell then shows that name and its state
+        ("Select Ann (checked, guessed)"), and fill or press takes the box by the name.
+        """
+        for at, box in boxes:
+            key = next((" ".join(t.split()) for i, t in enumerate(texts) if i != at and t.strip()), "")
+            if not key:
+                continue
+            head = " ".join(heads[at].split()) if at < len(heads) else ""
+            name = f"{head or 'Select'} {key}"
+            texts[at] = with_states(name, [*states_of(box), "guessed"])
+            self.collected.append(("field", box, name))
 
     def run_block(self, block: dict[str, Any], unit: str, run: list[Any]) -> dict[str, Any]:
         """`block` with its rows or items; where some were not read, the read ones and a `total`.
