@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from cdp_bridge.connection import CDPSession
@@ -90,3 +91,31 @@ async def test_work_that_ends_first_is_returned_and_a_dialog_that_closes_is_forg
     assert await stack.unless_dialog(work, timeout=5) == (False, None), "a dialog already open stops the work"
     stack.dialog_closed(session)
     assert stack.dialog is None and not dialog.is_open() and desktop.published == []
+
+
+async def test_a_read_under_way_ends_when_a_dialog_opens_and_none_begins_under_one() -> None:
+    # Every write's answer reads the page; one that a dialog (or a sign-in) stops answers nothing
+    # until it is answered, so the read ends when one opens, without a task of its own.
+    stack, _desktop, session = _stack()
+    never = anyio.Event()
+    read: list[bool] = []
+
+    async def answer_read() -> None:
+        with stack.ends_on_a_dialog() as reading:
+            await never.wait()
+        read.append(reading.cancelled_caught)
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_read)
+            await anyio.wait_all_tasks_blocked()
+            assert read == [], "nothing ends the read before the dialog"
+            stack.dialog_opened(session, {"type": "alert", "message": "Saved"}, doc_seq=1)
+    assert read == [True]
+    with anyio.fail_after(5), stack.ends_on_a_dialog() as reading:
+        await never.wait()  # a dialog already open: the read never begins
+    assert reading.cancelled_caught
+    stack.dialog_closed(session)
+    with stack.ends_on_a_dialog() as reading:
+        await anyio.lowlevel.checkpoint()
+    assert not reading.cancelled_caught, "a read with no dialog ends as it ends"

@@ -372,10 +372,9 @@ class Effects:
             # A dialog or a sign-in that opens meanwhile ends the read: the page it stops answers no
             # read until it is answered (a sign-in: 10 s, then the read's 15 s bound, in the effects
             # matrix), and the answer names it instead.
-            read_all, _ = await self._modals.unless_dialog(
-                partial(self._read_after, act, read), timeouts.snapshot + FRESH_LIMIT + NAV_START_WAIT
-            )
-            if read_all and (opens := self._facts.window_opens - act.marks.opens) > 0:
+            with self._modals.ends_on_a_dialog() as reading:
+                await self._read_after(act, read)
+            if not reading.cancelled_caught and (opens := self._facts.window_opens - act.marks.opens) > 0:
                 target = self._page.target_id
                 act.opened.extend(await self._desktop.opened_since(target, act.marks.opened, opens, OPENED_WAIT))
         if (waited := self._waits_for(act)) is not None:

@@ -50,6 +50,22 @@ class PagePrompt(Protocol):
 P = TypeVar("P", bound=PagePrompt)
 
 
+class _Wake(Protocol):
+    """What a dialog or prompt opening wakes: an event, or a scope it cancels (`ends_on_a_dialog`)."""
+
+    def set(self) -> None: ...
+
+
+class _Cancels:
+    """Cancels `scope` when set, as a waiter of a dialog or prompt opening."""
+
+    def __init__(self, scope: anyio.CancelScope) -> None:
+        self._scope = scope
+
+    def set(self) -> None:
+        self._scope.cancel()
+
+
 class ModalStack(Part):
     """The modal windows of one tab, and the waits that a dialog opening ends (a part: parts.py)."""
 
@@ -57,12 +73,12 @@ class ModalStack(Part):
         self._owner = owner
         self._desktop = desktop
         self._dialog: JsDialog | None = None
-        self._waiters: set[anyio.Event] = set()
+        self._waiters: set[_Wake] = set()
         self._guard = DialogGuard()
         self._modals: dict[Any, InPageModal] = {}
         self._forms: list[PendingForm] = []
         self._prompts: list[PagePrompt] = []
-        self._prompt_waiters: set[anyio.Event] = set()
+        self._prompt_waiters: set[_Wake] = set()
         """Waits that a prompt ends too (not a page-tool call's: its page may go on while a frame asks)."""
         self._doc_seq = 0
         self._closed = False
@@ -166,6 +182,22 @@ class ModalStack(Part):
             yield
         finally:
             self._waiters.discard(wake)
+
+    @contextmanager
+    def ends_on_a_dialog(self) -> Iterator[anyio.CancelScope]:
+        """A scope that a JavaScript dialog or a prompt opening on the tab cancels (cancelled at once
+        when one is open): `unless_dialog` without its tasks, for what every write runs."""
+        with anyio.CancelScope() as scope:
+            if self._dialog is not None or self.prompts():
+                scope.cancel()
+            wake = _Cancels(scope)
+            self._waiters.add(wake)
+            self._prompt_waiters.add(wake)
+            try:
+                yield scope
+            finally:
+                self._waiters.discard(wake)
+                self._prompt_waiters.discard(wake)
 
     async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
         """Run `work` until it ends, a JavaScript dialog or a prompt opens on the tab, or `timeout` passes.
