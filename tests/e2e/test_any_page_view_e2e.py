@@ -115,6 +115,7 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
             "textbox",
             "text area",
             "Stay signed in",
+            "Remember this desk",
         ]
         assert "Clear" in _text(tab["nearby-labels"]), "a button beside a field stays a button"
         assert [i["label"] for i in _fields(tab["duplicates"])] == ["Phone", "Phone"]
@@ -160,6 +161,7 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
                     {"label": "Team", "value": "Harbor"},
                     {"label": "Note for the lead", "value": "late"},
                     {"label": "Stay signed in", "value": True},
+                    {"label": "Remember this desk", "value": True},
                 ]
             },
         )
@@ -167,7 +169,7 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
         done = await stage.wait_windows(
             lambda d: any("ann at desk 4" in b.get("text", "") for w in d["windows"] for b in w["blocks"])
         )
-        assert any("team Harbor, note late, staying" in b.get("text", "") for w in done["windows"] for b in w["blocks"])
+        assert any("team Harbor, note late, staying, desk remembered" in b.get("text", "") for w in done["windows"] for b in w["blocks"])
 
         inbox = (await stage.tab_for(pages[1]))["id"]
         refused = await _error(stage, f"{inbox}__fill", {"fields": [{"label": "Phone", "value": "555"}]})

@@ -18,6 +18,7 @@ a link stays a word of its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from cdp_bridge.ax import UNREAD, FrameNodes
 from webmcp.models import fields_block, list_block, notice_block, text_block
@@ -87,6 +88,8 @@ class _Walker(WalkState):
             return
         if role == "StaticText":
             text = raw_text(node)
+            if self.box_awaits is not None and text.strip() and self.label_after(node, text):
+                return
             self.add_text(text)
             if text.strip() and (parent := self.frame.by_id.get(str(node.get("parentId", "")))) is not None:
                 self.target("text", parent, " ".join(text.split()), self.sink.text_key)
@@ -418,6 +421,23 @@ class _Walker(WalkState):
         while len(self.targets) > floor and self.targets[-1].kind == "text" and self.targets[-1].block_key == key:
             self.targets.pop()
 
+    def label_after(self, node: Node, text: str) -> bool:
+        """Whether `text` (of StaticText `node`) names the check box just added: one short line right
+        after it in its row (`<input type=checkbox><span>Remember me</span>`), which then is no text."""
+        assert self.box_awaits is not None
+        (item, at, parent_id), self.box_awaits = self.box_awaits, None
+        by_id = self.frame.by_id
+        holder = by_id.get(str(node.get("parentId", "")))
+        around = {str(node.get("parentId", "")), str((holder or {}).get("parentId", ""))}
+        words = labelish(text)
+        if not words or parent_id not in around or at >= len(self.targets) or not self.sink.fields:
+            return False
+        if self.sink.fields[-1] is not item:
+            return False
+        item["label"] = words
+        self.targets[at] = replace(self.targets[at], label=words)
+        return True
+
     def add_field(self, node: Node) -> None:
         before = self.label_before(node)
         self.flush_text()
@@ -430,6 +450,7 @@ class _Walker(WalkState):
         role = role_of(node)
         found = self.descend(node, {"option"}) if role in CHOICES else []
         value = item["value"]
+        targeted = len(self.targets)
         self.target(
             "field",
             node,
@@ -441,6 +462,9 @@ class _Walker(WalkState):
             multiselect=role == "listbox" and bool(prop(node, "multiselectable")),
             selected=tuple(value) if isinstance(value, list) else (value,) if found and value else (),
         )
+        if role in CHECKABLE and item["label"] == role and not before and len(self.targets) > targeted:
+            # Nothing named it: the words right after it in its row may ("☐ Remember me").
+            self.box_awaits = (item, targeted, str(node.get("parentId", "")))
         if role == "listbox":
             # Its options are pressed as a person clicks them (an ARIA listbox's own handlers).
             for option in found:

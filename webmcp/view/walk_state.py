@@ -146,6 +146,9 @@ class WalkState(BlockReader):
         self.over_page_added: list[tuple[Any, ...]] = []
         self.pending_label = ""
         """The text of a `<label>` tied to no field, until the next field (with no name) takes it."""
+        self.box_awaits: tuple[dict[str, Any], int, str] | None = None
+        """A check box with nothing to name it, just added: its item, its target's index and its
+        parent's id, until the words right after it in its row name it (`label_after`)."""
         self.out_marks: list[tuple[Sink, int, int]] = []
         """Of each container the memo may keep, being walked: its sink, and how many blocks and targets
         there were when the walk entered it."""
@@ -179,6 +182,7 @@ class WalkState(BlockReader):
         s.text, s.text_key = [], None
 
     def flush_fields(self) -> None:
+        self.box_awaits = None
         s = self.sink
         if s.fields and s.fields_key is not None:
             s.out.append((s.fields_key, fields_block(None, s.fields)))
