@@ -169,7 +169,8 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
         done = await stage.wait_windows(
             lambda d: any("ann at desk 4" in b.get("text", "") for w in d["windows"] for b in w["blocks"])
         )
-        assert any("team Harbor, note late, staying, desk remembered" in b.get("text", "") for w in done["windows"] for b in w["blocks"])
+        said = [b.get("text", "") for w in done["windows"] for b in w["blocks"]]
+        assert any("team Harbor, note late, staying, desk remembered" in t for t in said), said
 
         inbox = (await stage.tab_for(pages[1]))["id"]
         refused = await _error(stage, f"{inbox}__fill", {"fields": [{"label": "Phone", "value": "555"}]})
