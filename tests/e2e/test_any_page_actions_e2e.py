@@ -509,3 +509,16 @@ async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Write a comment…", "value": "Fixed, thanks"}]})
         await _ok(stage, f"{win}__press", {"label": "Post"})
         assert "Posted: Fixed, thanks" in await _result_line(stage, path)
+
+
+async def test_a_combobox_whose_list_opens_on_a_click_is_pressed_open_and_its_option_picked(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # Select2's way: a <span role=combobox> holding no options; press refused it as no button.
+    path = "/patterns/combobox.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        said = await _ok(stage, f"{win}__press", {"label": "Team"})
+        assert "It is now expanded." in said, said
+        await _ok(stage, f"{win}__press", {"label": "Hardware"})
+        assert "Team: Hardware" in await _result_line(stage, path)

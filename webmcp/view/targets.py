@@ -297,13 +297,18 @@ def resolve(
 
 
 def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> Resolved | Refusal:
-    """What `press` means by `label`: a button, link or control; else a checkable or read-only field;
-    else shown text."""
+    """What `press` means by `label`: a button, link or control; else a checkable or read-only field, or
+    a combobox whose options it does not hold; else shown text."""
     found = resolve(targets, label, block_id, PRESSABLE, "button, link or control")
     if isinstance(found, Resolved) or found.candidates:
         return found
-    # A check box a person ticks, a read-only box a person clicks to open its picker.
-    clicked = [t for t in targets if t.kind == "field" and (t.role in CHECKABLE or t.readonly)]
+    # A check box a person ticks, a read-only box a person clicks to open its picker, a combobox
+    # whose options are not in it (Select2's `<span role=combobox>`: its list opens on a click).
+    clicked = [
+        t
+        for t in targets
+        if t.kind == "field" and (t.role in CHECKABLE or t.readonly or (t.role == "combobox" and not t.options))
+    ]
     if clicked:
         ticked = resolve(clicked, label, block_id, frozenset({"field"}), "field")
         if isinstance(ticked, Resolved) and ticked.option is None:
