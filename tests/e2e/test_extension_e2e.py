@@ -158,7 +158,8 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             await stage.wait_tools(lambda names: f"{win}__search_kb" in names)
             found = await stage.call(f"{win}__search_kb", {"query": "refund"})
             assert not found.is_error, found.structured_content
-            await stage.call(f"{win}__navigate", {"url": site + "/partner.html"})
+            moved = await stage.call(f"{win}__navigate", {"url": site + "/partner.html"})
+            assert not moved.is_error, moved.structured_content
             await stage.wait_tools(lambda names: f"{win}__search_kb" in names and f"{win}__list_tickets" not in names)
             found = await stage.call(f"{win}__search_kb", {"query": "refund"})
             assert not found.is_error, found.structured_content

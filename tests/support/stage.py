@@ -60,8 +60,13 @@ class Stage:
         return [t.name for t in (await self.client.list_tools()).tools]
 
     async def wait_tools(self, predicate: Callable[[list[str]], Any], timeout: float = WAIT) -> list[str]:
-        """Re-list tools after each tools/list_changed until `predicate(names)` holds."""
-        with anyio.fail_after(timeout):
+        """Re-list tools after each tools/list_changed until `predicate(names)` holds.
+
+        Raises:
+            TimeoutError: not within `timeout`, naming the tools last listed (what the test saw).
+        """
+        names: list[str] = []
+        with anyio.move_on_after(timeout):
             while True:
                 seen = self.mcp.notifications.count("tools_list_changed")
                 names = await self.tool_names()
@@ -69,6 +74,7 @@ class Stage:
                     return names
                 with anyio.move_on_after(0.5):
                     await self.mcp.notifications.wait_for("tools_list_changed", after=seen, timeout=WAIT)
+        raise TimeoutError(f"the tools listed last, after {timeout:g} s: {names}")
 
     async def call(self, name: str, args: dict[str, Any] | None = None) -> Any:
         """Call a tool; the raw CallToolResult."""
