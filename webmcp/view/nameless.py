@@ -51,10 +51,10 @@ def nameless_nodes(
     (made from `nodes` when needed, if not given), to leave out the inner box of a text field."""
     found: list[Node] = []
     for node in nodes:
-        if node.get("ignored") or name_of(node) or "backendDOMNodeId" not in node:
+        if node.get("ignored") or "backendDOMNodeId" not in node:
             continue
         role = role_of(node)
-        if role not in _ICON_ROLES:
+        if role not in _ICON_ROLES or name_of(node):  # the role first: this runs on every node of a read
             continue
         if role in PICTURE_ROLES and node.get("childIds"):
             continue  # a picture with parts (an SVG's shapes) is not one icon

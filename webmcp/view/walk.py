@@ -381,7 +381,7 @@ class _Walker(WalkState):
         That text is the field's label, and no text block of its own."""
         name, pending, self.pending_label = name_of(node), self.pending_label, ""
         checkable = role_of(node) in CHECKABLE
-        if (name and name != str(prop(node, "placeholder") or "")) or (checkable and name):
+        if name and (checkable or name != str(prop(node, "placeholder") or "")):
             return ""
         if pending:
             return pending
@@ -430,9 +430,8 @@ class _Walker(WalkState):
         holder = by_id.get(str(node.get("parentId", "")))
         around = {str(node.get("parentId", "")), str((holder or {}).get("parentId", ""))}
         words = labelish(text)
-        if not words or parent_id not in around or at >= len(self.targets) or not self.sink.fields:
-            return False
-        if self.sink.fields[-1] is not item:
+        fields = self.sink.fields
+        if not words or parent_id not in around or at >= len(self.targets) or not fields or fields[-1] is not item:
             return False
         item["label"] = words
         self.targets[at] = replace(self.targets[at], label=words)

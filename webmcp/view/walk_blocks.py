@@ -108,6 +108,7 @@ class BlockReader(TextReader):
             cells = [
                 c for c in self.children_flat(row) if role_of(c) in ("cell", "gridcell", "columnheader", "rowheader")
             ]
+            header = all(role_of(c) == "columnheader" for c in cells)
             # The text as shown: Chromium's name of "https:<wbr>//www" is "https: //www".
             if len(rows) >= TEXT_RUN_TARGETS:
                 texts = [self.text_of(c) or name_of(c) for c in cells]
@@ -129,15 +130,14 @@ class BlockReader(TextReader):
                         # A cell `press` takes by its text (one holding a link or button is pressed by that).
                         kind: TargetKind = "control" if role_of(cell) == "gridcell" else "text"
                         self.collected.append((kind, cell, " ".join(text.split())))
-                if not all(role_of(c) == "columnheader" for c in cells):
+                if not header:
                     self.name_row_boxes(boxes, texts, heads)
                 elif not columns and not rows:
                     heads = list(texts)  # the headings as the page writes them, before a box is named
                     for at, box in boxes:
                         # The header's own box ticks every row: what every such box is named.
-                        texts[at] = with_states("Select all", [*states_of(box), "guessed"])
-                        self.collected.append(("field", box, "Select all"))
-            if cells and not columns and not rows and all(role_of(c) == "columnheader" for c in cells):
+                        texts[at] = self.guessed_box(box, "Select all")
+            if cells and not columns and not rows and header:
                 columns = texts
             elif cells:
                 rows.append(texts)
@@ -155,9 +155,12 @@ class BlockReader(TextReader):
             if not key:
                 continue
             head = " ".join(heads[at].split()) if at < len(heads) else ""
-            name = f"{head or 'Select'} {key}"
-            texts[at] = with_states(name, [*states_of(box), "guessed"])
-            self.collected.append(("field", box, name))
+            texts[at] = self.guessed_box(box, f"{head or 'Select'} {key}")
+
+    def guessed_box(self, box: Node, name: str) -> str:
+        """Note nameless check box `box` as the field `name` (a guess); what its cell shows."""
+        self.collected.append(("field", box, name))
+        return with_states(name, [*states_of(box), "guessed"])
 
     def run_block(self, block: dict[str, Any], unit: str, run: list[Any]) -> dict[str, Any]:
         """`block` with its rows or items; where some were not read, the read ones and a `total`.
