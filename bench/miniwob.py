@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """MiniWoB++ through the bridge, Playwright MCP and chrome-devtools-mcp side by side (issue 39's benchmark).
 
-    .venv/bin/python bench/miniwob.py MINIWOB_HTML [--tasks a,b] [--seeds 5]
+    .venv/bin/python bench/miniwob.py MINIWOB_HTML [--set dev|holdout] [--tasks a,b] [--seeds 5]
         [--subjects bridge,playwright|bridge,devtools|bridge,playwright,devtools]
         [--max-time 120000] [--out FILE] [--trace]
 
@@ -62,6 +62,7 @@ from bench.wob.adapters import (  # noqa: E402
     PolicyFailed,
 )
 from bench.wob.harness import Chromium, Side, serve  # noqa: E402
+from bench.wob.holdout import HOLDOUT  # noqa: E402
 from bench.wob.policies import DEV_SET, POLICIES  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -366,7 +367,10 @@ async def main() -> None:
     parser.add_argument("html", type=Path, nargs="?", help="miniwob 1.1.0's html/ directory")
     parser.add_argument("--report", type=Path, help="print the table of an earlier run's JSON and stop")
     parser.add_argument("--failures", action="store_true", help="with --report: each failed episode's reason")
-    parser.add_argument("--tasks", default=",".join(DEV_SET))
+    parser.add_argument("--tasks", help="a comma-separated choice of tasks (default: those of --set)")
+    parser.add_argument(
+        "--set", default="dev", choices=("dev", "holdout"), help="dev: the tasks earlier rounds tuned on; holdout: the rest"
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument(
         "--subjects", default="bridge,playwright", help=f"a comma-separated choice of {', '.join(SUBJECTS)}"
@@ -390,7 +394,7 @@ async def main() -> None:
         parser.error("the html/ directory is needed")
     if not (args.html / "miniwob").is_dir() or not (args.html / "core" / "core.js").is_file():
         parser.error(f"{args.html} is not miniwob's html/ directory (miniwob/*.html, core/core.js)")
-    tasks = [t for t in args.tasks.split(",") if t]
+    tasks = [t for t in args.tasks.split(",") if t] if args.tasks else (DEV_SET if args.set == "dev" else HOLDOUT)
     unknown = [t for t in tasks if t not in POLICIES]
     if unknown:
         parser.error(f"no policy for {', '.join(unknown)}")
