@@ -484,6 +484,26 @@ async def test_todomvc_items_are_ticked_by_their_words_and_deleted_by_the_glyph_
         assert "Deleted: Call the plumber" in await _result_line(stage, path)
 
 
+async def test_a_file_inside_an_open_folder_of_nested_lists_is_pressed_and_the_folder_closes(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # jquery.treeview's markup (MiniWoB's navigate-tree): every <li> listens to clicks. A file
+    # inside an open folder was only words of the folder's item: no press took it; and a press on
+    # the open folder aimed at its item's centre, where a file inside it is.
+    path = "/patterns/files.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        await _ok(stage, f"{win}__press", {"label": "Reports"})
+        assert "Opened Reports" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__press", {"label": "Drafts"})
+        said = await _ok(stage, f"{win}__press", {"label": "April draft"})
+        assert "\u201c\U0001f4c4 April draft\u201d" in said, said
+        assert "Opened file April draft" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__press", {"label": "Reports"})
+        window = await stage.tab_for(path)
+        assert "Closed Reports" in _text(window) and "April draft" not in _text(window), window["blocks"]
+
+
 async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:

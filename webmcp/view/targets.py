@@ -12,6 +12,7 @@ refuses it. Nothing here touches the page: the desktop sets what these functions
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -179,6 +180,14 @@ def folded(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def _unmarked(text: str) -> str:
+    """`text` without the pictures it begins with (an emoji, "☐", "★", "▸"), for a label given without them."""
+    start = 0
+    while start < len(text) and (text[start].isspace() or unicodedata.category(text[start])[0] == "S"):
+        start += 1
+    return text[start:] if start < len(text) and start else text if not start else ""
+
+
 def _spaced(text: str) -> str:
     return " ".join(text.split())
 
@@ -275,8 +284,16 @@ def resolve(
         groups = [t for t in pool if t.role in RADIO_ROLES and t.group and folded(t.group) == wanted]
         if groups:
             return Resolved(groups[0], option="")
+    if not found and wanted:
+        # "Reports" for the item a file tree shows as "📁 Reports": the picture CSS or an emoji puts
+        # before the words is not what a person calls it.
+        found = [Resolved(t) for t in pool if _unmarked(folded(_plain(t.label))) == wanted]
     if not found:
-        found = [Resolved(t) for t in pool if wanted and folded(t.label).startswith(wanted)]
+        found = [
+            Resolved(t)
+            for t in pool
+            if wanted and (folded(t.label).startswith(wanted) or _unmarked(folded(t.label)).startswith(wanted))
+        ]
     if len(found) == 1:
         return found[0]
     if not found:

@@ -160,12 +160,13 @@ class _Walker(WalkState):
                 self.emit(self.key(node), table)
         elif role in ("list", "directory", "feed"):
             items: list[str | None] = []
+            room = TEXT_RUN_TARGETS
             for item in self.descend(node, {"listitem", "article"}):
                 said, by_box = (None, False) if item.get(UNREAD) else self.item_text(item)
                 if said != "":
                     items.append(said)
-                    if said and not by_box and len(items) <= TEXT_RUN_TARGETS:
-                        self.collected.append(("text", item, " ".join(said.split())))
+                    if said and not by_box and room > 0:
+                        room -= self.item_targets(item, said, room)
             if items:
                 self.emit(self.key(node), self.run_block({"type": "list"}, "items", items))
         elif role == "navigation" and (links := self.nav_items(node)):
