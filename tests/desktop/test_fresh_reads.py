@@ -303,7 +303,7 @@ async def test_a_change_whose_report_is_still_on_its_way_when_a_read_comes_is_in
         assert view.is_fresh(), "nothing has told the bridge yet"
         with anyio.fail_after(5):
             await view.flush(1)
-        assert session.sent == ["Runtime.evaluate"]
+        assert session.sent == ["Runtime.releaseObjectGroup"]
         assert not view.is_fresh(), "the report is in"
         with anyio.fail_after(5):
             assert await view.fresh(5)
@@ -311,4 +311,4 @@ async def test_a_change_whose_report_is_still_on_its_way_when_a_read_comes_is_in
         session.closed = True
         with anyio.fail_after(5):
             await view.flush(1)
-        assert session.sent == ["Runtime.evaluate"], "a session gone is not asked"
+        assert session.sent == ["Runtime.releaseObjectGroup"], "a session gone is not asked"
