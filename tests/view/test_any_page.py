@@ -85,10 +85,12 @@ def test_fields_take_the_label_a_person_reads_before_them_and_that_text_is_said_
         *("Username", "Password", "Desk", "Shift", "Team", "Note for the lead", "textbox", "text area"),
         "Stay signed in",  # a check box's words before it, in its row: a switch
         "Remember this desk",  # and after it, where none came before
+        *("Floor", "Room"),  # each box's caption under it, not the caption of the box before
     ]
     assert not {"Username", "Desk", "Team"} & set(_texts(view)), "the label is not also a text block"
     assert not [b for b in view.blocks if b["type"] == "table"], "a form laid out in a table shows fields"
     assert "Stay signed in" not in _texts(view) and "Remember this desk" not in _texts(view)
+    assert not {"Floor", "Room"} & set(_texts(view)), "a caption is said once, as the label"
     for label in ("Username", "Desk", "Team", "Note for the lead", "Stay signed in", "Remember this desk"):
         assert isinstance(resolve(view.targets, label, None, FIELD, "field"), Resolved), label
 

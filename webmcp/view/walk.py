@@ -386,6 +386,8 @@ class _Walker(WalkState):
             return ""
         if pending:
             return pending
+        if not checkable and not name and self.caption_of(node, run=True):
+            return ""  # its caption names it (`add_field`): the words before it are another box's
         s = self.sink
         if s.text:
             if self.shows_controls(s.text_key):
@@ -421,6 +423,35 @@ class _Walker(WalkState):
         floor = self.out_marks[-1][2] if self.out_marks else 0
         while len(self.targets) > floor and self.targets[-1].kind == "text" and self.targets[-1].block_key == key:
             self.targets.pop()
+
+    def caption_of(self, node: Node, run: bool = False) -> bool:
+        """Whether field `node` has a caption: it is the first of the two things alone in its
+        container, the other a short line of words after it that holds no control
+        (`<div><input><div>Genre</div></div>`). With `run`, also whether a container beside its
+        own holds a box and caption so (MiniWoB's multi-layouts: each box with its caption under
+        it): the words before it are then another box's caption, not its label."""
+        parent = self.frame.by_id.get(str(node.get("parentId", "")))
+        if parent is None or self.captioned(parent) is not node:
+            return False
+        if not run:
+            return True
+        outer = self.frame.by_id.get(str(parent.get("parentId", "")))
+        return outer is not None and any(
+            c is not parent and self.captioned(c) is not None for c in self.children(outer)
+        )
+
+    def captioned(self, container: Node) -> Node | None:
+        """The field of `container` when it holds a field and its caption alone (`caption_of`), else None."""
+        inside = [c for c in self.children_flat(container) if role_of(c) != "StaticText" or raw_text(c).strip()]
+        if len(inside) != 2 or role_of(inside[0]) not in FIELD_ROLES or role_of(inside[0]) in CHECKABLE:
+            return None
+        caption = inside[1]
+        if role_of(caption) in FIELD_ROLES | CONTROL_ROLES or self.edge(caption) in ("", " "):
+            return None  # a control, or words on the box's own line (a unit: "kg")
+        if role_of(caption) != "StaticText" and self.descend(caption, FIELD_ROLES | CONTROL_ROLES | {"button", "link"}):
+            return None
+        words = raw_text(caption) if role_of(caption) == "StaticText" else self.quiet_text(caption)
+        return inside[0] if labelish(words) else None
 
     def label_after(self, node: Node, text: str) -> bool:
         """Whether `text` (of StaticText `node`) names the check box just added: one short line right
@@ -462,8 +493,11 @@ class _Walker(WalkState):
             multiselect=role == "listbox" and bool(prop(node, "multiselectable")),
             selected=tuple(value) if isinstance(value, list) else (value,) if found and value else (),
         )
-        if role in CHECKABLE and item["label"] == role and not before and len(self.targets) > targeted:
-            # Nothing named it: the words right after it in its row may ("☐ Remember me").
+        if not before and len(self.targets) > targeted and (
+            (role in CHECKABLE and item["label"] == role) or (not name_of(node) and self.caption_of(node))
+        ):
+            # Nothing named it: the words right after it in its row may ("☐ Remember me"), or the
+            # caption under a box alone with it in its container.
             self.box_awaits = (item, targeted, str(node.get("parentId", "")))
         if role == "listbox":
             # Its options are pressed as a person clicks them (an ARIA listbox's own handlers).
