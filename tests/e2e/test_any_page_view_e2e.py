@@ -118,6 +118,7 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
             "Remember this desk",
             "Floor",
             "Room",
+            "textbox",
         ]
         assert "Clear" in _text(tab["nearby-labels"]), "a button beside a field stays a button"
         assert [i["label"] for i in _fields(tab["duplicates"])] == ["Phone", "Phone"]

@@ -91,6 +91,9 @@ def test_fields_take_the_label_a_person_reads_before_them_and_that_text_is_said_
     assert not [b for b in view.blocks if b["type"] == "table"], "a form laid out in a table shows fields"
     assert "Stay signed in" not in _texts(view) and "Remember this desk" not in _texts(view)
     assert not {"Floor", "Room"} & set(_texts(view)), "a caption is said once, as the label"
+    # A short paragraph before a nameless box is no label (MiniWoB's find-word: the paragraph left the window).
+    assert "Reply within a day, then close it" in _texts(view)
+    assert [i["label"] for i in view.blocks[-3]["items"]] == ["textbox"], view.blocks[-4:]
     for label in ("Username", "Desk", "Team", "Note for the lead", "Stay signed in", "Remember this desk"):
         assert isinstance(resolve(view.targets, label, None, FIELD, "field"), Resolved), label
 

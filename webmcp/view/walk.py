@@ -17,6 +17,7 @@ a link stays a word of its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -59,6 +60,11 @@ from .walk_roles import (
     TEXT_RUN_TARGETS,
 )
 from .walk_state import Heading, Keyed, RawModal, Sink, Walk, WalkState, labelish
+
+_BLOCK_LABEL_WORDS = 5
+"""At most this many words in a block of its own before a nameless field name it ("Date of birth");
+a longer line is a paragraph ("Eget elementum accumsan, augue at ipsum": MiniWoB's find-word)."""
+_INNER_STOP = re.compile(r"[.!?;]\s")
 
 _FAILED_HOSTS_SHOWN = 3
 
@@ -406,6 +412,8 @@ class _Walker(WalkState):
             and not self.shows_controls(s.out[-1][0])
         ):
             found = labelish(str(s.out[-1][1]["text"]))
+            if found and (len(found.split()) > _BLOCK_LABEL_WORDS or "," in found or _INNER_STOP.search(found)):
+                found = ""  # a block of words reads as a label only when short: else a paragraph (find-word's)
             if found:
                 if self.out_marks and not (self.out_marks[-1][0] is s and len(s.out) - 1 >= self.out_marks[-1][1]):
                     self.impure += 1  # the block came before the container being walked: not its to drop
