@@ -307,7 +307,10 @@ async def test_the_wheel_scrolls_what_the_pointer_is_on_and_says_how_far(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:
     async with _bridge(site, browser, transport, "/patterns/agreement.html") as stage:
-        win = (await stage.tab_for("/patterns/agreement.html"))["id"]
+        window = await stage.tab_for("/patterns/agreement.html")
+        win = window["id"]
+        shown = {i["label"]: i for b in window["blocks"] if b["type"] == "fields" for i in b["items"]}
+        assert shown["Terms"].get("disabled") is True and shown["I agree"].get("disabled") is True, shown
         refused = await _error(stage, f"{win}__press", {"label": "I agree"})
         assert refused["code"] == "validation_failed", refused  # disabled until the terms are read
         said = await _ok(stage, f"{win}__hover", {"label": "Terms", "wheel": 100_000})
@@ -316,6 +319,9 @@ async def test_the_wheel_scrolls_what_the_pointer_is_on_and_says_how_far(
         assert "Terms read to the end" in await _result_line(stage, "/patterns/agreement.html")
         again = await _ok(stage, f"{win}__hover", {"label": "Terms", "wheel": 400})
         assert "The wheel scrolled nothing" in again, again  # at its end: nothing moved, and it says so
+        window = await stage.tab_for("/patterns/agreement.html")
+        shown = {i["label"]: i for b in window["blocks"] if b["type"] == "fields" for i in b["items"]}
+        assert "disabled" not in shown["I agree"], shown  # the page enabled it
         await _ok(stage, f"{win}__press", {"label": "I agree"})
         assert "Agreed" in await _result_line(stage, "/patterns/agreement.html")
         up = await _ok(stage, f"{win}__hover", {"label": "Terms", "wheel": -300})
