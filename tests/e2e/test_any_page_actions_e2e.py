@@ -510,6 +510,18 @@ async def test_a_file_inside_an_open_folder_of_nested_lists_is_pressed_and_the_f
         assert "Closed Reports" in _text(window) and "April draft" not in _text(window), window["blocks"]
 
 
+async def test_every_posts_icon_buttons_are_shown_and_pressed_past_the_tenth_post(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # 56 nameless icon buttons: those past the 40th were never named, so the last posts showed none.
+    path = "/patterns/feed.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        window = await stage.tab_for(path)
+        assert _text(window).count("like (guessed)") == 14, window["blocks"]
+        await _ok(stage, f"{window['id']}__press", {"label": "like #14"})
+        assert "like Uma" in await _result_line(stage, path)
+
+
 async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:
