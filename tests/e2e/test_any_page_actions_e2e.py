@@ -522,6 +522,21 @@ async def test_every_posts_icon_buttons_are_shown_and_pressed_past_the_tenth_pos
         assert "like Uma" in await _result_line(stage, path)
 
 
+async def test_a_button_half_under_another_is_pressed_where_it_shows_one_all_under_a_banner_is_not(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # MiniWoB's click-button-sequence places its buttons at random: one may lie over most of the
+    # other. The press aimed at the centre alone and was refused as covered.
+    path = "/patterns/overlap.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        await _ok(stage, f"{win}__press", {"label": "Back"})
+        assert "Pressed Back" in await _result_line(stage, path)
+        refused = await _error(stage, f"{win}__press", {"label": "Hidden"})
+        assert refused["code"] == "action_not_available" and "div#banner" in refused["message"], refused
+        assert "Pressed Back" in await _result_line(stage, path), "nothing was done"
+
+
 async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:
