@@ -91,6 +91,7 @@ class FieldItem(_Wire):
     required: bool | None = None
     invalid: bool | None = None
     readonly: bool | None = Field(default=None, description="True when the page takes no typing there.")
+    disabled: bool | None = Field(default=None, description="True when the page takes no value there now.")
     options: list[str] | None = Field(default=None, description="A select's or listbox's options (the first ones).")
     optionCount: int | None = Field(default=None, ge=0, description="How many options, when not all are shown.")
     kind: Literal["radio"] | None = Field(

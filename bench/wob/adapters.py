@@ -316,12 +316,15 @@ class BridgeAdapter(Adapter):
 
     async def _act(self, action: str, args: dict[str, Any]) -> str:
         error, text = await self.s.call_raw(f"{self.win}__{action}", args)
-        listed = re.search(r"give one as listed: \u201c([^\u201d]+)\u201d \((b\d+|no block)\)", text) if error else None
+        said = text.split("give one as listed: ", 1)[-1].split("\n", 1)[0] if error else ""
+        listed = re.findall(_CANDIDATE, said) if "give one as listed: " in text else []
         if listed and "label" in args and not re.search(r" #\d+$", args["label"]):
-            # The window showed one; the refusal counts more: take the first it lists, as an agent would.
-            retry = {**args, "label": listed.group(1)}
-            if listed.group(2) != "no block":
-                retry["blockId"] = listed.group(2)
+            # The window showed one; the refusal counts more. As an agent would: the first it lists,
+            # one standing alone before words inside a longer text (a query that quotes it).
+            label, where = next((c for c in listed if not c[1].startswith("in ")), listed[0])
+            retry = {**args, "label": label}
+            if re.fullmatch(r"b\d+", where):
+                retry["blockId"] = where
             error, text = await self.s.call_raw(f"{self.win}__{action}", retry)
             args = retry
         if error:
@@ -378,6 +381,9 @@ class BridgeAdapter(Adapter):
         for n, key in enumerate([*text, "Enter"]):
             await self.key(key, item if n == 0 else None)
 
+
+_CANDIDATE = re.compile(r"\u201c([^\u201d]+)\u201d \((b\d+|no block|a line of its own|in \u201c[^\u201d]*\u201d)\)")
+"""A candidate of an ambiguous label's refusal: its label, and its block or where it stands."""
 
 _STATE_WORDS = frozenset(
     {"expanded", "collapsed", "selected", "checked", "mixed", "pressed", "unavailable", "read-only", "guessed"}

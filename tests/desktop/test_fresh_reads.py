@@ -270,3 +270,45 @@ async def test_a_document_left_to_parse_is_not_read_mid_parse_for_a_reader_until
         with anyio.fail_after(5):
             assert await view.fresh(5)
         assert page.reads[-1] == "the new document", "the first read after the parse shows the new document"
+
+
+class WatchedSession(FakeSession):
+    """A session the view watches: its events, and a report that arrives just before an answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handlers: dict[str, list[Any]] = {}
+
+    def on(self, method: str, handler: Any) -> None:
+        self.handlers.setdefault(method, []).append(handler)
+
+    def report_before_next_answer(self) -> None:
+        def arrive() -> None:
+            for handler in self.handlers.get("Runtime.bindingCalled", []):
+                handler({"name": BINDING, "payload": "", "executionContextId": 3})
+
+        self.before_answer.append(arrive)
+
+
+async def test_a_change_whose_report_is_still_on_its_way_when_a_read_comes_is_in_that_read(page: FakePage) -> None:
+    # A person (or a timer) changed the page just before the agent's read; the observer's report
+    # was still on the page's session, behind it. The read showed the window as it was (MiniWoB:
+    # the page before its episode began). The report rides that session: a round trip on it
+    # (`flush`) lets it arrive first.
+    async with _running() as view:
+        session = WatchedSession()
+        view.watch(cast(CDPSession, session), main=True)
+        page.shows = "story 2"
+        session.report_before_next_answer()
+        assert view.is_fresh(), "nothing has told the bridge yet"
+        with anyio.fail_after(5):
+            await view.flush(1)
+        assert session.sent == ["Runtime.releaseObjectGroup"]
+        assert not view.is_fresh(), "the report is in"
+        with anyio.fail_after(5):
+            assert await view.fresh(5)
+        assert page.reads[-1] == "story 2"
+        session.closed = True
+        with anyio.fail_after(5):
+            await view.flush(1)
+        assert session.sent == ["Runtime.releaseObjectGroup"], "a session gone is not asked"

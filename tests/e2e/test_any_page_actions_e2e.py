@@ -307,7 +307,10 @@ async def test_the_wheel_scrolls_what_the_pointer_is_on_and_says_how_far(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:
     async with _bridge(site, browser, transport, "/patterns/agreement.html") as stage:
-        win = (await stage.tab_for("/patterns/agreement.html"))["id"]
+        window = await stage.tab_for("/patterns/agreement.html")
+        win = window["id"]
+        shown = {i["label"]: i for b in window["blocks"] if b["type"] == "fields" for i in b["items"]}
+        assert shown["Terms"].get("disabled") is True and shown["I agree"].get("disabled") is True, shown
         refused = await _error(stage, f"{win}__press", {"label": "I agree"})
         assert refused["code"] == "validation_failed", refused  # disabled until the terms are read
         said = await _ok(stage, f"{win}__hover", {"label": "Terms", "wheel": 100_000})
@@ -316,6 +319,9 @@ async def test_the_wheel_scrolls_what_the_pointer_is_on_and_says_how_far(
         assert "Terms read to the end" in await _result_line(stage, "/patterns/agreement.html")
         again = await _ok(stage, f"{win}__hover", {"label": "Terms", "wheel": 400})
         assert "The wheel scrolled nothing" in again, again  # at its end: nothing moved, and it says so
+        window = await stage.tab_for("/patterns/agreement.html")
+        shown = {i["label"]: i for b in window["blocks"] if b["type"] == "fields" for i in b["items"]}
+        assert "disabled" not in shown["I agree"], shown  # the page enabled it
         await _ok(stage, f"{win}__press", {"label": "I agree"})
         assert "Agreed" in await _result_line(stage, "/patterns/agreement.html")
         up = await _ok(stage, f"{win}__hover", {"label": "Terms", "wheel": -300})
@@ -482,6 +488,53 @@ async def test_todomvc_items_are_ticked_by_their_words_and_deleted_by_the_glyph_
         assert items[-1] == "Call the plumber\n×", items
         await _ok(stage, f"{win}__press", {"label": "×"})
         assert "Deleted: Call the plumber" in await _result_line(stage, path)
+
+
+async def test_a_file_inside_an_open_folder_of_nested_lists_is_pressed_and_the_folder_closes(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # jquery.treeview's markup (MiniWoB's navigate-tree): every <li> listens to clicks. A file
+    # inside an open folder was only words of the folder's item: no press took it; and a press on
+    # the open folder aimed at its item's centre, where a file inside it is.
+    path = "/patterns/files.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        await _ok(stage, f"{win}__press", {"label": "Reports"})
+        assert "Opened Reports" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__press", {"label": "Drafts"})
+        said = await _ok(stage, f"{win}__press", {"label": "April draft"})
+        assert "\u201c\U0001f4c4 April draft\u201d" in said, said
+        assert "Opened file April draft" in await _result_line(stage, path)
+        await _ok(stage, f"{win}__press", {"label": "Reports"})
+        window = await stage.tab_for(path)
+        assert "Closed Reports" in _text(window) and "April draft" not in _text(window), window["blocks"]
+
+
+async def test_every_posts_icon_buttons_are_shown_and_pressed_past_the_tenth_post(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # 56 nameless icon buttons: those past the 40th were never named, so the last posts showed none.
+    path = "/patterns/feed.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        window = await stage.tab_for(path)
+        assert _text(window).count("like (guessed)") == 14, window["blocks"]
+        await _ok(stage, f"{window['id']}__press", {"label": "like #14"})
+        assert "like Uma" in await _result_line(stage, path)
+
+
+async def test_a_button_half_under_another_is_pressed_where_it_shows_one_all_under_a_banner_is_not(
+    site: str, browser: BrowserProcess, transport: str
+) -> None:
+    # MiniWoB's click-button-sequence places its buttons at random: one may lie over most of the
+    # other. The press aimed at the centre alone and was refused as covered.
+    path = "/patterns/overlap.html"
+    async with _bridge(site, browser, transport, path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        await _ok(stage, f"{win}__press", {"label": "Back"})
+        assert "Pressed Back" in await _result_line(stage, path)
+        refused = await _error(stage, f"{win}__press", {"label": "Hidden"})
+        assert refused["code"] == "action_not_available" and "div#banner" in refused["message"], refused
+        assert "Pressed Back" in await _result_line(stage, path), "nothing was done"
 
 
 async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(

@@ -116,6 +116,9 @@ async def test_every_widget_page_reads_as_a_person_sees_it(site: str, browser: B
             "text area",
             "Stay signed in",
             "Remember this desk",
+            "Floor",
+            "Room",
+            "textbox",
         ]
         assert "Clear" in _text(tab["nearby-labels"]), "a button beside a field stays a button"
         assert [i["label"] for i in _fields(tab["duplicates"])] == ["Phone", "Phone"]
@@ -162,6 +165,8 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
                     {"label": "Note for the lead", "value": "late"},
                     {"label": "Stay signed in", "value": True},
                     {"label": "Remember this desk", "value": True},
+                    {"label": "Floor", "value": "3"},
+                    {"label": "Room", "value": "301"},
                 ]
             },
         )
@@ -170,7 +175,7 @@ async def test_fields_and_buttons_are_acted_on_by_the_names_a_person_reads(
             lambda d: any("ann at desk 4" in b.get("text", "") for w in d["windows"] for b in w["blocks"])
         )
         said = [b.get("text", "") for w in done["windows"] for b in w["blocks"]]
-        assert any("team Harbor, note late, staying, desk remembered" in t for t in said), said
+        assert any("team Harbor, note late, staying, desk remembered, floor 3 room 301" in t for t in said), said
 
         inbox = (await stage.tab_for(pages[1]))["id"]
         refused = await _error(stage, f"{inbox}__fill", {"fields": [{"label": "Phone", "value": "555"}]})

@@ -101,6 +101,12 @@ async def _tree_open(page: Page) -> None:
     await page.wait_for_selector("[role=treeitem][aria-expanded=true]", timeout=WAIT_MS)
 
 
+async def _files_open(page: Page) -> None:
+    await page.click("text=Reports")
+    await page.click("text=Drafts")
+    await page.wait_for_selector("text=April draft", timeout=WAIT_MS)
+
+
 async def _menu_hovered(page: Page) -> None:
     await page.hover("#m-file")  # the submenu opens on mouseenter only
     await page.wait_for_selector("#m-file.open", timeout=WAIT_MS)
@@ -146,6 +152,7 @@ PAGES: dict[str, tuple[str, Callable[[Page], Awaitable[None]]]] = {
     "pattern_todos": ("/patterns/todos.html", _noop),
     "pattern_drawn": ("/patterns/drawn.html", _noop),
     "pattern_rows": ("/patterns/rows.html", _noop),
+    "pattern_files": ("/patterns/files.html", _files_open),
 }
 
 

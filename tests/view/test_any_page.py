@@ -85,10 +85,15 @@ def test_fields_take_the_label_a_person_reads_before_them_and_that_text_is_said_
         *("Username", "Password", "Desk", "Shift", "Team", "Note for the lead", "textbox", "text area"),
         "Stay signed in",  # a check box's words before it, in its row: a switch
         "Remember this desk",  # and after it, where none came before
+        *("Floor", "Room"),  # each box's caption under it, not the caption of the box before
     ]
     assert not {"Username", "Desk", "Team"} & set(_texts(view)), "the label is not also a text block"
     assert not [b for b in view.blocks if b["type"] == "table"], "a form laid out in a table shows fields"
     assert "Stay signed in" not in _texts(view) and "Remember this desk" not in _texts(view)
+    assert not {"Floor", "Room"} & set(_texts(view)), "a caption is said once, as the label"
+    # A short paragraph before a nameless box is no label (MiniWoB's find-word: the paragraph left the window).
+    assert "Reply within a day, then close it" in _texts(view)
+    assert [i["label"] for i in view.blocks[-3]["items"]] == ["textbox"], view.blocks[-4:]
     for label in ("Username", "Desk", "Team", "Note for the lead", "Stay signed in", "Remember this desk"):
         assert isinstance(resolve(view.targets, label, None, FIELD, "field"), Resolved), label
 
@@ -341,3 +346,20 @@ def test_nameless_row_boxes_are_named_by_their_rows_first_words_as_a_guess() -> 
         assert isinstance(found, Resolved) and found.target.role == "checkbox", label
     named = [b for b in view.blocks if b["type"] == "table"][0]
     assert [r[0] for r in named["rows"]] == ["Select row", "Select row", "Select row (checked)"], "named: as named"
+
+
+def test_the_items_of_a_list_inside_an_item_are_pressed_and_the_item_on_its_own_words() -> None:
+    # A file tree of nested lists (jquery.treeview's, MiniWoB's navigate-tree): a file inside an
+    # open folder was only words inside the folder's item, which no press took; the folder's own
+    # press aimed at its item's centre, which lies on a file inside it.
+    view = _view("files")
+    items = next(b["items"] for b in view.blocks if b["type"] == "list")
+    assert items[0] == "\U0001f4c1 Reports\n\U0001f4c4 March\n\U0001f4c1 Drafts\n\U0001f4c4 April draft", items
+    april = _press(view, "April draft")
+    assert (april.kind, april.label) == ("text", "\U0001f4c4 April draft")
+    reports = _press(view, "Reports")
+    assert reports.label == "\U0001f4c1 Reports", "the folder by its own words, its picture aside"
+    assert reports.role == "StaticText", "aimed at its words, not at its item (whose centre is a file's)"
+    assert _press(view, "Contracts").role == "listitem", "a closed folder: its item, as any item"
+    assert _press(view, "\U0001f4c1 Drafts") == _press(view, "drafts"), "as shown, or its words alone"
+    assert isinstance(resolve_press(view.targets, "Contracts Cleaning", None), Refusal), "a closed folder's files are not shown"

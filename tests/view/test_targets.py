@@ -162,3 +162,18 @@ def test_a_slider_is_not_filled_and_the_refusal_says_how_to_move_it() -> None:
     assert isinstance(found, Resolved)
     refused = coerce(targets, found, 70)
     assert isinstance(refused, Refusal) and "press_key" in refused.message and "ArrowRight" in refused.message
+
+
+def test_same_text_in_two_places_is_listed_by_where_it_stands_not_by_a_block_id_the_window_hides() -> None:
+    # MiniWoB click-pie: the query quotes the letter in bold, and the pie shows it alone. The
+    # window shows no id on a block of text alone, so "(b47)" told an agent nothing.
+    shown = [
+        _t('Expand the pie menu and click on the item labeled "e".', "paragraph", "text", block="b47"),
+        _t("e", "StaticText", "text", block="b47"),
+        _t("e", "StaticText", "text", block="b48"),
+    ]
+    refused = resolve_press(shown, "e", None)
+    assert isinstance(refused, Refusal)
+    assert '\u201ce #1\u201d (in \u201c\u2026click on the item labeled "e".\u201d)' in refused.message, refused.message
+    assert "\u201ce #2\u201d (a line of its own)" in refused.message and "b48" not in refused.message
+    assert [c["blockId"] for c in refused.candidates] == ["b47", "b48"], "the structured candidates keep them"

@@ -4,7 +4,9 @@ trusted mouse input (`Input.dispatchMouseEvent`).
 `aim` scrolls the element into view (`DOM.scrollIntoViewIfNeeded`), takes its visible box
 (`DOM.getContentQuads`, clipped to the frame's viewport) and hit-tests the centre
 (`DOM.getNodeForLocation`): the point must land on the element or inside it (or on a
-`<label>` of it), else something covers it and `aim` says what. Coordinates are the
+`<label>` of it); where something covers the centre, points near its edges are tried (a
+button half under another is clicked where it shows), and where all are covered `aim` says what
+covers its centre. Coordinates are the
 frame's session's own: a same-process iframe is read and clicked through the page's
 session, in the page's viewport (the quads come so); an out-of-process iframe through its
 own session, in its own viewport, and its `<iframe>` element is hit-tested in the page too,
@@ -31,6 +33,21 @@ Send = Callable[..., Awaitable[dict[str, Any]]]
 Judge = Callable[[int], Awaitable[str | None]]
 """Given the backend id of the element a point hits: None when that is the target (or inside it,
 or its label), else how a person would name what covers it."""
+
+
+_POINTS = (
+    (0.5, 0.5),
+    (0.5, 0.85),
+    (0.5, 0.15),
+    (0.15, 0.5),
+    (0.85, 0.5),
+    (0.15, 0.15),
+    (0.85, 0.15),
+    (0.15, 0.85),
+    (0.85, 0.85),
+)
+"""Where in its box an element is clicked, in this order (fractions of its width and height): its
+centre, and where that is covered, the first point of the rest that is not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +94,22 @@ async def aim(frame: Frame, node: dict[str, Any], judge: Judge, timeout: float) 
     if box is None:
         return Missed("no-box")
     left, top, right, bottom = box
-    x, y = int((left + right) / 2), int((top + bottom) / 2)
-    try:
-        # The quads are in the viewport; the hit test takes the document's coordinates.
-        at = {"x": int(x + scroll_x), "y": int(y + scroll_y), "ignorePointerEventsNone": False}
-        hit = await send("DOM.getNodeForLocation", at, timeout=timeout)
-    except ProtocolError:
-        return Missed("no-box")
-    cover = await judge(int(hit.get("backendNodeId", 0)))
-    if cover is not None:
-        return Missed("covered", cover)
+    first_cover = ""
+    for fx, fy in _POINTS:
+        x, y = int(left + (right - left) * fx), int(top + (bottom - top) * fy)
+        try:
+            # The quads are in the viewport; the hit test takes the document's coordinates.
+            at = {"x": int(x + scroll_x), "y": int(y + scroll_y), "ignorePointerEventsNone": False}
+            hit = await send("DOM.getNodeForLocation", at, timeout=timeout)
+        except ProtocolError:
+            return Missed("no-box")
+        cover = await judge(int(hit.get("backendNodeId", 0)))
+        if cover is None:
+            break
+        # Covered there: a person clicks the part of it that shows (a button half under another).
+        first_cover = first_cover or cover
+    else:
+        return Missed("covered", first_cover)
     if owner is not None:
         # The frame's own hit test cannot see what the page lays over the whole frame.
         owner_id, dx, dy = owner

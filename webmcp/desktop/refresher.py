@@ -41,7 +41,7 @@ from webmcp.desktop.races import first_of
 from webmcp.view.build import BlockIds, View, WalkMemo
 from webmcp.view.masking import mask_secrets
 
-__all__ = ["FRESH_LIMIT", "INCREMENTAL", "LiveView", "ViewHost"]
+__all__ = ["FLUSH_LIMIT", "FRESH_LIMIT", "INCREMENTAL", "LiveView", "ViewHost"]
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,9 @@ _CALL_GRACE = 0.01
 FRESH_LIMIT = 1.0
 """The longest a read of a window waits for its view to catch up with the changes the page made
 before the read (s): one read under way and one more, on all but huge or hung pages."""
+FLUSH_LIMIT = 0.05
+"""How long a read of a window waits for the reports of changes a page made before it to arrive
+(`LiveView.flush`): one round trip; a page that cannot answer that soon (busy, a dialog open) is not waited for."""
 PARSE_HOLD = 1.0
 """After a commit, how long the refresher leaves a document that has not fired DOMContentLoaded to
 parse before it reads it anyway (s): an AX read mid-parse can slow a big document's parse fivefold."""
@@ -168,6 +171,8 @@ class LiveView(Part):
         """Set (and replaced) when a read ends, well or not."""
         self._hurried = False
         """A reader waits for the view (`fresh`): the refresher reads as soon as it can."""
+        self._sessions: list[CDPSession] = []
+        """The sessions whose frames' observers report to this view (the page's, its out-of-process frames')."""
         self._idle: anyio.CancelScope | None = None
         """The refresher's wait between reads, which `fresh` cuts short."""
 
@@ -185,6 +190,7 @@ class LiveView(Part):
 
     def watch(self, session: CDPSession, main: bool) -> list[SetUp]:
         """The change observer in every frame of `session`; the main document's parse and load."""
+        self._sessions = [*(s for s in self._sessions if not s.closed), session]
         session.on("Runtime.bindingCalled", partial(self._observer_said, session))
         session.on("Page.loadEventFired", lambda _p: self._loaded(main))
         session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
@@ -607,6 +613,35 @@ class LiveView(Part):
         (the browser) is gone. A reader then has the view as it is, at once: an answer waiting for a
         read that cannot come missed the moment the browser's death left to answer in."""
         return self._closed or self._page.crashed or self._page.session.closed
+
+    async def flush(self, limit: float) -> None:
+        """Let every report of a change the page's observers sent before now arrive: one round trip
+        on each of its sessions, side by side, at most `limit` seconds. A report rides its session's
+        pipe, so it is in before that session's answer; without this, a change made just before an
+        agent's read (by a person, a timer, another client) whose report was still on its way was
+        unknown to the read, which showed the window as it was, saying nothing (MiniWoB: a first
+        read showed the page before its episode began, 8 of 190 episodes on a loaded machine).
+
+        A page that answers nothing in time (a long task, a dialog open) is left as it stands: its
+        changes are known as their reports come.
+        """
+        sessions = [s for s in self._sessions if not s.closed]
+        if not sessions or self._unreadable():
+            return
+
+        async def ask(session: CDPSession) -> None:
+            try:
+                await session.send("Runtime.releaseObjectGroup", {"objectGroup": "webmcp-flush"}, timeout=limit)
+            except CDPError:
+                pass  # gone, or no answer in time: nothing more to wait for there
+
+        if len(sessions) == 1:  # most pages: no task group to start
+            await ask(sessions[0])
+            return
+        with anyio.move_on_after(limit):
+            async with anyio.create_task_group() as tg:
+                for session in sessions:
+                    tg.start_soon(ask, session)
 
     def is_fresh(self) -> bool:
         """Whether the view comes from a read begun after every change the page made before now."""

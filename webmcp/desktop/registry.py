@@ -30,6 +30,7 @@ from webmcp.desktop.memory import GiveBack, KeptReads
 from webmcp.desktop.origin_policy import OriginPolicy
 from webmcp.desktop.permissions import PermissionPolicy
 from webmcp.desktop.ports import OnFault, W
+from webmcp.desktop.refresher import FLUSH_LIMIT
 from webmcp.desktop.secret_values import current_secrets
 from webmcp.desktop.sign_in import SignInPrompt
 from webmcp.desktop.tab import Tab
@@ -175,8 +176,16 @@ class Desktop:
     async def fresh_reads(self, budget: float) -> frozenset[str]:
         """Until every tab's window shows the changes its page made before now, within `budget`
         (side by side; a tab whose page reported nothing lately costs nothing): the ids of the
-        windows still behind then (`windows_document(behind=)` says so in them)."""
-        late = [tab for tab in self.tabs.values() if not tab.is_fresh()]
+        windows still behind then (`windows_document(behind=)` says so in them). First the reports of
+        the changes pages made before now are let arrive (`Tab.flush`)."""
+        tabs = list(self.tabs.values())
+        if len(tabs) == 1:
+            await tabs[0].flush(min(budget, FLUSH_LIMIT))
+        elif tabs:
+            async with anyio.create_task_group() as tg:
+                for tab in tabs:
+                    tg.start_soon(tab.flush, min(budget, FLUSH_LIMIT))
+        late = [tab for tab in tabs if not tab.is_fresh()]
         if not late:
             return frozenset()
         behind: set[str] = set()

@@ -389,6 +389,12 @@ class Tab:
         """Until the window shows every change the page made before now, within `budget`; whether it does."""
         return await self._view.fresh(budget)
 
+    async def flush(self, limit: float) -> None:
+        """Let the reports of the changes the page made before now arrive (`LiveView.flush`), unless a
+        JavaScript dialog holds the page (it answers nothing until the dialog is)."""
+        if self.dialog is None:
+            await self._view.flush(limit)
+
     async def navigation_settled(self, budget: float) -> None:
         """Wait, at most `budget` seconds, for a cross-document navigation under way to make its page
         usable, or for a dialog it opens (see `Navigator.settled`)."""

@@ -12,6 +12,7 @@ refuses it. Nothing here touches the page: the desktop sets what these functions
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -179,6 +180,14 @@ def folded(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def _unmarked(text: str) -> str:
+    """`text` without the pictures it begins with (an emoji, "☐", "★", "▸"), for a label given without them."""
+    start = 0
+    while start < len(text) and (text[start].isspace() or unicodedata.category(text[start])[0] == "S"):
+        start += 1
+    return text[start:] if start < len(text) and start else text if not start else ""
+
+
 def _spaced(text: str) -> str:
     return " ".join(text.split())
 
@@ -275,8 +284,16 @@ def resolve(
         groups = [t for t in pool if t.role in RADIO_ROLES and t.group and folded(t.group) == wanted]
         if groups:
             return Resolved(groups[0], option="")
+    if not found and wanted:
+        # "Reports" for the item a file tree shows as "📁 Reports": the picture CSS or an emoji puts
+        # before the words is not what a person calls it.
+        found = [Resolved(t) for t in pool if _unmarked(folded(_plain(t.label))) == wanted]
     if not found:
-        found = [Resolved(t) for t in pool if wanted and folded(t.label).startswith(wanted)]
+        found = [
+            Resolved(t)
+            for t in pool
+            if wanted and (folded(t.label).startswith(wanted) or _unmarked(folded(t.label)).startswith(wanted))
+        ]
     if len(found) == 1:
         return found[0]
     if not found:
@@ -289,7 +306,10 @@ def resolve(
             shown=tuple(shown),
         )
     candidates = tuple({"label": as_listed(everywhere, r.target), "blockId": r.target.block_id} for r in found[:20])
-    listed = ", ".join(f"\u201c{c['label']}\u201d ({c['blockId'] or 'no block'})" for c in candidates)
+    listed = ", ".join(
+        f"\u201c{c['label']}\u201d ({_where(everywhere, r.target) or c['blockId'] or 'no block'})"
+        for c, r in zip(candidates, found, strict=False)
+    )
     return Refusal(
         f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d; give one as listed: {listed}.",
         candidates=candidates,
@@ -322,6 +342,31 @@ def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | N
     return found
 
 
+def _where(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
+    """Where a refusal says a text target is, the window showing no id for its block: the longer
+    text it is words of ("in “…the item labeled "e".”"), or "a line of its own"; "" for any other target."""
+    if target.kind != "text":
+        return ""
+    words = _spaced(target.label)
+    pattern = re.compile(r"(?<!\w)" + re.escape(words) + r"(?!\w)")
+    for t in pool:
+        if t is target or t.kind != "text" or t.block_id != target.block_id or len(t.label) <= len(words):
+            continue
+        if (hit := pattern.search(t.label)) is not None:
+            return f"in \u201c{_around(t.label, hit)}\u201d"
+    return "a line of its own"
+
+
+def _around(text: str, hit: re.Match[str]) -> str:
+    """`text` within 30 characters of `hit`, cut at whole words, "…" where it is cut."""
+    start, end = max(0, hit.start() - 30), min(len(text), hit.end() + 30)
+    if start:
+        start = next((i + 1 for i in range(start, hit.start()) if text[i].isspace()), hit.start())
+    if end < len(text):
+        end = next((i for i in range(end, hit.end(), -1) if text[i].isspace()), hit.end())
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
 def _inside_text(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> str:
     """Where the window shows `label` only as words inside longer text (the agent may have read it
     there): a sentence quoting up to three such runs, or "" when it shows it nowhere."""
@@ -336,13 +381,7 @@ def _inside_text(targets: Sequence[ActionTarget], label: str, block_id: str | No
         hit = pattern.search(t.label)
         if hit is None:
             continue
-        text = t.label
-        start, end = max(0, hit.start() - 30), min(len(text), hit.end() + 30)
-        if start:  # whole words
-            start = next((i + 1 for i in range(start, hit.start()) if text[i].isspace()), hit.start())
-        if end < len(text):
-            end = next((i for i in range(end, hit.end(), -1) if text[i].isspace()), hit.end())
-        quoted.append(("…" if start else "") + text[start:end] + ("…" if end < len(text) else ""))
+        quoted.append(_around(t.label, hit))
         if len(quoted) == 3:
             break
     if not quoted:

@@ -17,6 +17,7 @@ a link stays a word of its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -59,6 +60,11 @@ from .walk_roles import (
     TEXT_RUN_TARGETS,
 )
 from .walk_state import Heading, Keyed, RawModal, Sink, Walk, WalkState, labelish
+
+_BLOCK_LABEL_WORDS = 5
+"""At most this many words in a block of its own before a nameless field name it ("Date of birth");
+a longer line is a paragraph ("Eget elementum accumsan, augue at ipsum": MiniWoB's find-word)."""
+_INNER_STOP = re.compile(r"[.!?;]\s")
 
 _FAILED_HOSTS_SHOWN = 3
 
@@ -160,12 +166,13 @@ class _Walker(WalkState):
                 self.emit(self.key(node), table)
         elif role in ("list", "directory", "feed"):
             items: list[str | None] = []
+            room = TEXT_RUN_TARGETS
             for item in self.descend(node, {"listitem", "article"}):
                 said, by_box = (None, False) if item.get(UNREAD) else self.item_text(item)
                 if said != "":
                     items.append(said)
-                    if said and not by_box and len(items) <= TEXT_RUN_TARGETS:
-                        self.collected.append(("text", item, " ".join(said.split())))
+                    if said and not by_box and room > 0:
+                        room -= self.item_targets(item, said, room)
             if items:
                 self.emit(self.key(node), self.run_block({"type": "list"}, "items", items))
         elif role == "navigation" and (links := self.nav_items(node)):
@@ -385,6 +392,8 @@ class _Walker(WalkState):
             return ""
         if pending:
             return pending
+        if not checkable and not name and self.caption_of(node, run=True):
+            return ""  # its caption names it (`add_field`): the words before it are another box's
         s = self.sink
         if s.text:
             if self.shows_controls(s.text_key):
@@ -403,6 +412,8 @@ class _Walker(WalkState):
             and not self.shows_controls(s.out[-1][0])
         ):
             found = labelish(str(s.out[-1][1]["text"]))
+            if found and (len(found.split()) > _BLOCK_LABEL_WORDS or "," in found or _INNER_STOP.search(found)):
+                found = ""  # a block of words reads as a label only when short: else a paragraph (find-word's)
             if found:
                 if self.out_marks and not (self.out_marks[-1][0] is s and len(s.out) - 1 >= self.out_marks[-1][1]):
                     self.impure += 1  # the block came before the container being walked: not its to drop
@@ -420,6 +431,35 @@ class _Walker(WalkState):
         floor = self.out_marks[-1][2] if self.out_marks else 0
         while len(self.targets) > floor and self.targets[-1].kind == "text" and self.targets[-1].block_key == key:
             self.targets.pop()
+
+    def caption_of(self, node: Node, run: bool = False) -> bool:
+        """Whether field `node` has a caption: it is the first of the two things alone in its
+        container, the other a short line of words after it that holds no control
+        (`<div><input><div>Genre</div></div>`). With `run`, also whether a container beside its
+        own holds a box and caption so (MiniWoB's multi-layouts: each box with its caption under
+        it): the words before it are then another box's caption, not its label."""
+        parent = self.frame.by_id.get(str(node.get("parentId", "")))
+        if parent is None or self.captioned(parent) is not node:
+            return False
+        if not run:
+            return True
+        outer = self.frame.by_id.get(str(parent.get("parentId", "")))
+        return outer is not None and any(
+            c is not parent and self.captioned(c) is not None for c in self.children(outer)
+        )
+
+    def captioned(self, container: Node) -> Node | None:
+        """The field of `container` when it holds a field and its caption alone (`caption_of`), else None."""
+        inside = [c for c in self.children_flat(container) if role_of(c) != "StaticText" or raw_text(c).strip()]
+        if len(inside) != 2 or role_of(inside[0]) not in FIELD_ROLES or role_of(inside[0]) in CHECKABLE:
+            return None
+        caption = inside[1]
+        if role_of(caption) in FIELD_ROLES | CONTROL_ROLES or self.edge(caption) in ("", " "):
+            return None  # a control, or words on the box's own line (a unit: "kg")
+        if role_of(caption) != "StaticText" and self.descend(caption, FIELD_ROLES | CONTROL_ROLES | {"button", "link"}):
+            return None
+        words = raw_text(caption) if role_of(caption) == "StaticText" else self.quiet_text(caption)
+        return inside[0] if labelish(words) else None
 
     def label_after(self, node: Node, text: str) -> bool:
         """Whether `text` (of StaticText `node`) names the check box just added: one short line right
@@ -461,8 +501,11 @@ class _Walker(WalkState):
             multiselect=role == "listbox" and bool(prop(node, "multiselectable")),
             selected=tuple(value) if isinstance(value, list) else (value,) if found and value else (),
         )
-        if role in CHECKABLE and item["label"] == role and not before and len(self.targets) > targeted:
-            # Nothing named it: the words right after it in its row may ("☐ Remember me").
+        if not before and len(self.targets) > targeted and (
+            (role in CHECKABLE and item["label"] == role) or (not name_of(node) and self.caption_of(node))
+        ):
+            # Nothing named it: the words right after it in its row may ("☐ Remember me"), or the
+            # caption under a box alone with it in its container.
             self.box_awaits = (item, targeted, str(node.get("parentId", "")))
         if role == "listbox":
             # Its options are pressed as a person clicks them (an ARIA listbox's own handlers).

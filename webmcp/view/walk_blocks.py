@@ -95,6 +95,8 @@ class BlockReader(TextReader):
             item["required"] = True
         if prop(node, "readonly") and role not in CHECKABLE and role not in CHOICES:
             item["readonly"] = True  # a date picker's box: typed into by its picker only
+        if prop(node, "disabled"):
+            item["disabled"] = True  # greyed out: the page takes no value there now (fill says so)
         return item
 
     def table(self, node: Node) -> dict[str, Any]:

@@ -379,6 +379,52 @@ class TextReader:
         shown = with_states(name, states_of(boxes[0]))
         return (shown + said[len(name) :] if said.startswith(name) else with_states(said, states_of(boxes[0]))), True
 
+    def item_targets(self, item: Node, said: str, room: int) -> int:
+        """Note list item `item`, shown as `said`, as text `press` takes; how many were noted (at most `room`).
+
+        An item holding lists of its own (a folder's files in a file tree, a comment's replies) is
+        pressed on its own first words, not at its centre, which lies on an item inside it; and
+        each of the items inside is a text of its own ("Dolores" under "Cierra": MiniWoB's
+        navigate-tree, jquery.treeview's markup), as a person clicks it.
+        """
+        inner = [(sub, text) for sub in self.inner_items(item) if (text := self.quiet_text(sub)).strip()]
+        label, node = " ".join(said.split()), item
+        if inner:
+            node = self.own_text(item) or item
+            # Its name is its own words, the lines before its inner items' ("📁 Reports").
+            cut = said.find(inner[0][1].strip())
+            label = " ".join(said[:cut].split()) if cut > 0 and said[:cut].strip() else label
+        self.collected.append(("text", node, label))
+        noted = 1
+        for sub, text in inner:
+            if noted >= room:
+                break
+            noted += self.item_targets(sub, text, room - noted)
+        return noted
+
+    def inner_items(self, item: Node) -> list[Node]:
+        """The items of the lists inside list item `item`, not those of lists inside them."""
+        found: list[Node] = []
+        for child in self.children_flat(item):
+            role = role_of(child)
+            if role in ("list", "directory"):
+                found.extend(self.descend(child, {"listitem"}))
+            elif role not in ("listitem", "table", "grid", "treegrid"):
+                found.extend(self.inner_items(child))
+        return found
+
+    def own_text(self, item: Node) -> Node | None:
+        """The first text of `item` outside the lists inside it (a folder's name), if the page holds it."""
+        for child in self.children_flat(item):
+            role = role_of(child)
+            if role == "StaticText":
+                if raw_text(child).strip() and "backendDOMNodeId" in child:
+                    return child
+            elif role not in ("list", "directory", "listitem", "table", "grid", "treegrid"):
+                if (found := self.own_text(child)) is not None:
+                    return found
+        return None
+
     def text_by_backend(self, backend: int) -> str:
         self.impure += 1  # a node anywhere in the frame
         node = next((n for n in self.frame.by_id.values() if n.get("backendDOMNodeId") == backend), None)
