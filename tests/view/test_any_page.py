@@ -363,3 +363,15 @@ def test_the_items_of_a_list_inside_an_item_are_pressed_and_the_item_on_its_own_
     assert _press(view, "Contracts").role == "listitem", "a closed folder: its item, as any item"
     assert _press(view, "\U0001f4c1 Drafts") == _press(view, "drafts"), "as shown, or its words alone"
     assert isinstance(resolve_press(view.targets, "Contracts Cleaning", None), Refusal), "a closed folder's files are not shown"
+
+
+def test_a_nameless_box_is_called_what_a_person_sees_not_chromiums_role() -> None:
+    # MiniWoB's enter-time: an unlabelled time box read "InputTime".
+    def node(node_id: str, role: str, children: tuple[str, ...] = ()) -> dict[str, Any]:
+        found: dict[str, Any] = {"nodeId": node_id, "role": {"type": "role", "value": role}, "childIds": list(children)}
+        return {**found, "backendDOMNodeId": int(node_id), **({"parentId": "1"} if node_id != "1" else {})}
+
+    root = node("1", "RootWebArea", ("2", "3", "4"))
+    frames = [FrameNodes("F", [root, node("2", "InputTime"), node("3", "spinbutton"), node("4", "DateTime")])]
+    labels = [i["label"] for b in build_view(frames, BlockIds()).blocks if b["type"] == "fields" for i in b["items"]]
+    assert labels == ["time", "number", "date and time"], labels

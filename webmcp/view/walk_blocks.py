@@ -26,6 +26,10 @@ from .walk_text import TextReader, WalkFrame
 __all__ = ["BlockReader"]
 
 
+
+_ROLE_WORDS = {"InputTime": "time", "DateTime": "date and time", "spinbutton": "number"}
+"""What a person calls a nameless box whose role is Chromium's own word ("InputTime")."""
+
 class BlockReader(TextReader):
     """Fields, tables, description lists and button rows, as the walk shows them."""
 
@@ -68,7 +72,7 @@ class BlockReader(TextReader):
             "label": before
             or name_of(node)
             or str(prop(node, "placeholder") or "")
-            or ("text area" if role == "textbox" and prop(node, "multiline") else role),
+            or ("text area" if role == "textbox" and prop(node, "multiline") else _ROLE_WORDS.get(role, role)),
             "value": value,
         }
         if options:
