@@ -369,7 +369,10 @@ async def main() -> None:
     parser.add_argument("--failures", action="store_true", help="with --report: each failed episode's reason")
     parser.add_argument("--tasks", help="a comma-separated choice of tasks (default: those of --set)")
     parser.add_argument(
-        "--set", default="dev", choices=("dev", "holdout"), help="dev: the tasks earlier rounds tuned on; holdout: the rest"
+        "--set",
+        default="dev",
+        choices=("dev", "holdout"),
+        help="dev: the tasks earlier rounds tuned on; holdout: the rest",
     )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument(

@@ -362,7 +362,8 @@ def test_the_items_of_a_list_inside_an_item_are_pressed_and_the_item_on_its_own_
     assert reports.role == "StaticText", "aimed at its words, not at its item (whose centre is a file's)"
     assert _press(view, "Contracts").role == "listitem", "a closed folder: its item, as any item"
     assert _press(view, "\U0001f4c1 Drafts") == _press(view, "drafts"), "as shown, or its words alone"
-    assert isinstance(resolve_press(view.targets, "Contracts Cleaning", None), Refusal), "a closed folder's files are not shown"
+    closed = resolve_press(view.targets, "Contracts Cleaning", None)
+    assert isinstance(closed, Refusal), "a closed folder's files are not shown"
 
 
 def test_a_nameless_box_is_called_what_a_person_sees_not_chromiums_role() -> None:

@@ -501,8 +501,10 @@ class _Walker(WalkState):
             multiselect=role == "listbox" and bool(prop(node, "multiselectable")),
             selected=tuple(value) if isinstance(value, list) else (value,) if found and value else (),
         )
-        if not before and len(self.targets) > targeted and (
-            (role in CHECKABLE and item["label"] == role) or (not name_of(node) and self.caption_of(node))
+        if (
+            not before
+            and len(self.targets) > targeted
+            and ((role in CHECKABLE and item["label"] == role) or (not name_of(node) and self.caption_of(node)))
         ):
             # Nothing named it: the words right after it in its row may ("☐ Remember me"), or the
             # caption under a box alone with it in its container.

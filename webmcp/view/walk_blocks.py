@@ -26,9 +26,9 @@ from .walk_text import TextReader, WalkFrame
 __all__ = ["BlockReader"]
 
 
-
 _ROLE_WORDS = {"InputTime": "time", "DateTime": "date and time", "spinbutton": "number"}
 """What a person calls a nameless box whose role is Chromium's own word ("InputTime")."""
+
 
 class BlockReader(TextReader):
     """Fields, tables, description lists and button rows, as the walk shows them."""
