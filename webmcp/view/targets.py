@@ -185,7 +185,7 @@ def _unmarked(text: str) -> str:
     start = 0
     while start < len(text) and (text[start].isspace() or unicodedata.category(text[start])[0] == "S"):
         start += 1
-    return text[start:] if start < len(text) and start else text if not start else ""
+    return text[start:]
 
 
 def _spaced(text: str) -> str:

@@ -443,6 +443,8 @@ class _Walker(WalkState):
             return False
         if not run:
             return True
+        if role_of(parent) in GROUP_ROLES:
+            self.impure += 1  # the containers beside it lie beyond a section or form the memo may keep
         outer = self.frame.by_id.get(str(parent.get("parentId", "")))
         return outer is not None and any(
             c is not parent and self.captioned(c) is not None for c in self.children(outer)
