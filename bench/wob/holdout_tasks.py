@@ -18,6 +18,7 @@ from .policies import (  # noqa: F401
     choose_date,
     email_inbox,
     field_for,
+    pick_date,
     policy,
     press,
     query_item,
@@ -68,10 +69,6 @@ async def use_slider(a: Adapter) -> None:
     await press(a, "Submit", page)
 
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December"]  # fmt: skip
-
-
 def _place_field(page: Page, word: str) -> Item:
     """The text box a person reads as `word` ("From:"): by its name or placeholder."""
     want = word.lower().rstrip(":")
@@ -103,22 +100,6 @@ async def _autocomplete(a: Adapter, label: str, said: str) -> None:
     await a.press(hits[0])
 
 
-async def _pick_date(a: Adapter, field: Item, month: int, day: int) -> None:
-    """Open the date picker, page to the month, press the day (as choose-date does)."""
-    await a.press(field)
-    for _ in range(13):
-        page = await a.look()
-        shown = [k for k, name in enumerate(MONTHS, 1) if any(name in i.name for i in page.items)]
-        if not shown:
-            raise PolicyFailed(f"the date picker shows no month: {page.short(30)}")
-        if shown[0] == month:
-            break
-        await a.press(target(page, "Prev" if shown[0] > month else "Next"))
-    else:
-        raise PolicyFailed("the month was never shown")
-    await a.press(target(page, str(day)))
-
-
 @policy("book-flight")
 async def book_flight(a: Adapter) -> None:
     page = await a.look()
@@ -128,7 +109,7 @@ async def book_flight(a: Adapter) -> None:
     await _autocomplete(a, "To:", dest)
     page = await a.look()
     date = next((f for f in text_fields(page) if "date" in f.name.lower()), None) or field_for(page, "Departure Date")
-    await _pick_date(a, date, int(m.group(4)), int(m.group(5)))
+    await pick_date(a, date, int(m.group(4)), int(m.group(5)))
     await press(a, "Search")
     page = await a.look()
     prices = [(int(x.group(1)), i) for i in page.items if (x := re.fullmatch(r"Book flight for \$(\d+)", i.name))]

@@ -329,18 +329,16 @@ async def click_menu_2(a: Adapter) -> None:
     await a.press(target(page, label))
 
 
-@policy("choose-date", "choose-date-easy", "choose-date-medium")
-async def choose_date(a: Adapter) -> None:
-    page = await a.look()
-    m = asked(page, r"(\d\d)/(\d\d)/(\d{4})")
-    month, day = int(m.group(1)), int(m.group(2))
-    months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-              "October", "November", "December"]  # fmt: skip
-    date_field = field_for(page, "Date")
-    await a.press(date_field)
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December"]  # fmt: skip
+
+
+async def pick_date(a: Adapter, field: Item, month: int, day: int) -> None:
+    """Open the date picker of `field`, page to `month` (1–12) with Prev and Next, press `day`."""
+    await a.press(field)
     for _ in range(13):
         page = await a.look()
-        shown = [k for k, name in enumerate(months, 1) if any(name in i.name for i in page.items)]
+        shown = [k for k, name in enumerate(MONTHS, 1) if any(name in i.name for i in page.items)]
         if not shown:
             raise PolicyFailed(f"the date picker shows no month: {page.short(20)}")
         if shown[0] == month:
@@ -349,6 +347,13 @@ async def choose_date(a: Adapter) -> None:
     else:
         raise PolicyFailed("the month was never shown")
     await a.press(target(page, str(day)))
+
+
+@policy("choose-date", "choose-date-easy", "choose-date-medium")
+async def choose_date(a: Adapter) -> None:
+    page = await a.look()
+    m = asked(page, r"(\d\d)/(\d\d)/(\d{4})")
+    await pick_date(a, field_for(page, "Date"), int(m.group(1)), int(m.group(2)))
     await submit(a)
 
 

@@ -387,7 +387,12 @@ class TextReader:
         each of the items inside is a text of its own ("Dolores" under "Cierra": MiniWoB's
         navigate-tree, jquery.treeview's markup), as a person clicks it.
         """
-        inner = [(sub, text) for sub in self.inner_items(item) if (text := self.quiet_text(sub)).strip()]
+        # A list inside it starts a line of its own: an item on one line holds none (most items; no second walk).
+        inner = (
+            [(sub, text) for sub in self.inner_items(item) if (text := self.quiet_text(sub)).strip()]
+            if LINE in said
+            else []
+        )
         label, node = " ".join(said.split()), item
         if inner:
             node = self.own_text(item) or item
