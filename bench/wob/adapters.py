@@ -282,8 +282,10 @@ class BridgeAdapter(Adapter):
             if bid == "address":
                 continue
             if kind == "text":
-                for run in _runs(block.get("text", "")):
-                    add("text", run, bid)
+                # A run of text blocks is shown as one block of lines: a reader takes each line.
+                for line in block.get("text", "").split("\n"):
+                    for run in _runs(line):
+                        add("text", run, bid)
             elif kind == "notice":
                 add("notice", block.get("text", ""), bid)
             elif kind == "fields":

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.support.stage import WAIT, Stage
+from tests.support.stage import WAIT, Stage, shown_texts
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -51,7 +51,7 @@ def _window(doc: dict[str, Any], window_id: str) -> dict[str, Any]:
 
 
 def _texts(window: dict[str, Any]) -> list[str]:
-    return [b["text"] for b in window["blocks"] if b["type"] == "text"]
+    return shown_texts(window["blocks"])
 
 
 def _notices(blocks: list[dict[str, Any]]) -> list[str]:

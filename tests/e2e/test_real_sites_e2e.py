@@ -20,7 +20,7 @@ from playwright.async_api import async_playwright
 
 from cdp_bridge.launcher import BrowserProcess
 from tests.support.mcp_harness import open_stdio_client
-from tests.support.stage import Stage, address_of, open_stage, tool_started, user_navigates
+from tests.support.stage import Stage, address_of, open_stage, text_spans, tool_started, user_navigates
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -60,7 +60,7 @@ def _texts(window: dict[str, Any]) -> list[str]:
 
     def walk(value: Any) -> None:
         if isinstance(value, str):
-            found.append(value)
+            found.extend(text_spans(value))
         elif isinstance(value, list):
             for item in value:
                 walk(item)

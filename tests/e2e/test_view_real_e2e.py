@@ -14,7 +14,7 @@ import pytest
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.launcher import BrowserProcess
-from tests.support.stage import WAIT, Stage, address_of, open_stage, user_navigates
+from tests.support.stage import WAIT, Stage, address_of, open_stage, shown_texts, user_navigates
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -33,7 +33,7 @@ def _fields(window: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _texts(window: dict[str, Any]) -> list[str]:
-    return [b["text"] for b in window["blocks"] if b["type"] == "text"]
+    return shown_texts(window["blocks"])
 
 
 def _lists(window: dict[str, Any]) -> list[list[str]]:

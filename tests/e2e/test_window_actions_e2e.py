@@ -20,7 +20,7 @@ import pytest
 from cdp_bridge.launcher import BrowserProcess
 from tests.support.bridge_http import http_bridge
 from tests.support.mcp_harness import open_http_client, open_stdio_client
-from tests.support.stage import Stage
+from tests.support.stage import Stage, shown_texts
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -70,7 +70,7 @@ async def _error(stage: Stage, name: str, args: dict[str, Any]) -> dict[str, Any
 
 
 def _texts(window: dict[str, Any]) -> list[str]:
-    return [b["text"] for b in window["blocks"] if b["type"] == "text"]
+    return shown_texts(window["blocks"])
 
 
 def _everything(*parts: Any) -> str:

@@ -163,3 +163,25 @@ async def open_stage(
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await user.close()
+
+
+SPAN_LINES = 8
+"""The longest run of lines `text_spans` gives: a text the tests look for spans a few lines at most."""
+
+
+def text_spans(text: str) -> list[str]:
+    """`text` and each run of its lines, up to SPAN_LINES of them.
+
+    A window shows a run of text blocks with nothing but their text as one block of their lines
+    (view/shown.py): a paragraph the page shows on its own is a line, or lines, of such a block.
+    """
+    lines = text.split("\n")
+    spans = [text]
+    for i in range(len(lines)):
+        spans.extend("\n".join(lines[i:j]) for j in range(i + 1, min(len(lines), i + SPAN_LINES) + 1))
+    return spans
+
+
+def shown_texts(blocks: list[dict[str, Any]]) -> list[str]:
+    """The texts of the text blocks of `blocks`, as `text_spans` gives each."""
+    return [span for b in blocks if b["type"] == "text" for span in text_spans(b["text"])]

@@ -57,7 +57,7 @@ class TabWindow:
         self._expected_url = ""
         """Before its first commit, the address the tab was sent to (start pages)."""
         self._page_blocks: list[dict[str, Any]] = []
-        self._shown: Shown = {}  # what the window showed of the last view (`page_blocks_of`)
+        self._shown = Shown()  # what the window showed of the last view (`page_blocks_of`)
         self._blocked_for: tuple[str | None, str | None] = (None, None)
         """The address `blocked` last decided, and its answer."""
 

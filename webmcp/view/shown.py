@@ -6,14 +6,17 @@ where a tool can name it (GUI bridge §4.4 makes `id` optional, "for reference")
 list (`read_content {blockId}`), and a block that shows a field, button or link the window
 actions name (`fill`/`press {blockId}`, and the `candidates` of an ambiguous label; not the
 text `press` also takes, which an ordinal tells apart: "Reply #2"). A
-dialog's first heading that only repeats its window's title goes too. Everything else of a
-block stays as the view built it, so a block shown here is the one `read_content` gives,
-less its unused id.
+dialog's first heading that only repeats its window's title goes too. A run of text blocks
+left with nothing but their text (no id, no heading) is shown as one block of their lines: each
+of them cost 24 bytes of `{"type":"text","text":…}` to say a line. Everything else of a block
+stays as the view built it, so a block shown here is the one `read_content` gives, less its
+unused id (or, for such a run, the lines of the blocks it gives).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from webmcp.view.build import View
@@ -21,9 +24,17 @@ from webmcp.view.paging import UNITS
 
 __all__ = ["Shown", "page_blocks", "shown_blocks"]
 
+Runs = dict[tuple[int, ...], tuple[tuple[dict[str, Any], ...], dict[str, Any]]]
 
-Shown = dict[int, tuple[dict[str, Any], dict[str, Any]]]
-"""id of a view's block → (the block, the block as shown): what the last `page_blocks` showed."""
+
+@dataclass
+class Shown:
+    """What the last `page_blocks` of a window showed, so that what it shows again is the same objects."""
+
+    blocks: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    """id of a view's block → (the block, the block as shown)."""
+    runs: Runs = field(default_factory=dict)
+    """ids of a run of plain text blocks as shown → (those blocks, the one block of their lines)."""
 
 
 def page_blocks(view: View, kept: Shown | None = None) -> list[dict[str, Any]]:
@@ -43,27 +54,65 @@ def shown_blocks(
     title: str | None = None,
     kept: Shown | None = None,
 ) -> list[dict[str, Any]]:
-    """`blocks` as the window document shows them: ids only on tables, lists and the blocks in `named`.
+    """`blocks` as the window document shows them: ids only on tables, lists and the blocks in `named`,
+    and each run of text blocks left with nothing but their text as one block of their lines.
 
     `title`: a dialog's window title; its first block, when that is a heading saying just
     the title, is left out (the title says it). `kept`: as for `page_blocks`.
     """
     out: list[dict[str, Any]] = []
-    before = dict(kept) if kept is not None else {}
+    before = Shown(dict(kept.blocks), dict(kept.runs)) if kept is not None else Shown()
     if kept is not None:
-        kept.clear()
+        kept.blocks.clear()
+        kept.runs.clear()
     for i, block in enumerate(blocks):
         if i == 0 and title is not None and block["type"] == "text" and "heading" in block:
             if " ".join(block["text"].split()) == " ".join(title.split()):
                 continue
         shown = block
         if "id" in block and block["type"] not in UNITS and block["id"] not in named:
-            hit = before.get(id(block))
+            hit = before.blocks.get(id(block))
             if hit is not None and hit[0] is block and "id" not in hit[1]:
                 shown = hit[1]
             else:
                 shown = {k: v for k, v in block.items() if k != "id"}
         if kept is not None:
-            kept[id(block)] = (block, shown)
+            kept.blocks[id(block)] = (block, shown)
         out.append(shown)
+    return _joined(out, before.runs, kept)
+
+
+def _plain(block: dict[str, Any]) -> bool:
+    """A text block with nothing but its text (no id, heading or mark)."""
+    return block["type"] == "text" and len(block) == 2
+
+
+def _joined(blocks: list[dict[str, Any]], before: Runs, kept: Shown | None) -> list[dict[str, Any]]:
+    """`blocks` with each run of plain text blocks as one block of their lines.
+
+    Paragraphs and lines with nothing to act on cost `{"type":"text","text":…}` each (24 bytes);
+    as lines of one block they say the same. A run shown before as the very same blocks is the
+    very block shown then (`before`), which `kept` then keeps for the next call.
+    """
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(blocks):
+        j = i + 1
+        if _plain(blocks[i]):
+            while j < len(blocks) and _plain(blocks[j]):
+                j += 1
+        if j - i == 1:
+            out.append(blocks[i])
+        else:
+            run = tuple(blocks[i:j])
+            key = tuple(id(b) for b in run)
+            hit = before.get(key)
+            if hit is not None and all(a is b for a, b in zip(hit[0], run, strict=True)):
+                block = hit[1]
+            else:
+                block = {"type": "text", "text": "\n".join(b["text"] for b in run)}
+            if kept is not None:
+                kept.runs[key] = (run, block)
+            out.append(block)
+        i = j
     return out
