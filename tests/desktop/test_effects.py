@@ -39,15 +39,15 @@ def _act(facts: _Facts, doc_before: int = 1) -> Act:
 
 
 def test_a_write_that_changed_the_page_in_place_gives_the_tabs_version() -> None:
-    answer = _act(_Facts()).answer(ToolResult(message="Pressed the button \u201cGo\u201d in tab-1."))
-    assert answer.message == "Pressed the button \u201cGo\u201d in tab-1. tab-1 is at version 7."
+    answer = _act(_Facts()).answer(ToolResult(message="Pressed the button \u201cGo\u201d."))
+    assert answer.message == "Pressed the button \u201cGo\u201d. tab-1 is at version 7."
     assert answer.opened_window_ids is None
 
 
 def test_a_write_that_moved_the_tab_says_where_it_is_and_how_far_its_page_has_loaded() -> None:
     act = _act(_Facts(doc_seq=2, loading=True), doc_before=1)
     act.loading_note = STILL_LOADING  # what the settling found (`Navigator.loading_note`)
-    message = act.answer(ToolResult(message="Submitted the form in tab-1.")).message or ""
+    message = act.answer(ToolResult(message="Submitted the form.")).message or ""
     assert "The tab now shows http://127.0.0.1/next (version 7)." in message
     assert message.endswith(STILL_LOADING)
 

@@ -257,7 +257,8 @@ class WindowActions:
                 self._last_filled = (self._host.doc_seq, target.frame_key, target.backend_id)
 
         _, act = await self._acting(work, check)
-        message = f"Filled {len(done)} field{'s' if len(done) != 1 else ''} of {self._host.id}: {', '.join(done)}."
+        # The tab is the tool's own, and its version follows (effects): each thing said once.
+        message = f"Filled {', '.join(done)}."
         if differs:
             message = f"{message} {' '.join(differs)}"
         if len(done) < len(plan):
@@ -350,7 +351,7 @@ class WindowActions:
         value, act = await self._acting(work, check, not_done=f"{named(target)} was not pressed")
         changed = changed_states(*value) if value else ""
         said = f" ({how[0]})" if how else ""
-        message = f"Pressed {named(target)} in {self._host.id}{said}.{changed}"
+        message = f"Pressed {named(target)}{said}.{changed}"
         return act.answer(ToolResult(message=message))
 
     async def hover(
@@ -388,7 +389,7 @@ class WindowActions:
                 await self._changes.quiet(HOVER_QUIET)
 
         _, act = await self._acting(work, check, not_done=f"The pointer was not moved onto {named(target)}")
-        message = f"The pointer is on {named(target)} in {self._host.id}."
+        message = f"The pointer is on {named(target)}."
         if scrolled:
             way = "down" if (wheel or 0) > 0 else "up"
             end = "end" if way == "down" else "top"
@@ -456,7 +457,7 @@ class WindowActions:
         hidden = chord.key.text and (any(secret) or (target is not None and target.sensitive))
         # What is typed into a secret field is not said back: "Pressed a" would spell the password.
         name = "a key (sensitive: not shown)" if hidden else chord.name
-        return act.answer(ToolResult(message=f"Pressed {name}{where} in {self._host.id}."))
+        return act.answer(ToolResult(message=f"Pressed {name}{where}."))
 
     # --- submit ------------------------------------------------------------------------
 
@@ -495,7 +496,7 @@ class WindowActions:
         by = str(reply.get("submitter") or "")
         what = f"the form \u201c{name}\u201d" if name else "the form"
         how = f" with its \u201c{by}\u201d button" if by else ""
-        return act.answer(ToolResult(message=f"Submitted {what}{how} in {self._host.id}."))
+        return act.answer(ToolResult(message=f"Submitted {what}{how}."))
 
     # --- acting and settling ---------------------------------------------------------
 

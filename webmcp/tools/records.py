@@ -150,8 +150,8 @@ class CallPageToolInput(_Input):
 class FieldInput(_Input):
     label: str = Field(min_length=1)
     value: str | bool | int | float | list[str] = Field(
-        description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio "
-        "(or a radio group's label with the option as value); ISO dates and times (2026-12-03, 20:45)."
+        description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio, "
+        "or the option under its group's label; ISO dates and times (2026-12-03, 20:45)."
     )
     block_id: str | None = Field(default=None, alias="blockId")
 
@@ -404,7 +404,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="focus",
         applies_to="tab",
         title="Focus tab",
-        description="Bring this tab to the front so the user sees what you work on.",
+        description="Bring this tab to the front, where the user sees it.",
         input_model=NoInput,
         annotations={"readOnlyHint": False, "idempotentHint": True},
         handler=_focus,
@@ -413,7 +413,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="navigate",
         applies_to="tab",
         title="Navigate",
-        description="Load `url` in this tab, or `go` back or forward in its history, or reload.",
+        description="Load `url`, or `go` back, forward or reload.",
         input_model=NavigateInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         handler=_navigate,
@@ -430,7 +430,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
     ToolRecord(
         action="read_content",
         applies_to="tab",
-        title="Read full content",
+        title="Read content",
         description="This tab's content uncut, in pages; or every row or item of one table or list (blockId).",
         input_model=ReadContentInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
@@ -462,7 +462,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="screenshot",
         applies_to="tab",
         title="Screenshot",
-        description="Capture what this tab shows as a PNG image.",
+        description="A PNG of what this tab shows.",
         input_model=NoInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         handler=_screenshot,
@@ -470,9 +470,9 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
     ToolRecord(
         action="fill",
         applies_to="tab",
-        title="Fill fields",
-        description="Set fields by their labels (as press names things), as a person types or picks; every "
-        "label and value is checked before any is set.",
+        title="Fill",
+        description="Set fields by label (as press names things), as a person types or picks; all are checked "
+        "before any is set.",
         input_model=FillInput,
         annotations={"destructiveHint": False, "idempotentHint": True, "openWorldHint": True},
         guarded=_fill,
@@ -493,8 +493,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="hover",
         applies_to="tab",
         title="Hover",
-        description="Move the pointer onto it, as press names it (a menu opening on hover), and turn the wheel "
-        "there if asked (to scroll it); answers once what it opened shows.",
+        description="Move the pointer onto `label` (as press names it), e.g. to open a menu; answers once what it "
+        "opened shows.",
         input_model=HoverInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         guarded=_hover,
@@ -504,8 +504,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="press_key",
         applies_to="tab",
         title="Press a key",
-        description='Press a key or chord ("Enter", "Escape", "Shift+Tab", "ArrowDown", "a") in `label` (focused '
-        "first, named as press names it), else where the focus is.",
+        description='Press a key or chord ("Enter", "Shift+Tab", "ArrowDown", "a") in `label` (as press names it; '
+        "focused first), else where the focus is.",
         input_model=PressKeyInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press_key,
@@ -514,7 +514,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
     ToolRecord(
         action="submit",
         applies_to="tab",
-        title="Submit a form",
+        title="Submit",
         description="Submit the form last filled (or `form`) with its submit button, else as Enter would.",
         input_model=SubmitInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
@@ -526,7 +526,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         applies_to="tab",
         title="Wait for text",
         description="Wait until the window shows `text` (case and spacing aside) or no longer shows `textGone`; "
-        "with neither, until the page settles. Other calls go on meanwhile.",
+        "with neither, until the page settles.",
         input_model=WaitForInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},
         waiter=_wait_for,
