@@ -227,7 +227,9 @@ async def pizza(s: Session) -> bool:
 
     def three_mushrooms(state: Windows) -> bool:
         tab_window = next(w for w in state["windows"] if w["id"] == tab)
-        return sum(1 for b in tab_window["blocks"] if b.get("text") == "🍄") == 3
+        # Lines, as a reader counts them: a run of text blocks is one block of lines (view/shown.py).
+        lines = [line for b in tab_window["blocks"] for line in str(b.get("text", "")).split("\n")]
+        return lines.count("🍄") == 3
 
     return await s.check("three 🍄 on the pizza", three_mushrooms)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from webmcp.view.build import View
@@ -95,24 +96,18 @@ def _joined(blocks: list[dict[str, Any]], before: Runs, kept: Shown | None) -> l
     very block shown then (`before`), which `kept` then keeps for the next call.
     """
     out: list[dict[str, Any]] = []
-    i = 0
-    while i < len(blocks):
-        j = i + 1
-        if _plain(blocks[i]):
-            while j < len(blocks) and _plain(blocks[j]):
-                j += 1
-        if j - i == 1:
-            out.append(blocks[i])
+    for plain, group in groupby(blocks, key=_plain):
+        run = tuple(group)
+        if not plain or len(run) == 1:
+            out.extend(run)
+            continue
+        key = tuple(id(b) for b in run)
+        hit = before.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], run, strict=True)):
+            block = hit[1]
         else:
-            run = tuple(blocks[i:j])
-            key = tuple(id(b) for b in run)
-            hit = before.get(key)
-            if hit is not None and all(a is b for a, b in zip(hit[0], run, strict=True)):
-                block = hit[1]
-            else:
-                block = {"type": "text", "text": "\n".join(b["text"] for b in run)}
-            if kept is not None:
-                kept.runs[key] = (run, block)
-            out.append(block)
-        i = j
+            block = {"type": "text", "text": "\n".join(b["text"] for b in run)}
+        if kept is not None:
+            kept.runs[key] = (run, block)
+        out.append(block)
     return out
