@@ -150,8 +150,8 @@ class CallPageToolInput(_Input):
 class FieldInput(_Input):
     label: str = Field(min_length=1)
     value: str | bool | int | float | list[str] = Field(
-        description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio, "
-        "or the option under its group's label; ISO dates and times (2026-12-03, 20:45)."
+        description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio "
+        "(or, under a radio group's label, the option); ISO dates and times (2026-12-03, 20:45)."
     )
     block_id: str | None = Field(default=None, alias="blockId")
 
