@@ -82,12 +82,18 @@ async def test_an_article_reads_as_a_person_reads_it_on_every_surface(stage: Sta
     assert _notices(window["blocks"]) == [FRAMES_NOTICE], "one notice for every failed frame, no other"
     _check_text(window["blocks"])
     assert any("Pier 3 reopens after repairs\nNight buses to meet the last ferry" in t for t in _texts(window))
+    # A run of text blocks with nothing to act on is one block of lines; read_content keeps one each.
+    ad = {"type": "text", "text": "Advertisement\nEvening boats run every forty minutes from Pier 3, the board said."}
+    assert ad in window["blocks"], json.dumps(window["blocks"])
+    plain = [b["type"] == "text" and set(b) == {"type", "text"} for b in window["blocks"]]
+    assert not any(a and b for a, b in zip(plain, plain[1:], strict=False)), window["blocks"]
 
     read = await stage.call(f"{win}__read_content", {"limit": 1000})
     assert not read.is_error, read.structured_content
     blocks = read.structured_content["result"]["blocks"]
     assert _notices(blocks) == [FRAMES_NOTICE]
     _check_text(blocks)
+    assert any(b.get("text") == "Advertisement" and "id" in b for b in blocks), "a block of its own"
 
     titles = await _current_titles(stage, lambda found: HEADLINE in found)
     assert "Sources at harbor.example/ferries" in titles, "a heading's title is its text as shown"
