@@ -211,6 +211,11 @@ async def _act(stage: Stage, action: str, effect: str) -> Acted:
         answer = await _ok(stage, f"{form}__submit")
     elif action == "fill":
         answer = await _ok(stage, f"{tab}__fill", {"fields": [{"label": "Effect word", "value": "go"}]})
+        # Its change handler starts the effect: an alert stops the fill before the field counts as filled.
+        done = (
+            "\u201cEffect word\u201d was being set when" if effect == "js_dialog" else "Filled \u201cEffect word\u201d."
+        )
+        assert str(answer["message"]).startswith(done), answer
     elif action == "press":
         answer = await _ok(stage, f"{tab}__press", {"label": "Start the effect"})
     elif action == "submit":

@@ -258,15 +258,14 @@ class WindowActions:
 
         _, act = await self._acting(work, check)
         # The tab is the tool's own, and its version follows (effects): each thing said once.
-        message = f"Filled {', '.join(done)}."
-        if differs:
-            message = f"{message} {' '.join(differs)}"
+        said = [f"Filled {', '.join(done)}."] if done else []
+        said.extend(differs)
         if len(done) < len(plan):
             # A dialog opened while a field was set (its change handler asked): the rest waits.
             left = len(plan) - len(done) - 1
             rest = f"; the {left} after it were not filled" if left else ""
-            message = f"{message} {shown_label(plan[len(done)][0])} was being set when the page opened a dialog{rest}."
-        return act.answer(ToolResult(message=message))
+            said.append(f"{shown_label(plan[len(done)][0])} was being set when the page opened a dialog{rest}.")
+        return act.answer(ToolResult(message=" ".join(said)))
 
     async def _fill_one(self, target: ActionTarget, value: Coerced | Many, act: Act) -> dict[str, Any]:
         element = await self._element(target)
