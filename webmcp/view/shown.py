@@ -62,10 +62,9 @@ def shown_blocks(
     the title, is left out (the title says it). `kept`: as for `page_blocks`.
     """
     out: list[dict[str, Any]] = []
-    before = Shown(dict(kept.blocks), dict(kept.runs)) if kept is not None else Shown()
-    if kept is not None:
-        kept.blocks.clear()
-        kept.runs.clear()
+    before = Shown()
+    if kept is not None:  # what the last call showed is read from; `kept` fills anew
+        before, kept.blocks, kept.runs = Shown(kept.blocks, kept.runs), {}, {}
     for i, block in enumerate(blocks):
         if i == 0 and title is not None and block["type"] == "text" and "heading" in block:
             if " ".join(block["text"].split()) == " ".join(title.split()):
