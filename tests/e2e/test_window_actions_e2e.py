@@ -243,8 +243,15 @@ async def test_refused_labels_and_values_say_why_and_change_nothing(site: str, b
             # A good field first: every value is checked before any is set, so it stays empty too.
             refused = await _error(stage, f"{win}__fill", {"fields": [{"label": "Full name", "value": "Ines"}, args]})
             assert refused["code"] == "validation_failed" and why in refused["message"], refused
-        missing = await _error(stage, f"{win}__press", {"label": "Pay now"})
+        missing_result = await stage.call(f"{win}__press", {"label": "Pay now"})
+        missing = missing_result.structured_content
+        assert missing_result.is_error and missing is not None
         assert missing["code"] == "validation_failed" and "Continue" in missing["fields"][0]["shown"]
+        # Said once: the labels shown are `shown`, not a list in the message and the field's error
+        # too; the text a host gives its model carries the message and the rest, each once.
+        (text,) = [c.text for c in missing_result.content if c.type == "text"]
+        assert "Continue" not in missing["message"] and text.count("Continue") == 1, text
+        assert text.count(missing["message"]) == 1, text
         stale = await _error(stage, f"{win}__press", {"label": "Continue", "expectedVersion": version - 1})
         assert stale["code"] == "stale_state"
         now = await _tab(stage, "/plain/shipping.html")

@@ -88,6 +88,8 @@ def test_an_ambiguous_label_lists_its_candidates_with_block_ids_and_block_id_set
     refused = resolve(SHIPPING, "Sign in", None, PRESS, "button or link")
     assert isinstance(refused, Refusal)
     assert [c["blockId"] for c in refused.candidates] == ["b1", "b4"]
+    assert refused.message.startswith("2 buttons or links are labelled \u201cSign in\u201d"), refused.message
+    assert "b1" not in refused.message, "the candidates are listed once, as `candidates`"
     found = resolve(SHIPPING, "Sign in", "b4", PRESS, "button or link")
     assert isinstance(found, Resolved) and found.target.kind == "button"
 
@@ -166,7 +168,7 @@ def test_a_slider_is_not_filled_and_the_refusal_says_how_to_move_it() -> None:
 
 def test_same_text_in_two_places_is_listed_by_where_it_stands_not_by_a_block_id_the_window_hides() -> None:
     # MiniWoB click-pie: the query quotes the letter in bold, and the pie shows it alone. The
-    # window shows no id on a block of text alone, so "(b47)" told an agent nothing.
+    # window shows no id on a block of text alone, so "b47" alone would tell an agent nothing.
     shown = [
         _t('Expand the pie menu and click on the item labeled "e".', "paragraph", "text", block="b47"),
         _t("e", "StaticText", "text", block="b47"),
@@ -174,6 +176,8 @@ def test_same_text_in_two_places_is_listed_by_where_it_stands_not_by_a_block_id_
     ]
     refused = resolve_press(shown, "e", None)
     assert isinstance(refused, Refusal)
-    assert '\u201ce #1\u201d (in \u201c\u2026click on the item labeled "e".\u201d)' in refused.message, refused.message
-    assert "\u201ce #2\u201d (a line of its own)" in refused.message and "b48" not in refused.message
-    assert [c["blockId"] for c in refused.candidates] == ["b47", "b48"], "the structured candidates keep them"
+    assert refused.candidates == (
+        {"label": "e #1", "blockId": "b47", "in": '\u2026click on the item labeled "e".'},
+        {"label": "e #2", "blockId": "b48"},
+    ), "the words inside the query say where they stand; the one alone is a line of its own"
+    assert "e #1" not in refused.message, "the candidates are listed once, as `candidates`"

@@ -91,11 +91,17 @@ def content_text(message: str, structured: dict[str, Any]) -> str:
 
     Many hosts give the model only `content`; so that the model still sees what the page
     answered and which fields were wrong, the text carries the rest of `structuredContent`
-    (all but the message, said once), cut at `CONTENT_TEXT_LIMIT` characters with a note
+    (all but the message, said once: a lone field's error the message begins with is not said
+    again), cut at `CONTENT_TEXT_LIMIT` characters with a note
     (the whole of it stays in structuredContent). A result that is only a message is only
     its message (GUI bridge §12.3).
     """
     rest = {k: v for k, v in structured.items() if k != "message"}
+    fields = rest.get("fields")
+    if isinstance(fields, list) and len(fields) == 1 and isinstance(fields[0], dict):
+        error = fields[0].get("error")
+        if isinstance(error, str) and error and message.startswith(error):  # said once, in the message
+            rest["fields"] = [{k: v for k, v in fields[0].items() if k != "error"}]
     if not rest:
         return message
     data = compact_json(rest).decode("utf-8", "surrogatepass")

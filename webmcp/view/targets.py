@@ -298,22 +298,30 @@ def resolve(
         return found[0]
     if not found:
         shown = _shown(pool)
-        listed = "; ".join(f"\u201c{s}\u201d" for s in shown[:40]) or "none"
         where = f" in block {block_id}" if block_id else ""
         return Refusal(
-            f"The window shows no {what} labelled \u201c{_cap(label)}\u201d{where}. "
-            f"{what.capitalize()}s shown: {listed}.",
+            f"The window shows no {what} labelled \u201c{_cap(label)}\u201d{where}"
+            + (f"; `shown` lists the {_plural(what)} it shows." if shown else f"; it shows no {what}."),
             shown=tuple(shown),
         )
-    candidates = tuple({"label": as_listed(everywhere, r.target), "blockId": r.target.block_id} for r in found[:20])
-    listed = ", ".join(
-        f"\u201c{c['label']}\u201d ({_where(everywhere, r.target) or c['blockId'] or 'no block'})"
-        for c, r in zip(candidates, found, strict=False)
-    )
     return Refusal(
-        f"{len(found)} {what}s are labelled \u201c{_cap(label)}\u201d; give one as listed: {listed}.",
-        candidates=candidates,
+        f"{len(found)} {_plural(what)} are labelled \u201c{_cap(label)}\u201d; give one of `candidates` as listed.",
+        candidates=tuple(_candidate(everywhere, r.target) for r in found[:20]),
     )
+
+
+def _plural(what: str) -> str:
+    """ "button, link or control" → "buttons, links or controls"."""
+    return re.sub(r"\b(?!or\b)(\w+)\b", r"\1s", what)
+
+
+def _candidate(pool: Sequence[ActionTarget], target: ActionTarget) -> dict[str, Any]:
+    """One of an ambiguous label's candidates: the label that names it alone, its block's id, and
+    for words inside a longer text, that text around them (`in`)."""
+    candidate: dict[str, Any] = {"label": as_listed(pool, target), "blockId": target.block_id}
+    if around := _around_in(pool, target):
+        candidate["in"] = around
+    return candidate
 
 
 def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | None) -> Resolved | Refusal:
@@ -342,9 +350,9 @@ def resolve_press(targets: Sequence[ActionTarget], label: str, block_id: str | N
     return found
 
 
-def _where(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
-    """Where a refusal says a text target is, the window showing no id for its block: the longer
-    text it is words of ("in “…the item labeled "e".”"), or "a line of its own"; "" for any other target."""
+def _around_in(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
+    """The longer text of its block a text target is words of, around them ("…the item labeled "e"."),
+    or "" (a line of its own, or not a text): the window shows no id for a block of text alone."""
     if target.kind != "text":
         return ""
     words = _spaced(target.label)
@@ -353,8 +361,8 @@ def _where(pool: Sequence[ActionTarget], target: ActionTarget) -> str:
         if t is target or t.kind != "text" or t.block_id != target.block_id or len(t.label) <= len(words):
             continue
         if (hit := pattern.search(t.label)) is not None:
-            return f"in \u201c{_around(t.label, hit)}\u201d"
-    return "a line of its own"
+            return _around(t.label, hit)
+    return ""
 
 
 def _around(text: str, hit: re.Match[str]) -> str:
