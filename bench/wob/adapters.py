@@ -7,7 +7,11 @@ states where the server says them. It acts on an `Item` it picked: `press`, `fil
 
 * `BridgeAdapter`: `resources/read app://windows` (the tab's blocks; the address block left
   out), and the window actions `{win}__press {label, blockId}`, `__fill {fields}`, `__hover`,
-  `__press_key`. An item is addressed by the words the window shows and its block's id.
+  `__press_key`. An item is addressed by the words the window shows and its block's id. As an
+  agent that keeps the version it read does: when an action's answer says the window is at that
+  very version (and opened no window), the next look is the page it read, not read again (a
+  window's version rises whenever its blocks or summary change, seed 001 §7.1); the next look
+  after that reads. `skipped`/`skipped_bytes` count those looks and what the reads would have cost.
 * `PlaywrightAdapter`: `browser_snapshot` (its YAML, refs kept), and `browser_click`,
   `browser_type`, `browser_hover`, `browser_press_key`, `browser_select_option`. An item is
   addressed by its ref.
@@ -252,6 +256,10 @@ class BridgeAdapter(Adapter):
         super().__init__(subject)
         self.win = ""
         self.version: int | None = None
+        self.said: int | None = None
+        """The window's version as the last action's answer said it, until the next look."""
+        self.skipped = 0
+        self.skipped_bytes = 0
 
     async def ready(self) -> None:
         state = json.loads(await self.s.read("app://windows"))
@@ -261,9 +269,15 @@ class BridgeAdapter(Adapter):
         self.win = tabs[0]
 
     async def navigate(self, url: str) -> None:
+        self.said = None
         await self.s.call(f"{self.win}__navigate", {"url": url}, timeout=60)
 
     async def look(self) -> Page:
+        said, self.said = self.said, None
+        if self.page is not None and said is not None and said == self.version:
+            self.skipped += 1
+            self.skipped_bytes += len(self.page.raw.encode())
+            return self.page
         raw = await self.s.read("app://windows")
         state = json.loads(raw)
         window = next((w for w in state["windows"] if w["id"] == self.win), None)
@@ -318,19 +332,21 @@ class BridgeAdapter(Adapter):
 
     async def _act(self, action: str, args: dict[str, Any]) -> str:
         error, text = await self.s.call_raw(f"{self.win}__{action}", args)
-        said = text.split("give one as listed: ", 1)[-1].split("\n", 1)[0] if error else ""
-        listed = re.findall(_CANDIDATE, said) if "give one as listed: " in text else []
+        listed = _candidates(text) if error else []
         if listed and "label" in args and not re.search(r" #\d+$", args["label"]):
             # The window showed one; the refusal counts more. As an agent would: the first it lists,
             # one standing alone before words inside a longer text (a query that quotes it).
-            label, where = next((c for c in listed if not c[1].startswith("in ")), listed[0])
-            retry = {**args, "label": label}
-            if re.fullmatch(r"b\d+", where):
-                retry["blockId"] = where
+            pick = next((c for c in listed if "in" not in c), listed[0])
+            retry = {**args, "label": pick["label"]}
+            if pick.get("blockId"):
+                retry["blockId"] = pick["blockId"]
             error, text = await self.s.call_raw(f"{self.win}__{action}", retry)
             args = retry
         if error:
+            self.said = None
             raise ActionFailed(f"{action} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
+        at = re.search(rf"\b{re.escape(self.win)} is at version (\d+)\.", text)
+        self.said = int(at.group(1)) if at and "openedWindowIds" not in text else None
         return text
 
     async def press(self, item: Item) -> str:
@@ -384,8 +400,15 @@ class BridgeAdapter(Adapter):
             await self.key(key, item if n == 0 else None)
 
 
-_CANDIDATE = re.compile(r"\u201c([^\u201d]+)\u201d \((b\d+|no block|a line of its own|in \u201c[^\u201d]*\u201d)\)")
-"""A candidate of an ambiguous label's refusal: its label, and its block or where it stands."""
+def _candidates(text: str) -> list[dict[str, Any]]:
+    """The `candidates` of an ambiguous label's refusal, from its text (the message, then the rest as JSON)."""
+    _message, _, rest = text.partition("\n")
+    try:
+        fields = json.JSONDecoder().raw_decode(rest)[0].get("fields") or []
+    except (ValueError, AttributeError):
+        return []
+    return [c for f in fields if isinstance(f, dict) for c in f.get("candidates") or [] if isinstance(c, dict)]
+
 
 _STATE_WORDS = frozenset(
     {"expanded", "collapsed", "selected", "checked", "mixed", "pressed", "unavailable", "read-only", "guessed"}
