@@ -28,6 +28,9 @@ click, a key no keydown, a hover no mouseover, is recorded as an untrue claim.
 Counted per episode: every byte of what the server sends the client after the episode began
 (tool answers, `app://windows` reads, snapshots, tool lists re-read after a
 `tools/list_changed`), calls, seconds. The navigate answer that opens the page is counted apart.
+The bridge's agent does not re-read a window whose version the last answer said was the one it
+read (bench/wob/adapters.py): `reads_skipped` and `bytes_skipped` (what those reads would have
+cost, not in `bytes`) say how often.
 Writes bench/results/miniwob-<stamp>.json and prints the per-task table.
 """
 
@@ -221,6 +224,7 @@ async def run_episode(
     verify.seen = {}  # type: ignore[attr-defined]
     adapter.verify = verify
     b0, c0, l0, t0 = subject.bytes, subject.calls, subject.list_bytes, time.perf_counter()
+    k0, kb0 = getattr(adapter, "skipped", 0), getattr(adapter, "skipped_bytes", 0)
     seen_lists = subject.count("tools")
     error = ""
     try:
@@ -262,6 +266,8 @@ async def run_episode(
         seconds=round(elapsed, 3),
         error=error,
     )
+    if isinstance(adapter, BridgeAdapter):
+        episode.update(reads_skipped=adapter.skipped - k0, bytes_skipped=adapter.skipped_bytes - kb0)
     if args.trace:
         episode["trace"] = subject.log
     return episode
@@ -335,6 +341,13 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
             f"of the medians {_median(b['each']) / max(_median(p['each']), 1):.2f} "
             f"(of which tool lists re-read after tools/list_changed: bridge {b['lists']} B, {name} {p['lists']} B; "
             f"without them {(b['bytes'] - b['lists']) / max(p['bytes'] - p['lists'], 1):.2f})."
+        )
+    if "bridge" in keys:
+        eps = results["bridge"]["episodes"]
+        out += (
+            f"\nReads of an unchanged window the bridge's agent skipped (the answer said the version it had read): "
+            f"{sum(e.get('reads_skipped', 0) for e in eps)}, which would have cost "
+            f"{sum(e.get('bytes_skipped', 0) for e in eps)} B."
         )
     untrue = {k: sum(len(e["untrue"]) for e in results[k]["episodes"]) for k in keys}
     out += (

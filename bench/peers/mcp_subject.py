@@ -29,10 +29,10 @@ class StepFailed(Exception):
 
 
 def result_text(result: types.CallToolResult) -> str:
-    """All text a tool result carries: its text contents and its structured content."""
+    """All text a tool result carries: its text contents and its structured content (compact JSON, as sent)."""
     parts = [c.text for c in result.content if isinstance(c, types.TextContent)]
     if result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":")))
     return "\n".join(parts)
 
 
