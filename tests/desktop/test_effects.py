@@ -44,6 +44,14 @@ def test_a_write_that_changed_the_page_in_place_gives_the_tabs_version() -> None
     assert answer.opened_window_ids is None
 
 
+def test_a_write_that_left_the_window_as_it_was_says_its_version_is_still_the_same() -> None:
+    before = Marks(began=0.0, doc=1, opened=0, opens=0, modals=(), downloads=0, version=7)
+    same = Act(before, _Facts(version=7)).answer(ToolResult(message="Pressed the button \u201cOdd\u201d."))
+    assert same.message == "Pressed the button \u201cOdd\u201d. tab-1 is still at version 7."
+    changed = Act(before, _Facts(version=8)).answer(ToolResult(message="Pressed it."))
+    assert changed.message == "Pressed it. tab-1 is at version 8."
+
+
 def test_a_write_that_moved_the_tab_says_where_it_is_and_how_far_its_page_has_loaded() -> None:
     act = _act(_Facts(doc_seq=2, loading=True), doc_before=1)
     act.loading_note = STILL_LOADING  # what the settling found (`Navigator.loading_note`)

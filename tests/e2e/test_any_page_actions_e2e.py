@@ -540,6 +540,29 @@ async def test_a_button_half_under_another_is_pressed_where_it_shows_one_all_und
         assert "Pressed Back" in await _result_line(stage, path), "nothing was done"
 
 
+async def test_a_press_the_window_cannot_show_says_the_window_is_still_at_the_version_read(
+    site: str, browser: BrowserProcess
+) -> None:
+    # MiniWoB's odd-or-even: the choice turns blue by a class, and nothing the window shows changes.
+    # The answer says so ("still"), and the next read is the very window read before: an agent that
+    # read that version need not read it again.
+    path = "/patterns/marked.html"
+    async with _bridge(site, browser, "stdio", path) as stage:
+        window = await stage.tab_for(path)
+        win, version = window["id"], window["version"]
+        said = await _ok(stage, f"{win}__press", {"label": "Odd #1", "expectedVersion": version})
+        assert said == f"Pressed the button \u201cOdd\u201d. {win} is still at version {version}.", said
+        said = await _ok(stage, f"{win}__press", {"label": "Even #2", "expectedVersion": version})
+        assert said.endswith(f"{win} is still at version {version}."), said
+        again = await stage.tab_for(path)
+        assert again["version"] == version and again["blocks"] == window["blocks"]
+        # The presses did land (the page's own check counts them), and a change is not "still".
+        said = await _ok(stage, f"{win}__press", {"label": "Check"})
+        checked = await stage.tab_for(path)
+        assert "Marked right: 2 of 2" in _text(checked)
+        assert checked["version"] > version and said.endswith(f"{win} is at version {checked['version']}."), said
+
+
 async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:

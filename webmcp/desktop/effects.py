@@ -111,6 +111,8 @@ class Marks:
     """The page's count of window.open calls."""
     modals: tuple[str, ...]
     downloads: int
+    version: int = -1
+    """The tab's window version (-1: not taken)."""
 
 
 @dataclass(eq=False)
@@ -164,7 +166,10 @@ class Act:
                 if self.loading_note:
                     notes.append(self.loading_note)
             else:
-                notes.append(f"{facts.id} is at version {facts.version}.")
+                # "still": the window read after the write is the one before it (its version rises with any
+                # change of its blocks or summary), so an agent that read that version need not read it again.
+                still = "still " if facts.version == self.marks.version else ""
+                notes.append(f"{facts.id} is {still}at version {facts.version}.")
         if self.downloads:
             notes.append(started_note(facts.id, self.downloads))
         return notes
@@ -269,6 +274,7 @@ class Effects:
             opens=self._facts.window_opens,
             modals=tuple(self._modal_ids()),
             downloads=self._downloads.mark(),
+            version=self._facts.version,
         )
 
     # --- the path ------------------------------------------------------------------
