@@ -345,7 +345,7 @@ class BridgeAdapter(Adapter):
         if error:
             self.said = None
             raise ActionFailed(f"{action} {json.dumps(args, ensure_ascii=False)}: {_first_line(text)}")
-        at = re.search(rf"\b{re.escape(self.win)} is at version (\d+)\.", text)
+        at = re.search(rf"\b{re.escape(self.win)} is (?:still )?at version (\d+)\.", text)
         self.said = int(at.group(1)) if at and "openedWindowIds" not in text else None
         return text
 
