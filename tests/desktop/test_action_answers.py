@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webmcp.desktop.action_words import Many, changed_states, many_options, read_back
+from webmcp.desktop.action_words import Many, changed_states, filled_labels, many_options, read_back
 from webmcp.view.targets import ActionTarget, Coerced, Refusal
 
 
@@ -20,6 +20,19 @@ def test_a_value_the_page_rewrote_is_said_as_the_page_holds_it() -> None:
 def test_a_secret_field_that_holds_another_value_is_never_quoted() -> None:
     said = read_back(_target("Password", sensitive=True), Coerced("text", text="hunter2"), "HUNTER2")
     assert "hunter2" not in said.casefold() and "another value" in said
+
+
+def test_a_fill_names_its_fields_and_says_once_that_secret_values_are_not_shown() -> None:
+    secret, again, email = (
+        _target("Password", sensitive=True),
+        _target("Verify password", sensitive=True),
+        _target("Email"),
+    )
+    both = filled_labels([secret, again])
+    assert both == "\u201cPassword\u201d, \u201cVerify password\u201d (sensitive: their values are not shown)"
+    mixed = filled_labels([email, secret])
+    assert mixed == "\u201cEmail\u201d, \u201cPassword\u201d (sensitive: its value is not shown)", "which one is said"
+    assert filled_labels([secret]) == "\u201cPassword\u201d (sensitive: its value is not shown)"
 
 
 def test_a_checkbox_the_page_unchecked_again_is_said() -> None:

@@ -8,6 +8,7 @@ field's value is never quoted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "problem",
     "read_back",
     "refuse_probe",
+    "filled_labels",
     "shown_label",
 ]
 
@@ -160,6 +162,13 @@ def problem(where: str, refusal: Refusal) -> dict[str, Any]:
     if refusal.shown:
         problem["shown"] = list(refusal.shown[:60])
     return problem
+
+
+def filled_labels(targets: Sequence[ActionTarget]) -> str:
+    """The fields a fill set, as its answer names them: each label, a secret field's said once for all."""
+    if len(targets) > 1 and all(t.sensitive for t in targets):
+        return ", ".join(f"\u201c{t.label}\u201d" for t in targets) + " (sensitive: their values are not shown)"
+    return ", ".join(shown_label(t) for t in targets)
 
 
 def shown_label(target: ActionTarget) -> str:

@@ -36,6 +36,7 @@ from webmcp.desktop.action_words import (
     REFUSED,
     Many,
     changed_states,
+    filled_labels,
     gone,
     many_options,
     named,
@@ -236,7 +237,7 @@ class WindowActions:
                 fields=problems,
             )
 
-        done: list[str] = []
+        done: list[ActionTarget] = []
         differs: list[str] = []
 
         async def work(act: Act) -> None:
@@ -244,13 +245,13 @@ class WindowActions:
                 reply = await self._fill_one(target, value, act)
                 if reply.get("error"):
                     why = REFUSED.get(str(reply["error"]), str(reply["error"]))
-                    said = f"Filled {', '.join(done)}; " if done else ""
+                    said = f"Filled {filled_labels(done)}; " if done else ""
                     raise ToolError(
                         "validation_failed",
                         f"{said}\u201c{target.label}\u201d refused the value: {why}.",
                         fields=[{"field": target.label, "error": why}],
                     )
-                done.append(shown_label(target))
+                done.append(target)
                 note = read_back(target, value, reply.get("held"))
                 if note:
                     differs.append(note)
@@ -258,7 +259,7 @@ class WindowActions:
 
         _, act = await self._acting(work, check)
         # The tab is the tool's own, and its version follows (effects): each thing said once.
-        said = [f"Filled {', '.join(done)}."] if done else []
+        said = [f"Filled {filled_labels(done)}."] if done else []
         said.extend(differs)
         if len(done) < len(plan):
             # A dialog opened while a field was set (its change handler asked): the rest waits.
