@@ -224,7 +224,7 @@ async def run_episode(
     verify.seen = {}  # type: ignore[attr-defined]
     adapter.verify = verify
     b0, c0, l0, t0 = subject.bytes, subject.calls, subject.list_bytes, time.perf_counter()
-    k0, kb0 = getattr(adapter, "skipped", 0), getattr(adapter, "skipped_bytes", 0)
+    skips = (adapter.skipped, adapter.skipped_bytes) if isinstance(adapter, BridgeAdapter) else None
     seen_lists = subject.count("tools")
     error = ""
     try:
@@ -266,8 +266,8 @@ async def run_episode(
         seconds=round(elapsed, 3),
         error=error,
     )
-    if isinstance(adapter, BridgeAdapter):
-        episode.update(reads_skipped=adapter.skipped - k0, bytes_skipped=adapter.skipped_bytes - kb0)
+    if isinstance(adapter, BridgeAdapter) and skips is not None:
+        episode.update(reads_skipped=adapter.skipped - skips[0], bytes_skipped=adapter.skipped_bytes - skips[1])
     if args.trace:
         episode["trace"] = subject.log
     return episode

@@ -35,7 +35,7 @@ class _Dialog:
 
 
 def _act(facts: _Facts, doc_before: int = 1) -> Act:
-    return Act(Marks(began=0.0, doc=doc_before, opened=0, opens=0, modals=(), downloads=0), facts)
+    return Act(Marks(began=0.0, doc=doc_before, opened=0, opens=0, modals=(), downloads=0, version=0), facts)
 
 
 def test_a_write_that_changed_the_page_in_place_gives_the_tabs_version() -> None:

@@ -19,13 +19,13 @@ __all__ = [
     "REFUSED",
     "Many",
     "changed_states",
+    "filled_labels",
     "gone",
     "many_options",
     "named",
     "problem",
     "read_back",
     "refuse_probe",
-    "filled_labels",
     "shown_label",
 ]
 

@@ -111,8 +111,8 @@ class Marks:
     """The page's count of window.open calls."""
     modals: tuple[str, ...]
     downloads: int
-    version: int = -1
-    """The tab's window version (-1: not taken)."""
+    version: int
+    """The tab's window version."""
 
 
 @dataclass(eq=False)
