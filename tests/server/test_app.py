@@ -235,6 +235,9 @@ class _Heard:
         self.lists_served = 0
         """As `Broadcaster.lists_served`: `tools/list` answers given (a client read the list)."""
 
+    def changed(self) -> None:
+        pass
+
     async def resource_updated(self, uri: str) -> None:
         self.updated += 1
 

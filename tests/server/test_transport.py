@@ -38,6 +38,7 @@ class Toy:
 
     async def add_window(self, title: str) -> None:
         self.windows.append(title)
+        self.broadcaster.changed()
         await self.broadcaster.resource_updated(WINDOWS_URI)
         await self.broadcaster.tools_list_changed()
 
@@ -49,6 +50,7 @@ class Toy:
             ctx: ServerRequestContext, params: types.ReadResourceRequestParams
         ) -> types.ReadResourceResult:
             text = json.dumps({"windows": self.windows})
+            self.broadcaster.read_by(ctx, WINDOWS_URI)
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=WINDOWS_URI, mime_type="application/json", text=text)]
             )
@@ -213,6 +215,29 @@ async def test_http_both_generations_at_once(http_server: _Http) -> None:
         await modern.client.call_tool("add_window", {"title": "chat"})  # a change one client caused
         for handle in (legacy, modern):
             await _assert_change_seen(handle, before[id(handle)], "chat")
+
+
+@pytest.mark.anyio
+async def test_a_session_is_not_told_of_a_change_it_has_read(http_server: _Http) -> None:
+    # A client re-reads app://windows on every resources/updated: told of a change it read
+    # already, it would read the same document again, and pay for it.
+    toy = http_server.toy
+    async with (
+        open_http_client(http_server.url, TOKEN, "legacy") as reader,
+        open_http_client(http_server.url, TOKEN, "legacy") as other,
+    ):
+        toy.windows.append("mail")
+        toy.broadcaster.changed()  # the change, not announced yet
+        assert await _windows(reader) == ["home", "mail"]
+        before = {id(h): _counts(h)["resource_updated"] for h in (reader, other)}
+        await toy.broadcaster.resource_updated(WINDOWS_URI)
+        await other.notifications.wait_for("resource_updated", after=before[id(other)])
+        await anyio.sleep(0.3)  # the reader's notification, were one sent, would have come by now
+        assert reader.notifications.count("resource_updated") == before[id(reader)]
+
+        await toy.add_window("chat")  # a change after its read: told
+        await reader.notifications.wait_for("resource_updated", after=before[id(reader)])
+        assert await _windows(reader) == ["home", "mail", "chat"]
 
 
 @pytest.mark.anyio

@@ -245,6 +245,7 @@ def build_server(
             # still behind then says so).
             behind = await desktop.fresh_reads(FRESH_LIMIT)
             text = json.dumps(desktop.windows_document(behind), ensure_ascii=False, separators=(",", ":"))
+            broadcaster.read_by(ctx, uri)
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
             )
@@ -313,6 +314,8 @@ class Announcing(Protocol):
 
     lists_served: int
 
+    def changed(self) -> None: ...
+
     async def resource_updated(self, uri: str) -> None: ...
 
     async def tools_list_changed(self) -> None: ...
@@ -330,7 +333,8 @@ async def run_notifier(
     """Announce every change: `resources/updated` always, `tools/list_changed` when the tool set moved.
 
     Changes are coalesced: however fast the browser changes, clients hear at most one
-    `resources/updated` per `min_interval`; and `tools/list_changed` only once the set
+    `resources/updated` per `min_interval`, and none of a change they read already
+    (`Broadcaster.read_by`); and `tools/list_changed` only once the set
     (`tools_key`) has kept still for `quiet`, at most `hold` after it first moved, when it
     differs from the set last announced, or when it came back to it after a client read the
     list meanwhile (that client holds the set in between: every hiding and every restoring a
@@ -341,6 +345,7 @@ async def run_notifier(
     """Set when the tool set differs from the one last seen; the announcer starts a new one each wait."""
 
     def mark() -> None:
+        broadcaster.changed()
         changed.set()
 
     desktop.on_change(mark)

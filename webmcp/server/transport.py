@@ -68,6 +68,8 @@ class _Peer:
     session: ServerSession
     subscriptions: set[str] = field(default_factory=set)
     timeouts: int = 0
+    read_at: dict[str, int] = field(default_factory=dict)
+    """Per URI, how many changes (`Broadcaster.changed`) there had been when this session last read it."""
 
 
 class Broadcaster:
@@ -87,10 +89,23 @@ class Broadcaster:
         self.lists_served = 0
         """`tools/list` answers given so far (`listed`): a client that read the list while it
         moved holds what it read, and is told when it moves back (`run_notifier`)."""
+        self._changes = 0
 
     def listed(self) -> None:
         """A `tools/list` was answered."""
         self.lists_served += 1
+
+    def changed(self) -> None:
+        """What the resources show changed (the desktop's change listener)."""
+        self._changes += 1
+
+    def read_by(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
+        """The session behind `ctx` read `uri` as it is now (call it right as the answer is built, with
+        no await between): no `resources/updated` tells it of the changes it read. A client that
+        re-reads on every notification would otherwise read the same document twice."""
+        peer = self._peer_for(ctx)
+        if peer is not None:
+            peer.read_at[uri] = self._changes
 
     def handlers(self) -> dict[str, Callable[..., Awaitable[Any]]]:
         """The `Server` constructor keywords this broadcaster serves."""
@@ -111,8 +126,13 @@ class Broadcaster:
         return len(self._peers)
 
     async def resource_updated(self, uri: str) -> None:
-        """Send `notifications/resources/updated` for `uri` to subscribed sessions and listeners."""
-        peers = [peer for peer in self._peers.values() if uri in peer.subscriptions]
+        """Send `notifications/resources/updated` for `uri` to subscribed sessions and listeners,
+        save sessions that read it after the last change (`read_by`)."""
+        peers = [
+            peer
+            for peer in self._peers.values()
+            if uri in peer.subscriptions and peer.read_at.get(uri) != self._changes
+        ]
         await self._fan_out(peers, lambda s: s.send_resource_updated(uri), ResourceUpdated(uri=uri))
 
     async def tools_list_changed(self) -> None:
