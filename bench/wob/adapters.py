@@ -11,7 +11,10 @@ states where the server says them. It acts on an `Item` it picked: `press`, `fil
   agent that keeps the version it read does: when an action's answer says the window is at that
   very version (and opened no window), the next look is the page it read, not read again (a
   window's version rises whenever its blocks or summary change, seed 001 §7.1); the next look
-  after that reads. `skipped`/`skipped_bytes` count those looks and what the reads would have cost.
+  after that reads. As a client subscribed to app://windows does (seed 001 §5: every change sends
+  its `resources/updated`, then the client reads again): a look with no action and no
+  `resources/updated` since the last read is that read. `skipped`/`skipped_bytes` count those
+  looks and what the reads would have cost.
 * `PlaywrightAdapter`: `browser_snapshot` (its YAML, refs kept), and `browser_click`,
   `browser_type`, `browser_hover`, `browser_press_key`, `browser_select_option`. An item is
   addressed by its ref.
@@ -258,10 +261,15 @@ class BridgeAdapter(Adapter):
         self.version: int | None = None
         self.said: int | None = None
         """The window's version as the last action's answer said it, until the next look."""
+        self.acted = True
+        """Whether an action was asked for since the last read."""
+        self.heard = -1
+        """The `resources/updated` notifications that had come when the last read was asked for."""
         self.skipped = 0
         self.skipped_bytes = 0
 
     async def ready(self) -> None:
+        await self.s.subscribe("app://windows")
         state = json.loads(await self.s.read("app://windows"))
         tabs = [w["id"] for w in state["windows"] if w["id"].startswith("tab-")]
         if not tabs:
@@ -269,15 +277,20 @@ class BridgeAdapter(Adapter):
         self.win = tabs[0]
 
     async def navigate(self, url: str) -> None:
-        self.said = None
+        self.said, self.acted = None, True
         await self.s.call(f"{self.win}__navigate", {"url": url}, timeout=60)
 
     async def look(self) -> Page:
         said, self.said = self.said, None
-        if self.page is not None and said is not None and said == self.version:
+        unchanged = said is not None and said == self.version
+        quiet = not self.acted and self.s.count("resource") == self.heard
+        if self.page is not None and (unchanged or quiet):
             self.skipped += 1
             self.skipped_bytes += len(self.page.raw.encode())
             return self.page
+        # A notification that comes during the read may be of a change the read already shows:
+        # the next look reads again.
+        self.acted, self.heard = False, self.s.count("resource")
         raw = await self.s.read("app://windows")
         state = json.loads(raw)
         window = next((w for w in state["windows"] if w["id"] == self.win), None)
@@ -331,6 +344,7 @@ class BridgeAdapter(Adapter):
         return {"label": label, "blockId": block} if block else {"label": label}
 
     async def _act(self, action: str, args: dict[str, Any]) -> str:
+        self.acted = True
         error, text = await self.s.call_raw(f"{self.win}__{action}", args)
         listed = _candidates(text) if error else []
         if listed and "label" in args and not re.search(r" #\d+$", args["label"]):
