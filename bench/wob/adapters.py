@@ -6,8 +6,8 @@ states where the server says them. It acts on an `Item` it picked: `press`, `fil
 `key`, `select`. The adapters translate, and nothing else:
 
 * `BridgeAdapter`: `resources/read app://windows` (the tab's blocks; the address block left
-  out), and the window actions `{win}__press {label, blockId}`, `__fill {fields}`, `__hover`,
-  `__press_key`. An item is addressed by the words the window shows and its block's id. As an
+  out), and the window actions `{win}__press {label, blockId}` (with `key`, a key), `__fill {fields}`,
+  `__hover`. An item is addressed by the words the window shows and its block's id. As an
   agent that keeps the version it read does: when an action's answer says the window is at that
   very version (and opened no window), the next look is the page it read, not read again (a
   window's version rises whenever its blocks or summary change, seed 001 §7.1); the next look
@@ -397,7 +397,7 @@ class BridgeAdapter(Adapter):
         return await self._said("hover", None, await self._act("hover", {**self._target(item), "wheel": delta}))
 
     async def key(self, key: str, item: Item | None = None) -> str:
-        text = await self._act("press_key", {"key": key, **(self._target(item) if item else {})})
+        text = await self._act("press", {"key": key, **(self._target(item) if item else {})})
         return await self._said("key", key, text)
 
     async def select(self, item: Item, values: list[str]) -> str:
@@ -408,7 +408,7 @@ class BridgeAdapter(Adapter):
             await self.fill(item, on)
 
     async def type_keys(self, item: Item, text: str) -> None:
-        # press_key takes one key or chord a call: a command is a call per character. The first
+        # press takes one key or chord a call: a command is a call per character. The first
         # goes to the field by its label (which may change as it is typed in), the rest to the focus.
         for n, key in enumerate([*text, "Enter"]):
             await self.key(key, item if n == 0 else None)

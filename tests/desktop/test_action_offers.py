@@ -21,7 +21,7 @@ _TEXT = ActionTarget("text", "Paris", "listitem", "0:main", 4)
 _FORM = {"role": {"value": "form"}, "ignored": False}
 
 
-WINDOW_ACTIONS = ("press", "hover", "press_key", "fill", "submit")
+WINDOW_ACTIONS = ("press", "hover", "fill", "submit")
 
 
 def test_every_window_action_is_listed_whatever_the_page_shows() -> None:

@@ -73,7 +73,7 @@ async def test_press_opens_an_accordion_section_and_a_tree_item(
         assert "Section 2" in said and "expanded" in said, said
         shown = await _result_line(stage, "/patterns/accordion.html")
         assert "Opened: Section 2" in shown and "Refunds go back to the card" in shown
-        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Section 3"})
+        await _ok(stage, f"{win}__press", {"key": "Enter", "label": "Section 3"})
         assert "Opened: Section 3" in await _result_line(stage, "/patterns/accordion.html")
         # A panel that shows in the page's next frames (an animated accordion): the press's answer
         # comes after them, and so does the window read right after it.
@@ -152,13 +152,13 @@ async def test_keys_submit_close_and_move(site: str, browser: BrowserProcess, tr
     async with _bridge(site, browser, transport, "/patterns/keys.html") as stage:
         win = (await stage.tab_for("/patterns/keys.html"))["id"]
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
-        said = await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+        said = await _ok(stage, f"{win}__press", {"key": "Enter", "label": "Subject"})
         assert said.startswith("Pressed Enter in"), said
         assert "Saved: Printer" in await _result_line(stage, "/patterns/keys.html")
-        await _ok(stage, f"{win}__press_key", {"key": "Escape"})
+        await _ok(stage, f"{win}__press", {"key": "Escape"})
         shown = await _result_line(stage, "/patterns/keys.html")
         assert "Tip closed" in shown and "press Escape to close" not in shown
-        await _ok(stage, f"{win}__press_key", {"key": "ArrowDown", "label": "Queue"})
+        await _ok(stage, f"{win}__press", {"key": "ArrowDown", "label": "Queue"})
         assert "Queue: Network" in await _result_line(stage, "/patterns/keys.html")
         # A menu that opens 300 ms after the pointer came is read before the hover answers.
         await _ok(stage, f"{win}__hover", {"label": "More"})
@@ -194,8 +194,11 @@ async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProc
     async with _bridge(site, browser, "stdio", "/patterns/autocomplete.html") as stage:
         tab = await stage.tab_for("/patterns/autocomplete.html")
         win = tab["id"]
-        unknown = await _error(stage, f"{win}__press_key", {"key": "Hyperspace"})
+        unknown = await _error(stage, f"{win}__press", {"key": "Hyperspace"})
         assert unknown["code"] == "validation_failed" and "Hyperspace" in unknown["message"], unknown
+        # press with neither what to press nor a key: said, nothing pressed.
+        neither = await _error(stage, f"{win}__press", {"blockId": "b1"})
+        assert neither["code"] == "validation_failed" and neither["fields"][0]["field"] == "label", neither
         assert (await stage.tab_for("/patterns/autocomplete.html"))["version"] == tab["version"]
     async with _bridge(site, browser, "stdio", "/patterns/keys.html") as stage:
         win = (await stage.tab_for("/patterns/keys.html"))["id"]
@@ -210,13 +213,13 @@ async def test_refusals_say_why_and_send_nothing(site: str, browser: BrowserProc
     async with _bridge(site, browser, "stdio", "/patterns/keys.html", "--human-submit") as stage:
         win = (await stage.tab_for("/patterns/keys.html"))["id"]
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
-        kept = await _error(stage, f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+        kept = await _error(stage, f"{win}__press", {"key": "Enter", "label": "Subject"})
         assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
         kept = await _error(stage, f"{win}__press", {"label": "Save note"})
         assert kept["code"] == "action_not_available" and "--human-submit" in kept["message"], kept
         assert "Saved" not in await _result_line(stage, "/patterns/keys.html")
         tab = await stage.tab_for("/patterns/keys.html")
-        for action, args in (("hover", {"label": "More"}), ("press_key", {"key": "Escape"})):
+        for action, args in (("hover", {"label": "More"}), ("press", {"key": "Escape"})):
             stale = await _error(stage, f"{win}__{action}", {**args, "expectedVersion": tab["version"] - 1})
             assert stale["code"] == "stale_state", stale
         assert "Tip closed" not in await _result_line(stage, "/patterns/keys.html"), "a refused key is not sent"
@@ -231,7 +234,7 @@ async def test_focus_and_blur_handlers_run_in_a_background_tab_when_attached(
         other = (await stage.call("app__open_tab", {})).structured_content["openedWindowIds"][0]
         await _ok(stage, f"{other}__focus", {})
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
-        await _ok(stage, f"{win}__press_key", {"key": "Tab"})
+        await _ok(stage, f"{win}__press", {"key": "Tab"})
         shown = await _result_line(stage, "/patterns/keys.html")
         assert "focus (page focused: true), blur" in shown, shown
         # A text box is pressed as a person clicks into it: it takes the focus.
@@ -260,7 +263,7 @@ async def test_press_and_keys_reach_into_frames(site: str, browser: BrowserProce
         assert "by script" not in said, "a trusted click reached the frame"
         await stage.wait_windows(lambda d: "Refunding a duplicate card charge" in json.dumps(d))
         await _ok(stage, f"{win}__fill", {"fields": [{"label": "Search articles", "value": "password"}]})
-        await _ok(stage, f"{win}__press_key", {"key": "Enter", "label": "Search articles"})
+        await _ok(stage, f"{win}__press", {"key": "Enter", "label": "Search articles"})
         await stage.wait_windows(lambda d: "How to reset a customer password" in json.dumps(d))
 
 
@@ -295,9 +298,9 @@ async def test_press_toggles_a_checkbox_and_says_its_state(site: str, browser: B
 async def test_a_key_typed_into_a_secret_field_is_not_said_back(site: str, browser: BrowserProcess) -> None:
     async with _bridge(site, browser, "stdio", "/plain/signin.html") as stage:
         win = (await stage.tab_for("/plain/signin.html"))["id"]
-        said = await _ok(stage, f"{win}__press_key", {"key": "Q", "label": "Password"})
+        said = await _ok(stage, f"{win}__press", {"key": "Q", "label": "Password"})
         assert "Pressed Q" not in said and "sensitive" in said, said
-        said = await _ok(stage, f"{win}__press_key", {"key": "z"})
+        said = await _ok(stage, f"{win}__press", {"key": "z"})
         assert "Pressed z" not in said and "sensitive" in said, said
         fields = {
             i["label"]: i for b in (await stage.tab_for("/plain/signin.html"))["blocks"] if b["type"] == "fields"
@@ -341,11 +344,11 @@ async def test_a_key_answers_after_what_it_queued_has_run(site: str, browser: Br
     async with _bridge(site, browser, transport, "/patterns/agreement.html") as stage:
         win = (await stage.tab_for("/patterns/agreement.html"))["id"]
         for _ in range(3):
-            await _ok(stage, f"{win}__press_key", {"key": "Control+a", "label": "Message"})
+            await _ok(stage, f"{win}__press", {"key": "Control+a", "label": "Message"})
             await _ok(stage, f"{win}__press", {"label": "Bold"})
             assert "Bold: Harbor keeps your data safe" in await _result_line(stage, "/patterns/agreement.html")
-            await _ok(stage, f"{win}__press_key", {"key": "Control+Home"})
-            await _ok(stage, f"{win}__press_key", {"key": "Control+Shift+ArrowRight"})
+            await _ok(stage, f"{win}__press", {"key": "Control+Home"})
+            await _ok(stage, f"{win}__press", {"key": "Control+Shift+ArrowRight"})
             await _ok(stage, f"{win}__press", {"label": "Bold"})
             assert 'Bold: Harbor"' in await _result_line(stage, "/patterns/agreement.html")
 
@@ -377,11 +380,11 @@ async def test_actions_called_back_to_back_meet_the_page_at_a_persons_pace(site:
     async with _bridge(site, browser, "stdio", "/patterns/editor.html") as stage:
         win = (await stage.tab_for("/patterns/editor.html"))["id"]
         for _ in range(3):
-            await _ok(stage, f"{win}__press_key", {"key": "Control+a", "label": "Note"})
+            await _ok(stage, f"{win}__press", {"key": "Control+a", "label": "Note"})
             await _ok(stage, f"{win}__press", {"label": "Underline"})
             shown = await _result_line(stage, "/patterns/editor.html")
             assert "Underlined: \u201cShip the harbor order today\u201d" in shown, shown
-            await _ok(stage, f"{win}__press_key", {"key": "Control+Home", "label": "Note"})
+            await _ok(stage, f"{win}__press", {"key": "Control+Home", "label": "Note"})
             await _ok(stage, f"{win}__press", {"label": "Underline"})
             shown = await _result_line(stage, "/patterns/editor.html")
             assert "Underlined: nothing (no text was selected)" in shown, shown

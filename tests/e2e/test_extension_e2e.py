@@ -168,10 +168,10 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
             # Acting as a person through chrome.debugger (issue 39): trusted keys, and the focus a
             # person's window gives (the popup is in front: the shared tab is in the background).
             await stage.call(f"{win}__navigate", {"url": site + "/patterns/keys.html"})
-            await stage.wait_tools(lambda names: f"{win}__press_key" in names)
+            await stage.wait_tools(lambda names: f"{win}__press" in names)
             filled = await stage.call(f"{win}__fill", {"fields": [{"label": "Subject", "value": "Printer"}]})
             assert not filled.is_error, filled.structured_content
-            keyed = await stage.call(f"{win}__press_key", {"key": "Enter", "label": "Subject"})
+            keyed = await stage.call(f"{win}__press", {"key": "Enter", "label": "Subject"})
             assert not keyed.is_error, keyed.structured_content
             await stage.wait_windows(lambda d: "Saved: Printer" in json.dumps(d) and "focused: true" in json.dumps(d))
             await stage.call(f"{win}__navigate", {"url": site + "/"})

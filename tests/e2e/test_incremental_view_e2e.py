@@ -129,7 +129,7 @@ NOT_CALLED = {
 }
 WINDOW_ACTIONS = {
     "accept", "call_page_tool", "cancel", "choose", "close", "close_tab", "dismiss", "fill", "focus",
-    "hover", "list_page_tools", "navigate", "open_tab", "press", "press_key", "read_content", "read_download",
+    "hover", "list_page_tools", "navigate", "open_tab", "press", "read_content", "read_download",
     "screenshot", "sign_in", "stop_dialogs", "submit", "wait_for",
 }  # fmt: skip
 CLOSERS = ("accept", "dismiss", "cancel", "close")

@@ -163,7 +163,7 @@ def test_a_slider_is_not_filled_and_the_refusal_says_how_to_move_it() -> None:
     found = resolve(targets, "Volume", None, FIELD, "field")
     assert isinstance(found, Resolved)
     refused = coerce(targets, found, 70)
-    assert isinstance(refused, Refusal) and "press_key" in refused.message and "ArrowRight" in refused.message
+    assert isinstance(refused, Refusal) and "press `key`" in refused.message and "ArrowRight" in refused.message
 
 
 def test_same_text_in_two_places_is_listed_by_where_it_stands_not_by_a_block_id_the_window_hides() -> None:

@@ -1,4 +1,4 @@
-"""Window actions on a tab: fill, press, hover, press_key and submit what the window shows
+"""Window actions on a tab: fill, press (a click or a key), hover and submit what the window shows
 (issues 20 and 39; docs/protocols.md#window-actions).
 
 `WindowActions` is the tab's part that acts on the page as a person would, by the labels
@@ -131,7 +131,7 @@ key or a click), and a press that came sooner met the page before it had (calls 
 
 
 class WindowActions:
-    """Fill, press, hover, press_key and submit on one tab (the caller holds the tab's op_lock)."""
+    """Fill, press (a click or a key), hover and submit on one tab (the caller holds the tab's op_lock)."""
 
     def __init__(
         self,
@@ -168,7 +168,7 @@ class WindowActions:
         """
         if action == "submit":
             return self._host.agent_may_submit
-        return action in ("fill", "press", "hover", "press_key")
+        return action in ("fill", "press", "hover")
 
     def why_not(self, action: str) -> str:
         """Why `action` is not offered now, in a sentence (for `action_not_available`)."""
@@ -176,7 +176,9 @@ class WindowActions:
         if action == "submit" and not self._host.agent_may_submit:
             return "Only the person at the browser may submit forms here (--human-submit)."
         if action == "submit":
-            return f"{host} shows no form to submit; press the control that sends it, or press_key Enter in its field."
+            return (
+                f"{host} shows no form to submit; press the control that sends it, or press `key` Enter in its field."
+            )
         if action == "fill":
             return f"{host} shows no field that takes a value now; re-read app://windows."
         return f"{host} shows nothing {action} can act on now; re-read app://windows."

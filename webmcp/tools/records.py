@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, WithJsonSchema
 
 from webmcp.desktop import content
 from webmcp.desktop.actions import FieldValue
@@ -147,9 +147,13 @@ class CallPageToolInput(_Input):
     )
 
 
+_FIELD_VALUE = {"type": ["string", "boolean", "number", "array"], "items": {"type": "string"}}
+"""What a field takes, said as one type list: pydantic's anyOf of five schemas lists integer beside number."""
+
+
 class FieldInput(_Input):
     label: str = Field(min_length=1)
-    value: str | bool | int | float | list[str] = Field(
+    value: Annotated[str | bool | int | float | list[str], WithJsonSchema(_FIELD_VALUE)] = Field(
         description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio "
         "(or, under a radio group's label, the option); ISO dates and times (2026-12-03, 20:45)."
     )
@@ -161,8 +165,11 @@ class FillInput(_Input):
 
 
 class PressInput(_Input):
-    label: str = Field(min_length=1, description='As the window shows it ("Reply #2": the second of that name).')
+    label: str | None = Field(
+        default=None, min_length=1, description='As the window shows it ("Reply #2": the second of that name).'
+    )
     block_id: str | None = Field(default=None, alias="blockId", description="Where several share the label.")
+    key: str | None = Field(default=None, min_length=1, max_length=40)
 
 
 class HoverInput(_Input):
@@ -172,12 +179,6 @@ class HoverInput(_Input):
     wheel: int | None = Field(
         default=None, ge=-100_000, le=100_000, description="Then turn the wheel there by this many px (up if < 0)."
     )
-
-
-class PressKeyInput(_Input):
-    key: str = Field(min_length=1, max_length=40)
-    label: str | None = Field(default=None, min_length=1)
-    block_id: str | None = Field(default=None, alias="blockId")
 
 
 class SubmitInput(_Input):
@@ -319,15 +320,19 @@ async def _fill(tab: Tab, params: FillInput, check: VersionCheck | None) -> Tool
 
 
 async def _press(tab: Tab, params: PressInput, check: VersionCheck | None) -> ToolResult:
+    if params.key is not None:
+        return await tab.press_key(params.key, params.label, params.block_id, check)
+    if params.label is None:
+        raise ToolError(
+            "validation_failed",
+            "Give `label`, what to press as the window shows it, or `key`. Nothing was pressed.",
+            fields=[{"field": "label", "error": "Give it, or key"}],
+        )
     return await tab.press(params.label, params.block_id, check)
 
 
 async def _hover(tab: Tab, params: HoverInput, check: VersionCheck | None) -> ToolResult:
     return await tab.hover(params.label, params.block_id, check, params.wheel)
-
-
-async def _press_key(tab: Tab, params: PressKeyInput, check: VersionCheck | None) -> ToolResult:
-    return await tab.press_key(params.key, params.label, params.block_id, check)
 
 
 async def _submit_form(tab: Tab, params: SubmitInput, check: VersionCheck | None) -> ToolResult:
@@ -483,7 +488,8 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         applies_to="tab",
         title="Press",
         description="Click what the window shows, by its text or name (a button, link, tab, menu or tree item, "
-        "checkbox, list item, suggestion, cell).",
+        'checkbox, list item, suggestion, cell); or press `key`, a key or chord ("Enter", "Shift+Tab", "ArrowDown", '
+        '"a"), in it (focused first) or, without `label`, where the focus is.',
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
@@ -499,17 +505,6 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         annotations={"destructiveHint": False, "openWorldHint": True},
         guarded=_hover,
         **_window_action("hover"),
-    ),
-    ToolRecord(
-        action="press_key",
-        applies_to="tab",
-        title="Press a key",
-        description='Press a key or chord ("Enter", "Shift+Tab", "ArrowDown", "a") in `label` (as press names it; '
-        "focused first), else where the focus is.",
-        input_model=PressKeyInput,
-        annotations={"destructiveHint": True, "openWorldHint": True},
-        guarded=_press_key,
-        **_window_action("press_key"),
     ),
     ToolRecord(
         action="submit",

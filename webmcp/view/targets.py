@@ -502,7 +502,8 @@ def _coerce_one(target: ActionTarget, value: Any) -> Coerced | Refusal:
         return Coerced("text", text=iso)
     if kind == "none" and target.role == "slider":
         # A person drags it or moves it with keys; its value is not text to set.
-        return Refusal(f"{name} is a slider: move it with press_key in it (ArrowRight, ArrowLeft, PageUp, Home, End).")
+        keys = "ArrowRight, ArrowLeft, PageUp, Home, End"
+        return Refusal(f"{name} is a slider: move it with press `key` in it ({keys}).")
     if kind == "none":
         return Refusal(f"{name} is a {target.role} the bridge cannot fill.")
     return Coerced("text", text=text)
