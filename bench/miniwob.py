@@ -345,7 +345,8 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
     if "bridge" in keys:
         eps = results["bridge"]["episodes"]
         out += (
-            f"\nReads of an unchanged window the bridge's agent skipped (the answer said the version it had read): "
+            "\nReads of an unchanged window the bridge's agent skipped (the answer said the version it had read, "
+            "or neither an action nor a resources/updated came since its last read): "
             f"{sum(e.get('reads_skipped', 0) for e in eps)}, which would have cost "
             f"{sum(e.get('bytes_skipped', 0) for e in eps)} B."
         )
