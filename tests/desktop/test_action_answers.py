@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from webmcp.desktop.action_words import Many, changed_states, filled_labels, many_options, read_back
+from webmcp.desktop.action_words import (
+    Many,
+    changed_states,
+    filled_labels,
+    many_options,
+    only_values_changed,
+    read_back,
+)
 from webmcp.view.targets import ActionTarget, Coerced, Refusal
 
 
@@ -62,3 +69,20 @@ def test_a_press_says_only_the_states_itchanged_states() -> None:
     assert changed_states(before, after) == " It is now expanded and selected."
     assert changed_states(after, after) == ""
     assert changed_states({"checked": "true"}, {"checked": "false"}) == " It is now unchecked."
+
+
+def _form(desk: str = "", shift: str = "", **extra: object) -> list[dict[str, object]]:
+    items = [{"label": "Desk", "value": desk, **extra}, {"label": "Shift", "value": shift}]
+    return [{"type": "text", "text": "Shift note"}, {"type": "fields", "id": "b2", "items": items}]
+
+
+def test_only_the_values_of_the_fields_filled_may_differ_for_nothing_else_to_have_changed() -> None:
+    filled = {"Desk"}
+    assert only_values_changed(_form(), _form(), filled)
+    assert only_values_changed(_form(), _form(desk="B-12"), filled)
+    assert not only_values_changed(_form(), _form(shift="Night"), filled), "another field's value moved"
+    assert not only_values_changed(_form(), _form(desk="B-12", invalid=True), filled), "the field's error came"
+    opened = [*_form(desk="B-12"), {"type": "list", "id": "b3", "items": ["B-12 (north)"]}]
+    assert not only_values_changed(_form(), opened, filled), "a suggestion list opened"
+    retold = [{"type": "text", "text": "Shift note (unsaved)"}, _form(desk="B-12")[1]]
+    assert not only_values_changed(_form(), retold, filled)

@@ -566,6 +566,45 @@ async def test_a_press_the_window_cannot_show_says_the_window_is_still_at_the_ve
         assert checked["version"] > version and said.endswith(f"{win} is at version {checked['version']}."), said
 
 
+def _but_values(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {**b, "items": [{k: v for k, v in i.items() if k != "value"} for i in b["items"]]}
+        if b["type"] == "fields"
+        else b
+        for b in blocks
+    ]
+
+
+async def test_a_fill_that_changed_nothing_else_says_so_since_the_version_it_found(
+    site: str, browser: BrowserProcess
+) -> None:
+    # MiniWoB's forms: a field takes its value and nothing else on the page moves. The answer says
+    # so, from the version the fill found: an agent that read it knows the window without a read.
+    path = "/patterns/nearby-labels.html"
+    async with _bridge(site, browser, "stdio", path) as stage:
+        window = await stage.tab_for(path)
+        win, version = window["id"], window["version"]
+        said = await _ok(
+            stage, f"{win}__fill", {"fields": [{"label": "Desk", "value": "B-12"}], "expectedVersion": version}
+        )
+        after = await stage.tab_for(path)
+        assert said == (
+            f"Filled \u201cDesk\u201d; nothing else changed since version {version}. "
+            f"{win} is at version {after['version']}."
+        ), said
+        assert after["version"] > version and _but_values(after["blocks"]) == _but_values(window["blocks"])
+        assert [
+            i["value"] for b in after["blocks"] if b["type"] == "fields" for i in b["items"] if i["label"] == "Desk"
+        ] == ["B-12"]
+    # A page whose own listeners answer the typing ("Seen by the page: …"): not said.
+    path = "/patterns/fields.html"
+    async with _bridge(site, browser, "stdio", path) as stage:
+        win = (await stage.tab_for(path))["id"]
+        said = await _ok(stage, f"{win}__fill", {"fields": [{"label": "Summary", "value": "Quiet night"}]})
+        assert "nothing else" not in said and said.startswith("Filled \u201cSummary\u201d."), said
+        assert "summary=Quiet night" in _text(await stage.tab_for(path))
+
+
 async def test_controls_drawn_around_hidden_inputs_are_pressed_by_their_labels(
     site: str, browser: BrowserProcess, transport: str
 ) -> None:

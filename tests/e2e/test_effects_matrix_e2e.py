@@ -216,6 +216,8 @@ async def _act(stage: Stage, action: str, effect: str) -> Acted:
             "\u201cEffect word\u201d was being set when" if effect == "js_dialog" else "Filled \u201cEffect word\u201d."
         )
         assert str(answer["message"]).startswith(done), answer
+        # Each effect changes more than the field: a fill never says nothing else changed.
+        assert "nothing else changed" not in str(answer["message"]), answer
     elif action == "press":
         answer = await _ok(stage, f"{tab}__press", {"label": "Start the effect"})
     elif action == "submit":

@@ -23,6 +23,7 @@ __all__ = [
     "gone",
     "many_options",
     "named",
+    "only_values_changed",
     "problem",
     "read_back",
     "refuse_probe",
@@ -169,6 +170,32 @@ def filled_labels(targets: Sequence[ActionTarget]) -> str:
     if len(targets) > 1 and all(t.sensitive for t in targets):
         return ", ".join(f"\u201c{t.label}\u201d" for t in targets) + " (sensitive: their values are not shown)"
     return ", ".join(shown_label(t) for t in targets)
+
+
+def only_values_changed(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], labels: set[str]) -> bool:
+    """Whether the blocks `after` are `before` but for the values of field items labelled one of `labels`.
+
+    Anything else that differs (a block, a field's other keys or another field's value, a
+    suggestion list the fill opened, a field's error) makes it False.
+    """
+    if len(before) != len(after):
+        return False
+    for old, new in zip(before, after, strict=True):
+        if old == new:
+            continue
+        if old.get("type") != "fields" or _without(old, "items") != _without(new, "items"):
+            return False
+        olds, news = old.get("items", []), new.get("items", [])
+        if len(olds) != len(news):
+            return False
+        for was, now in zip(olds, news, strict=True):
+            if was != now and (was.get("label") not in labels or _without(was, "value") != _without(now, "value")):
+                return False
+    return True
+
+
+def _without(mapping: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if k != key}
 
 
 def shown_label(target: ActionTarget) -> str:

@@ -19,6 +19,7 @@ too (server/app.py `_leaving`).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from webmcp.desktop.action_words import (
     gone,
     many_options,
     named,
+    only_values_changed,
     problem,
     read_back,
     refuse_probe,
@@ -51,7 +53,7 @@ from webmcp.desktop.live_view import PageRead
 from webmcp.desktop.page_elements import ACTIONS_JS, Element, call, element_of, focused_element, world_of
 from webmcp.desktop.parts import Part
 from webmcp.desktop.races import first_of
-from webmcp.desktop.windows import VersionCheck
+from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
 from webmcp.view.targets import (
@@ -100,6 +102,10 @@ class ActionHost(TabFacts, Protocol):
     @property
     def agent_may_submit(self) -> bool: ...
 
+    @property
+    def window(self) -> WindowState:
+        """The tab's window as `app://windows` shows it."""
+
 
 class PageChanges(Protocol):
     """When the page's own observer reported changes (refresher.py `LiveView`)."""
@@ -128,6 +134,31 @@ PERSON_GAP = 0.15
 """The least time from one window action's answer to the next action on the tab (s), as between a
 person's moves: a page may take in an input in a timer (Quill 1.1 reads its selection 100 ms after a
 key or a click), and a press that came sooner met the page before it had (calls sent back to back)."""
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A window as a write found it (its blocks copied: a later read may reuse their dicts)."""
+
+    version: int
+    title: str
+    summary: str
+    blocks: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, window: WindowState) -> _Shown:
+        return cls(window.version, window.title, window.summary, json.loads(json.dumps(window.blocks)))
+
+    def only_filled(self, now: WindowState, filled: Sequence[ActionTarget], act: Act) -> bool:
+        """Whether `now` is this window but for the values of the fields `filled`, in the same document,
+        with nothing else the write started (a dialog, a tab, a download)."""
+        if act.moved or act.dialog is not None or act.prompt is not None or act.opened or act.downloads:
+            return False
+        return (
+            now.version != self.version
+            and (now.title, now.summary) == (self.title, self.summary)
+            and only_values_changed(self.blocks, now.blocks, {t.label for t in filled})
+        )
 
 
 class WindowActions:
@@ -241,6 +272,7 @@ class WindowActions:
 
         done: list[ActionTarget] = []
         differs: list[str] = []
+        before = _Shown.of(self._host.window)
 
         async def work(act: Act) -> None:
             for target, value in plan:
@@ -261,7 +293,10 @@ class WindowActions:
 
         _, act = await self._acting(work, check)
         # The tab is the tool's own, and its version follows (effects): each thing said once.
-        said = [f"Filled {filled_labels(done)}."] if done else []
+        # "nothing else changed since version N": an agent that read N knows the window without reading it.
+        alone = len(done) == len(plan) and not differs and before.only_filled(self._host.window, done, act)
+        end = f"; nothing else changed since version {before.version}." if alone else "."
+        said = [f"Filled {filled_labels(done)}{end}"] if done else []
         said.extend(differs)
         if len(done) < len(plan):
             # A dialog opened while a field was set (its change handler asked): the rest waits.
