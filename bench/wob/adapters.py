@@ -11,8 +11,9 @@ states where the server says them. It acts on an `Item` it picked: `press`, `fil
   agent that keeps the version it read does: when an action's answer says the window is at that
   very version (and opened no window), the next look is the page it read, not read again (a
   window's version rises whenever its blocks or summary change, seed 001 §7.1); the next look
-  after that reads. As a client subscribed to app://windows does (seed 001 §5: every change sends
-  its `resources/updated`, then the client reads again): a look with no action and no
+  after that reads. So too after a fill that says nothing else changed since the version it read
+  (the page it read, with the values it filled). As a client subscribed to app://windows does
+  (seed 001 §5: every change sends its `resources/updated`, then the client reads again): a look with no action and no
   `resources/updated` since the last read is that read. `skipped`/`skipped_bytes` count those
   looks and what the reads would have cost.
 * `PlaywrightAdapter`: `browser_snapshot` (its YAML, refs kept), and `browser_click`,
@@ -386,6 +387,14 @@ class BridgeAdapter(Adapter):
     async def fill_many_text(self, pairs: list[tuple[Item, Any]]) -> str:
         fields = [{**self._target(item), "value": value} for item, value in pairs]
         text = await self._act("fill", {"fields": fields})
+        since = re.search(r"; nothing else changed since version (\d+)\.", text)
+        if self.page is not None and self.said is not None and since and int(since.group(1)) == self.version:
+            # The window it read, but for the values it filled: the next look need not read it
+            # (`said` is the version the answer gave). A secret field shows its mask, not the value.
+            if not any("sensitive" in item.states for item, _ in pairs):
+                for item, value in pairs:
+                    item.value = value
+                self.version = self.said
         for _item, value in pairs:
             await self._said("fill", value, text)
         return text
