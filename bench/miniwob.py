@@ -345,8 +345,8 @@ def table(results: dict[str, Any], tasks: list[str], seeds: list[int]) -> str:
     if "bridge" in keys:
         eps = results["bridge"]["episodes"]
         out += (
-            "\nReads of an unchanged window the bridge's agent skipped (the answer said the version it had read, "
-            "or neither an action nor a resources/updated came since its last read): "
+            "\nReads the bridge's agent skipped (an answer said the window was at the version it had read, or a "
+            "fill that nothing but its values changed since; or neither an action nor a resources/updated came): "
             f"{sum(e.get('reads_skipped', 0) for e in eps)}, which would have cost "
             f"{sum(e.get('bytes_skipped', 0) for e in eps)} B."
         )
