@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-page-actions",
         action="store_true",
-        help="tabs offer no window actions (fill, press, submit by what the window shows): agents get only the "
+        help="tabs offer no window actions (fill, press, hover, submit by what the window shows): agents get only the "
         "tools pages declare and the browser actions",
     )
     parser.add_argument(
