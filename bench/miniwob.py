@@ -266,7 +266,7 @@ async def run_episode(
         seconds=round(elapsed, 3),
         error=error,
     )
-    if isinstance(adapter, BridgeAdapter) and skips is not None:
+    if skips is not None:  # the bridge's agent
         episode.update(reads_skipped=adapter.skipped - skips[0], bytes_skipped=adapter.skipped_bytes - skips[1])
     if args.trace:
         episode["trace"] = subject.log

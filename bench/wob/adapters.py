@@ -13,9 +13,9 @@ states where the server says them. It acts on an `Item` it picked: `press`, `fil
   window's version rises whenever its blocks or summary change, seed 001 §7.1); the next look
   after that reads. So too after a fill that says nothing else changed since the version it read
   (the page it read, with the values it filled). As a client subscribed to app://windows does
-  (seed 001 §5: every change sends its `resources/updated`, then the client reads again): a look with no action and no
-  `resources/updated` since the last read is that read. `skipped`/`skipped_bytes` count those
-  looks and what the reads would have cost.
+  (seed 001 §4.1, §6: every change sends its `resources/updated`, then the client reads again), a
+  look with no action and no `resources/updated` since the last read is that read.
+  `skipped`/`skipped_bytes` count those looks and what the reads would have cost.
 * `PlaywrightAdapter`: `browser_snapshot` (its YAML, refs kept), and `browser_click`,
   `browser_type`, `browser_hover`, `browser_press_key`, `browser_select_option`. An item is
   addressed by its ref.

@@ -138,7 +138,8 @@ key or a click), and a press that came sooner met the page before it had (calls 
 
 @dataclass(frozen=True)
 class _Shown:
-    """A window as a write found it (its blocks copied: a later read may reuse their dicts)."""
+    """A window as a write found it; its blocks are copied, so that what the answer claims never rests on
+    no later code changing a published block in place."""
 
     version: int
     title: str
