@@ -30,6 +30,7 @@ from cdp_bridge.spawn import LaunchOptions, Spawned, check_browser_arg, spawn
 from cdp_bridge.timeouts import Timeouts
 from webmcp import package_version
 from webmcp.config import DEFAULT_DOWNLOAD_LIMIT_MB, DEFAULT_DOWNLOAD_TOTAL_MB, BridgeConfig, BrowserConfig
+from webmcp.server.early import EarlyAnswers
 from webmcp.server.http_guard import HttpGuard, RemoteBindRefused, add_http_guard_arguments, install_log_guards
 
 __all__ = ["build_parser", "launch_options", "main"]
@@ -362,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     logger.info("command line read")
+    # A stdio client's initialize and first tools/list are answered while the rest starts.
+    early = EarlyAnswers.start() if config.http is None else None
     launch: tuple[LaunchOptions, Spawned] | None = None
     try:
         if browser.launched:
@@ -377,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         from webmcp.runner import run  # noqa: PLC0415 - the event loop, the connection, the agent side
 
         _collect_less()
-        anyio.run(run, config, launch)
+        anyio.run(run, config, launch, early)
     except KeyboardInterrupt:
         return 130
     except (BridgeError, OSError, BaseExceptionGroup) as exc:

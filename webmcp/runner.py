@@ -28,6 +28,7 @@ from cdp_bridge.spawn import Spawned
 from cdp_bridge.timeouts import Timeouts
 from webmcp import tracemem
 from webmcp.config import BridgeConfig
+from webmcp.server.early import EarlyAnswers
 
 __all__ = ["run"]
 
@@ -46,11 +47,14 @@ def _cdp_ws_url(cdp_url: str, timeout: float, headers: dict[str, str] | None = N
         return str(json.load(reply)["webSocketDebuggerUrl"])
 
 
-async def run(config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None = None) -> None:
+async def run(
+    config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None = None, early: EarlyAnswers | None = None
+) -> None:
     """Run the bridge as `config` says until the client leaves, the browser goes away, or a signal arrives.
 
     `launch` is the browser webmcp.cli started for the command line (None when it attaches:
-    `--cdp-url`, `--extension`), with the options it was started with.
+    `--cdp-url`, `--extension`), with the options it was started with; `early`, the answers it
+    began on stdin (webmcp.server.early).
     """
     # Signals are caught from the first moment, so a Ctrl-C during launch still stops the
     # browser cleanly (the exit stack below closes it, shielded).
@@ -58,11 +62,13 @@ async def run(config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None
         tg.start_soon(_stop_on_signal, tg.cancel_scope)
         if trace := tracemem.requested():  # hidden debugging hook, off by default
             tg.start_soon(tracemem.dump_on_signal, trace)
-        await _serve(config, launch)
+        await _serve(config, launch, early)
         tg.cancel_scope.cancel()
 
 
-async def _serve(config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None) -> None:
+async def _serve(
+    config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | None, early: EarlyAnswers | None
+) -> None:
     imports = _BackgroundImports()
     # The connection's own task group is entered (by the stack) inside this one, and left first.
     async with anyio.create_task_group() as tg:
@@ -76,7 +82,7 @@ async def _serve(config: BridgeConfig, launch: tuple[LaunchOptions, Spawned] | N
             await imports.desktop.wait()
             from webmcp.serve import serve
 
-            await serve(connection, config, server_loaded=imports.server, webmcp_checked=checked)
+            await serve(connection, config, server_loaded=imports.server, webmcp_checked=checked, early=early)
 
 
 class _BackgroundImports:

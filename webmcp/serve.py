@@ -2,7 +2,9 @@
 
 `webmcp.runner` opens the DevTools connection (the launched browser, or one attached to) and
 hands it to `serve`: the desktop follows its tabs, the command line's pages are loaded, and
-only then is MCP served, so a client's first `tools/list` already holds those pages' tools.
+only then is MCP served, so the first `tools/list` the server answers already holds those pages'
+tools (over stdio, webmcp.server.early has answered a handshake client's `initialize` and first
+`tools/list` meanwhile; the tools join it with `tools/list_changed`).
 The desktop's imports (pydantic models, jsonschema) are this module's; the MCP server's (the
 `mcp` SDK) are made only once the start pages have loaded. The command line imports both in a
 worker thread, while the browser starts and the pages load (see webmcp.runner).
@@ -29,6 +31,7 @@ from webmcp.desktop.registry import Desktop
 from webmcp.desktop.tab import Tab
 from webmcp.desktop.uploads import UploadFolder
 from webmcp.errors import ToolError
+from webmcp.server.early import EarlyAnswers
 
 __all__ = ["BrowserGone", "serve"]
 
@@ -41,13 +44,15 @@ async def serve(
     *,
     server_loaded: anyio.Event | None = None,
     webmcp_checked: bool = True,
+    early: EarlyAnswers | None = None,
 ) -> None:
     """Serve `connection`'s browser over MCP as `config` (the command line) says.
 
     `server_loaded` is set once the MCP side's modules are imported (webmcp.runner imports them
     in a worker thread while the start pages load); without it they are imported here.
     Unless `webmcp_checked`, whether the browser has WebMCP is checked once the start pages
-    have loaded, before MCP is served (`check_start_page`).
+    have loaded, before MCP is served (`check_start_page`). `early`, the answers webmcp.cli began
+    on stdin, hands over to the stdio server.
 
     Raises:
         BrowserGone: the browser went away while it was served.
@@ -112,7 +117,7 @@ async def serve(
             )
         else:
             logger.info("serving MCP on stdio")
-            await serve_stdio(server, broadcaster, experimental=experimental)
+            await serve_stdio(server, broadcaster, experimental=experimental, early=early)
         tg.cancel_scope.cancel()
     if connection.closed.is_set() and not connection.close_reason.startswith("the bridge closed"):
         raise BrowserGone(connection.close_reason)
@@ -174,7 +179,7 @@ def _may_ask(tab: Tab) -> bool:
 async def open_start_pages(desktop: Desktop, urls: list[str], *, reuse_blank: bool) -> list[Tab]:
     """Before MCP is served: every tab is a window, and the command line's pages are on their way.
 
-    So a client's first tools/list and app://windows already hold the tools of the pages that
+    So the server's first tools/list and app://windows already hold the tools of the pages that
     came up. MCP is served after at most `START_BUDGET` seconds, however slow a start page's
     server is (one that never answers included): a page not usable by then is listed as
     loading, and goes on loading; its tools come with tools/list_changed. Returns the tabs

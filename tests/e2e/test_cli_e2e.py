@@ -30,7 +30,8 @@ async def test_bridge_exits_with_its_client_and_leaves_no_browser(site: str, tmp
     profile = tmp_path / "profile"
     command = [*BRIDGE, "--headless", "--user-data-dir", str(profile), site + "/"]
     async with open_stdio_client(command, mode="auto") as mcp:
-        # The first list already holds the start page's tools: the bridge answers once it is ready.
+        # A 2026-07-28 client's first list already holds the start page's tools: the server answers it
+        # once it is ready (a handshake client's is answered early: tests/e2e/test_early_answers_e2e.py).
         listed = await mcp.client.list_tools()
         names = {t.name for t in listed.tools}
         assert "app__open_tab" in names

@@ -157,6 +157,10 @@ async def test_installed_bridge_serves_a_session_on_the_packaged_sample_site(ins
         # "legacy": the 2025-11-25 handshake, so the session starts with initialize.
         async with Client(params, mode="legacy", read_timeout_seconds=STEP_TIMEOUT_S) as client:
             assert client.server_info is not None and client.server_info.name == "webmcp-bridge"
+            # Answered before the browser is up, from the answers the package ships (server/early_answers.json).
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert names == {"app__open_tab"}, sorted(names)
+            windows = await client.read_resource("app://windows")  # answered once the start page is up
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert {"app__open_tab", "tab-1__list_tickets"} <= names, sorted(names)
             with anyio.fail_after(STEP_TIMEOUT_S):

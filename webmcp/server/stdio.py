@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import json
 import os
 import stat
 from collections import deque
@@ -47,6 +48,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from webmcp.server.early import Handover
 from webmcp.server.stdin import DaemonStdin
 
 __all__ = ["MessageReader", "MessageWriter", "PipeStdin", "PipeStdout", "is_pipe", "stdio_streams", "stdio_transport"]
@@ -80,11 +82,13 @@ class PipeStdin:
     wait) ends the registration.
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, read_before: bytes = b"", ended: bool = False) -> None:
+        """`read_before`: bytes read from `fd` before (the early answers'), delivered first; `ended`:
+        its end of input was met then."""
         self._fd = fd
-        self._buffer = bytearray()
+        self._buffer = bytearray(read_before)
         self._scanned = 0
-        self._eof = False
+        self._eof = ended
         self._error: OSError | None = None
         self._watching: asyncio.AbstractEventLoop | None = None
         self._arrived: anyio.Event | None = None
@@ -279,17 +283,25 @@ class MessageWriter(_Closable):
         anyio.ClosedResourceError: this stream was closed.
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, early: Handover | None = None) -> None:
+        """`early`: the requests answered before the server was up, whose answers are not sent again."""
         super().__init__()
         self._fd = fd
         # Taken without a turn of the loop when free, which it is but while a full pipe drains.
         self._lock = anyio.Lock(fast_acquire=True)
         self._backlog = b""
+        self._early = early
 
     async def send(self, item: SessionMessage) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
-        data = (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
+        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        if self._early is not None and self._early.answered:
+            instead = self._early.in_place_of(json.loads(text))
+            if instead is None:
+                return
+            text = json.dumps(instead, ensure_ascii=False, separators=(",", ":"))
+        data = (text + "\n").encode()
         async with self._lock:
             view = memoryview(self._backlog + data if self._backlog else data)
             try:
@@ -354,20 +366,24 @@ def stdio_streams(stdin_fd: int = 0) -> Iterator[tuple[PipeStdin | DaemonStdin, 
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport(stdin_fd: int = 0) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_transport(stdin_fd: int = 0, early: Handover | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """The read and write streams to hand to `Server.run`, over stdin `stdin_fd` and stdout.
 
-    Both pipes: `MessageReader` and `MessageWriter` on the event loop. Otherwise the SDK's
-    `stdio_server`, fed by `stdio_streams`.
+    Both pipes: `MessageReader` and `MessageWriter` on the event loop, the bytes `early` read
+    first (the early answers run only where both are pipes). Otherwise the SDK's `stdio_server`,
+    fed by `stdio_streams`.
     """
     if is_pipe(stdin_fd) and is_pipe(1):
         with contextlib.ExitStack() as stack:
             stack.enter_context(_non_blocking(stdin_fd))
             wire = stack.enter_context(_claim_stdout())
             stack.enter_context(_non_blocking(wire))
-            lines = PipeStdin(stdin_fd)
+            if early is None:
+                lines = PipeStdin(stdin_fd)
+            else:
+                lines = PipeStdin(stdin_fd, early.pending, early.eof)
             stack.callback(lines.close)  # before stdin is made blocking again
-            yield MessageReader(lines), MessageWriter(wire)
+            yield MessageReader(lines), MessageWriter(wire, early)
         return
     from mcp.server.stdio import stdio_server
 

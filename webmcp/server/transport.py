@@ -41,6 +41,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from webmcp.desktop.races import first_of
+from webmcp.server.early import EarlyAnswers
 from webmcp.server.serving import serve_connection
 from webmcp.server.stdio import stdio_transport
 
@@ -238,13 +239,24 @@ def _pin_initialization_options(server: Server[Any], experimental: dict[str, dic
 
 
 async def serve_stdio(
-    server: Server[Any], broadcaster: Broadcaster, *, experimental: dict[str, dict[str, Any]] | None = None
+    server: Server[Any],
+    broadcaster: Broadcaster,
+    *,
+    experimental: dict[str, dict[str, Any]] | None = None,
+    early: EarlyAnswers | None = None,
 ) -> None:
-    """Serve MCP on stdin/stdout; returns once the client closes stdin."""
+    """Serve MCP on stdin/stdout; returns once the client closes stdin.
+
+    `early` (started by webmcp.cli on the same stdin) hands over what it read and answered.
+
+    Raises:
+        TimeoutError: `early` could not stop (the client does not read its stdout).
+    """
     broadcaster.attach(server)
     options = initialization_options(server, experimental)
+    handover = await anyio.to_thread.run_sync(early.stop) if early is not None else None
     try:
-        async with stdio_transport(sys.stdin.fileno()) as (read_stream, write_stream):
+        async with stdio_transport(sys.stdin.fileno(), handover) as (read_stream, write_stream):
             await serve_connection(server, read_stream, write_stream, options)
     finally:
         broadcaster.close_listeners()
