@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Start-up time: spawning `webmcp-bridge <site>/` to a first tools/list that holds the page's tools.
+"""Start-up time: spawning `webmcp-bridge <site>/` to its first answers, its page's state and its page's tools.
 
     python bench/bench_start.py                 # 7 starts, headless, the sample site's queue page
     python bench/bench_start.py -n 15 --phases  # also the bridge's own phase times from its log
@@ -8,12 +8,15 @@
 Each round spawns the console script the way a user (and bench/peers) does, drives it with
 `mcp.Client` over stdio in handshake mode, and records: start → `initialize` answered, start →
 first `tools/list` answered, whether that list holds the page's tool (`list_tickets` on the
-sample site's queue, `search_products` on bench.site's shop, …), and start → the
-page's state (`app://windows` read after that list). The bridge runs the checkout's code given by
+sample site's queue, `search_products` on bench.site's shop, …), start → the
+page's state (`app://windows` read after that list), and start → a list that holds the page's
+tool (a first list answered before the browser was up holds the app's tools alone, see
+webmcp/server/early.py: the bench lists again after the state). The bridge runs the checkout's code given by
 --code (PYTHONPATH is set to it: the MCP SDK passes only a few variables on). With --phases the
 bridge logs at INFO and the times of its start-up lines are shown too. --peers adds, in the same
 rounds, Playwright MCP and chrome-devtools-mcp started the way bench/peers starts them: spawn →
-`initialize` → navigate to the page → its tools seen → one snapshot (their "page state").
+`initialize` → a first `tools/list` → navigate to the page → its tools seen → one snapshot (their
+"page state").
 --path picks the page (default `/`, the sample site's queue; any page works for the state times).
 Prints medians, min and max, with the load average before and after.
 """
@@ -29,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -52,8 +56,11 @@ START_TIMEOUT = 60.0
 _LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: (.*)$")
 
 
-async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, float, bool, list[tuple[float, str]]]:
-    """(start → initialize, → first tools/list, → page state, that list holds the page tools, log lines)."""
+async def one_start(
+    site: str, phases: bool, code: Path
+) -> tuple[float, float, float, bool, float, list[tuple[float, str]]]:
+    """(start → initialize, → first tools/list, → page state, that list holds the page tools, → a list
+    that holds them (NaN: none did), log lines)."""
     bridge = str(Path(sys.executable).parent / "webmcp-bridge")
     args = ["--headless", "--browser", CHROMIUM, site]
     if phases:
@@ -74,19 +81,31 @@ async def one_start(site: str, phases: bool, code: Path) -> tuple[float, float, 
                 with anyio.fail_after(START_TIMEOUT):
                     await client.read_resource("app://windows")
                 state = time.perf_counter() - started
-        tool = next((name for path, name in PAGE_TOOLS.items() if site.endswith(path)), "list_tickets")
-        holds = any(t.name.endswith("__" + tool) for t in listed.tools)
+                if not _holds(listed.tools, site):  # answered early (webmcp/server/early.py): list again
+                    with anyio.fail_after(START_TIMEOUT):
+                        relisted = await client.list_tools()
+                    tools_at = time.perf_counter() - started
+                    held_later = _holds(relisted.tools, site)
+                else:
+                    tools_at, held_later = first, True
+        holds = _holds(listed.tools, site)
         lines: list[tuple[float, str]] = []
         for line in log_path.read_text(errors="replace").splitlines():
             if match := _LOG_LINE.match(line):
                 stamp = datetime.datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f").timestamp()
                 lines.append((stamp - wall_start, match[2][:90]))
-    return initialized, first, state, holds, lines
+    return initialized, first, state, holds, (tools_at if held_later else float("nan")), lines
 
 
-async def one_peer(kind: str, root: str, path: str, queue: bool) -> float:
-    """A peer, started as bench/peers starts it: spawn → its state of `root + path` (on the
-    sample site's queue page, `queue`, once that page's tools are seen)."""
+def _holds(tools: list[Any], site: str) -> bool:
+    """Whether a tool list holds the start page's read-only tool."""
+    tool = next((name for path, name in PAGE_TOOLS.items() if site.endswith(path)), "list_tickets")
+    return any(t.name.endswith("__" + tool) for t in tools)
+
+
+async def one_peer(kind: str, root: str, path: str, queue: bool) -> tuple[float, float]:
+    """A peer, started as bench/peers starts it: (spawn → its first `tools/list` answered, → its state
+    of `root + path`, on the sample site's queue page, `queue`, once that page's tools are seen)."""
     with tempfile.TemporaryDirectory(prefix=f"bench-start-{kind}-") as workdir:
         subject = PEERS[kind](Path(workdir), root)
         started = time.perf_counter()
@@ -94,11 +113,13 @@ async def one_peer(kind: str, root: str, path: str, queue: bool) -> float:
         try:
             with anyio.fail_after(START_TIMEOUT):
                 if queue:
-                    await subject.start(root, started)
+                    first, _holds, _ready = await subject.start(root, started)
                 else:
+                    await subject.tool_names()
+                    first = time.perf_counter() - started
                     await subject.navigate(root + path)
                 await subject.state()
-            return time.perf_counter() - started
+            return first, time.perf_counter() - started
         finally:
             await subject.close()
 
@@ -125,34 +146,49 @@ async def main() -> None:
     opts = parser.parse_args()
     codes: list[Path] = opts.code or [ROOT]
     peers = [p for p in opts.peers.split(",") if p]
-    times: dict[str, dict[str, list[float]]] = {str(c): {"initialize": [], "tools": [], "state": []} for c in codes}
-    times.update({p: {"state": []} for p in peers})
+    times: dict[str, dict[str, list[float]]] = {
+        str(c): {"initialize": [], "tools": [], "state": [], "page_tools": []} for c in codes
+    }
+    times.update({p: {"tools": [], "state": []} for p in peers})
     held = dict.fromkeys(codes, 0)
     print(f"load before: {_load()}")
     with serve_in_thread() if opts.site == "sample" else serve_bench_site() as root:
         for i in range(opts.n):
             for code in codes:
-                initialized, first, state, holds, lines = await one_start(root + opts.path, opts.phases, code)
-                for key, value in (("initialize", initialized), ("tools", first), ("state", state)):
+                initialized, first, state, holds, page_tools, lines = await one_start(
+                    root + opts.path, opts.phases, code
+                )
+                for key, value in (
+                    ("initialize", initialized),
+                    ("tools", first),
+                    ("state", state),
+                    ("page_tools", page_tools),
+                ):
                     times[str(code)][key].append(value)
                 held[code] += holds
                 print(f"start {i + 1} ({code}): initialize {initialized * 1000:.0f} ms, "
                       f"first tools/list {first * 1000:.0f} ms, page state {state * 1000:.0f} ms, "
-                      f"page tools {'yes' if holds else 'NO'}")  # fmt: skip
+                      f"page tools listed {page_tools * 1000:.0f} ms "
+                      f"(in the first list: {'yes' if holds else 'no'})")  # fmt: skip
                 for at, text in lines:
                     print(f"    {at * 1000:6.0f} ms  {text}")
             for peer in peers:
-                state = await one_peer(peer, root, opts.path, opts.site == "sample" and opts.path == "/")
+                first, state = await one_peer(peer, root, opts.path, opts.site == "sample" and opts.path == "/")
+                times[peer]["tools"].append(first)
                 times[peer]["state"].append(state)
-                print(f"start {i + 1} ({peer}): page state {state * 1000:.0f} ms")
+                print(
+                    f"start {i + 1} ({peer}): first tools/list {first * 1000:.0f} ms, page state {state * 1000:.0f} ms"
+                )
     print(f"load after: {_load()}")
     for code in codes:
         series = times[str(code)]
         print(_summary(f"{code}: start → initialize", series["initialize"]))
         print(_summary(f"{code}: start → first tools/list", series["tools"]))
         print(_summary(f"{code}: start → page state", series["state"]))
+        print(_summary(f"{code}: start → a tools/list holding the page's tools", series["page_tools"]))
         print(f"{code}: first list held the page's tools: {held[code]}/{opts.n}")
     for peer in peers:
+        print(_summary(f"{peer}: start → first tools/list", times[peer]["tools"]))
         print(_summary(f"{peer}: start → page state", times[peer]["state"]))
 
 
