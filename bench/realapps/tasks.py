@@ -277,10 +277,8 @@ async def page_agent(s: Session) -> bool:
     there is nothing to drive: the task is recorded as not done, with what the window shows."""
     tab = (await s.tab())["id"]
     listed = await s.page_tools(tab)
-    frames = await s.until(_shows("tools are exposed"), timeout=3)
-    s.note(
-        f"page tools listed: {listed or 'none'}; the iframe's tool count line {'shown' if frames else 'never shown'}"
-    )
+    shown = await s.until(_shows("tools are exposed"), timeout=3) is not None
+    s.note(f"page tools listed: {listed or 'none'}; the iframe's tool count line {'shown' if shown else 'never shown'}")
     return False
 
 
