@@ -6,6 +6,7 @@ import json
 import os
 import select
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ class Pipes:
     early: EarlyAnswers
     to_bridge: int
     from_bridge: int
+    bridge_in: int
 
     def send(self, data: bytes) -> None:
         os.write(self.to_bridge, data)
@@ -52,6 +54,16 @@ class Pipes:
         return not ready
 
 
+def _rest(pipes: Pipes, size: int) -> bytes:
+    """`size` bytes the early answers left unread in the bridge's stdin."""
+    left = b""
+    while len(left) < size:
+        ready, _, _ = select.select([pipes.bridge_in], [], [], 10)
+        assert ready, f"{len(left)} of {size} bytes"
+        left += os.read(pipes.bridge_in, size - len(left))
+    return left
+
+
 @contextmanager
 def _pipes() -> Iterator[Pipes]:
     bridge_in, to_bridge = os.pipe()
@@ -59,7 +71,7 @@ def _pipes() -> Iterator[Pipes]:
     early = EarlyAnswers.start(bridge_in, bridge_out)
     assert early is not None, "both ends are pipes"
     try:
-        yield Pipes(early, to_bridge, from_bridge)
+        yield Pipes(early, to_bridge, from_bridge, bridge_in)
     finally:
         early.stop()
         for fd in (bridge_in, to_bridge, from_bridge, bridge_out):
@@ -153,6 +165,35 @@ def test_a_request_id_used_twice_is_not_answered_twice() -> None:
         pipes.answers(1)
         pipes.send(_message(None, "notifications/initialized") + _message(0, "ping"))
         assert pipes.nothing_written()
+
+
+def test_a_flood_of_pings_is_answered_only_so_far_and_the_rest_left_to_the_server() -> None:
+    with _pipes() as pipes:
+        pipes.send(_message(0, "initialize", {"protocolVersion": "2025-11-25", **HELLO}))
+        pipes.answers(1)
+        pings = b"".join(_message(n, "ping") for n in range(1, 200))
+        pipes.send(pings)
+        assert len(pipes.answers(63)) == 63
+        assert pipes.nothing_written()
+        handover = pipes.early.stop()
+        # What it read is handed over, answered or not; what it did not read waits in the pipe.
+        sent = _message(0, "initialize", {"protocolVersion": "2025-11-25", **HELLO}) + pings
+        assert handover.pending + _rest(pipes, len(sent) - len(handover.pending)) == sent
+    assert len(handover.answered) == 64
+
+
+def test_a_line_without_end_is_read_only_so_far() -> None:
+    endless = b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"x": "' + b"a" * (3 << 20)
+    with _pipes() as pipes:
+        writer = threading.Thread(target=pipes.send, args=(endless,))  # blocks while the pipe is full
+        writer.start()
+        pipes.early._thread.join(10)
+        assert not pipes.early._thread.is_alive(), "it stops reading past its limit"
+        handover = pipes.early.stop()
+        assert (1 << 20) < len(handover.pending) < (2 << 20) and handover.answered == {}
+        left = _rest(pipes, len(endless) - len(handover.pending))  # the rest waits in the pipe, for the server
+        writer.join(10)
+    assert handover.pending + left == endless
 
 
 def test_a_line_half_read_and_the_end_of_input_are_handed_over() -> None:

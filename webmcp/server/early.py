@@ -39,8 +39,10 @@ logger = logging.getLogger(__name__)
 
 _DATA = "early_answers.json"
 _READ_CHUNK = 1 << 16
-_LINE_LIMIT = 1 << 20
-"""A first message longer than this is left to the SDK (no early request comes near it)."""
+_READ_LIMIT = 1 << 20
+"""Bytes read at most: past them (a line that long, a flood) the rest waits in the pipe for the SDK."""
+_ANSWERED_LIMIT = 64
+"""Requests answered at most (a client's start needs a handful)."""
 _CHANGED = {
     "tools/list": "notifications/tools/list_changed",
     "resources/list": "notifications/resources/list_changed",
@@ -156,7 +158,7 @@ class EarlyAnswers:
         while True:
             end = self._read.find(b"\n", self._scanned)
             if end < 0:
-                return len(self._read) - self._scanned <= _LINE_LIMIT
+                return len(self._read) <= _READ_LIMIT
             line = bytes(self._read[self._scanned : end])
             if line.strip():
                 answer = self._answer(line)
@@ -182,7 +184,7 @@ class EarlyAnswers:
             return None
         if isinstance(request_id, bool) or not isinstance(request_id, int | str):
             return None
-        if request_id in self._handover.answered:
+        if request_id in self._handover.answered or len(self._handover.answered) >= _ANSWERED_LIMIT:
             return None
         result: dict[str, Any] | None = None
         if method == "initialize" and self._version is None:
