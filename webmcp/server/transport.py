@@ -266,7 +266,7 @@ _HOW_TO_AUTHENTICATE = (
     "Send the header `Authorization: Bearer <token>` with every request; the token is the bridge's --token, "
     "else $WEBMCP_BRIDGE_TOKEN, else the one it printed on stderr at start. A client that cannot send headers "
     "(the MCP Inspector CLI, for one) can start the bridge over stdio instead: "
-    "npx @modelcontextprotocol/inspector --cli webmcp-bridge --method tools/list"
+    "npx @modelcontextprotocol/inspector --cli webmcp-bridge --method resources/read --uri app://windows"
 )
 
 
