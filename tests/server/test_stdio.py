@@ -10,6 +10,7 @@ both protocol generations, is in test_transport.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Iterator
 
@@ -19,6 +20,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
+from webmcp.server.early import Handover
 from webmcp.server.stdin import DaemonStdin
 from webmcp.server.stdio import _HIGH_WATER, MessageReader, MessageWriter, PipeStdin, PipeStdout, is_pipe, stdio_streams
 
@@ -341,3 +343,34 @@ async def test_a_closed_message_reader_leaves_the_pipe_alone(pipe: tuple[int, in
     assert _watched(read_end)
     await reader.aclose()
     assert not _watched(read_end)
+
+
+def _answer(request_id: int, result: dict[str, object]) -> SessionMessage:
+    return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
+
+
+@pytest.mark.anyio
+async def test_what_was_answered_early_is_not_written_again_and_a_changed_list_is_told(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    early = Handover(answered={0: ("initialize", {"protocolVersion": "2025-11-25"}), 1: ("tools/list", {"tools": []})})
+    writer = MessageWriter(write_end, early)
+    await writer.send(_answer(0, {"protocolVersion": "2025-11-25"}))
+    await writer.send(_ping(0))  # the server's own request: its ids are not the client's
+    await writer.send(_answer(1, {"tools": [{"name": "tab-1__focus"}]}))
+    await writer.send(_answer(1, {"tools": [{"name": "tab-1__focus"}]}))  # a later request of the same id
+    os.close(write_end)
+    lines = [json.loads(line) for line in (await _read_all(read_end)).splitlines()]
+    assert lines == [
+        {"jsonrpc": "2.0", "id": 0, "method": "ping", "params": None},
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+        {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "tab-1__focus"}]}},
+    ]
+    assert early.answered == {}
+
+
+@pytest.mark.anyio
+async def test_the_bytes_read_early_are_read_first_and_an_end_met_then_ends_the_lines(pipe: tuple[int, int]) -> None:
+    read_end, write_end = pipe
+    os.close(write_end)
+    lines = [line async for line in PipeStdin(read_end, b'{"a": 1}\n{"b"', ended=True)]
+    assert lines == ['{"a": 1}\n', '{"b"']

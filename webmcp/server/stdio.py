@@ -295,9 +295,11 @@ class MessageWriter(_Closable):
     async def send(self, item: SessionMessage) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
-        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        if self._early is not None and self._early.answered:
-            instead = self._early.in_place_of(json.loads(text))
+        message = item.message
+        text = message.model_dump_json(by_alias=True, exclude_unset=True)
+        early = self._early
+        if early is not None and early.answered and getattr(message, "id", None) in early.answered:
+            instead = early.in_place_of(json.loads(text))
             if instead is None:
                 return
             text = json.dumps(instead, ensure_ascii=False, separators=(",", ":"))
