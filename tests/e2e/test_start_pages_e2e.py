@@ -101,9 +101,9 @@ async def _answer_the_alert_and_the_page_loads(mcp: McpTestClient, first: dict[s
 async def test_two_start_pages_are_both_usable_in_the_first_state(site: str, tmp_path: Path) -> None:
     command = [*BRIDGE, "--user-data-dir", str(tmp_path / "profile"), site + "/", site + "/danger.html"]
     async with open_stdio_client(command) as mcp:
+        first = await _windows(mcp)  # the first list, answered before the browser was up, holds the app's tools
         names = {t.name for t in (await mcp.client.list_tools()).tools}
         assert {"tab-1__list_tickets", "tab-2__purge_closed_tickets"} <= names, sorted(names)
-        first = await _windows(mcp)
         assert [w["id"] for w in first["windows"]] == ["tab-1", "tab-2"], first
         assert "Cannot reset my password" in json.dumps(_window(first, "tab-1"))
         assert "Danger zone" in _window(first, "tab-2")["title"]
@@ -196,13 +196,14 @@ def _start_took(log: Path) -> float:
 
 
 async def _started(url: str, tmp_path: Path) -> tuple[dict[str, Any], set[str], float]:
-    """Start the bridge on `url`: its first app://windows, its first tools/list, how long the start took."""
+    """Start the bridge on `url`: its first app://windows, the first tools/list the server answers after it
+    (the early one, answered before the browser is up, holds the app's tools alone), how long the start took."""
     command = [*BRIDGE, "--log-level", "INFO", "--user-data-dir", str(tmp_path / "profile"), url]
     log = tmp_path / "bridge.log"
     with log.open("w") as errlog, anyio.fail_after(WAIT):
         async with open_stdio_client(command, errlog=errlog) as mcp:
-            names = {t.name for t in (await mcp.client.list_tools()).tools}
             first = await _windows(mcp)
+            names = {t.name for t in (await mcp.client.list_tools()).tools}
     return first, names, _start_took(log)
 
 
