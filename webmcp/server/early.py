@@ -27,13 +27,14 @@ import logging
 import os
 import select
 import signal
+import stat
 import sys
 import threading
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-__all__ = ["EarlyAnswers", "Handover", "compute_answers", "recorded_answers"]
+__all__ = ["EarlyAnswers", "Handover", "compute_answers", "is_pipe", "recorded_answers"]
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class EarlyAnswers:
     @classmethod
     def start(cls, stdin_fd: int = 0, stdout_fd: int = 1) -> EarlyAnswers | None:
         """Start answering, when stdin and stdout are pipes (as under every MCP client); else None."""
-        if not (_is_pipe(stdin_fd) and _is_pipe(stdout_fd)):
+        if not (is_pipe(stdin_fd) and is_pipe(stdout_fd)):
             return None
         try:
             answers = recorded_answers()
@@ -228,9 +229,8 @@ def _only_a_uri(params: Any) -> bool:
     return isinstance(params, dict) and set(params) == {"uri"} and isinstance(params["uri"], str)
 
 
-def _is_pipe(fd: int) -> bool:
-    import stat  # noqa: PLC0415 - only here
-
+def is_pipe(fd: int) -> bool:
+    """True when `fd` is a pipe or a socket: a descriptor the event loop can wait on."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:

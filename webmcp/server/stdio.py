@@ -38,7 +38,6 @@ import contextlib
 import fcntl
 import json
 import os
-import stat
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
@@ -48,7 +47,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from webmcp.server.early import Handover
+from webmcp.server.early import Handover, is_pipe
 from webmcp.server.stdin import DaemonStdin
 
 __all__ = ["MessageReader", "MessageWriter", "PipeStdin", "PipeStdout", "is_pipe", "stdio_streams", "stdio_transport"]
@@ -58,15 +57,6 @@ _HIGH_WATER = 1 << 20
 """Bytes of input held unread at most, when not waited for (see `PipeStdin`)."""
 _PRE_REQUEST_KEPT = 8
 """Frames before the client's first request kept for the server (the SDK's `_PRE_REQUEST_REPLAY_LIMIT`)."""
-
-
-def is_pipe(fd: int) -> bool:
-    """True when `fd` is a pipe or a socket: a descriptor the event loop can wait on."""
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 class PipeStdin:
@@ -380,10 +370,7 @@ async def stdio_transport(stdin_fd: int = 0, early: Handover | None = None) -> A
             stack.enter_context(_non_blocking(stdin_fd))
             wire = stack.enter_context(_claim_stdout())
             stack.enter_context(_non_blocking(wire))
-            if early is None:
-                lines = PipeStdin(stdin_fd)
-            else:
-                lines = PipeStdin(stdin_fd, early.pending, early.eof)
+            lines = PipeStdin(stdin_fd, early.pending, early.eof) if early is not None else PipeStdin(stdin_fd)
             stack.callback(lines.close)  # before stdin is made blocking again
             yield MessageReader(lines), MessageWriter(wire, early)
         return
