@@ -193,7 +193,7 @@ class LiveView(Part):
         self._sessions = [*(s for s in self._sessions if not s.closed), session]
         session.on("Runtime.bindingCalled", partial(self._observer_said, session))
         session.on("Page.loadEventFired", lambda _p: self._loaded(main))
-        session.on("Page.domContentEventFired", lambda _p: self._document_event(parsed=main))
+        session.on("Page.domContentEventFired", lambda _p: self._loaded(main, parsed=main))
         if main:  # the data requests' Network.enable (page_requests.py) covers the main session
             session.on("Network.loadingFinished", self._arrived)
             session.on("Network.loadingFailed", self._arrived)
@@ -214,17 +214,20 @@ class LiveView(Part):
         self._arrivals += 1
         self._last_arrival = anyio.current_time()
 
-    def _loaded(self, main: bool) -> None:
-        """The load event: what it waited for (stylesheets, images, fonts) may show without changing
-        the DOM, so the page is read whole again, unless the latest read began after the last of the
-        main session's resources arrived: that read sees all the load brings (a change its scripts
-        make is the observers' to report). A big page's load, 2 ms after its DOMContentLoaded, cost a
-        second whole read (140 ms on 3,000 rows) before a navigation's answer. Without Network events
-        (none seen yet), or for another session's frames, it is read whole."""
+    def _loaded(self, main: bool, *, parsed: bool = True) -> None:
+        """The load event, or DOMContentLoaded (`parsed`: of the main frame): what they waited for
+        (stylesheets, images, fonts) may show without changing the DOM, so the page is read whole
+        again, unless the latest read began after the last of the main session's resources arrived:
+        that read sees all they bring (what the parser and the page's scripts insert is the
+        observers' to report). A big page's load, 2 ms after its DOMContentLoaded, cost a second
+        whole read (140 ms on 3,000 rows) before a navigation's answer; so did its DOMContentLoaded
+        when its script ran past `SETTLE_QUIET` (a busy machine) and the navigation read the page
+        before it. Without Network events (none seen yet), or for another session's frames, it is
+        read whole."""
         if main and self._arrivals and self._last_arrival < self._read_began:
             self.parsed()
             return
-        self._document_event(parsed=True)
+        self._document_event(parsed=parsed)
 
     def committed(self, doc: Commit) -> None:
         self.new_document(parsing=not doc.restored)
