@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from playwright.async_api import Playwright
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
-from tests.support.stage import Stage, open_stage, run_site
+from tests.support.stage import Stage, open_stage, run_site, shared_playwright
 
 
 @pytest.fixture(scope="session")
@@ -28,8 +29,15 @@ def site() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session")
+async def user_driver() -> AsyncIterator[Playwright]:
+    """Playwright's driver, started once: the stages opened on `browser` connect through it."""
+    async with shared_playwright() as pw:
+        yield pw
+
+
 @pytest.fixture
-async def browser() -> AsyncIterator[BrowserProcess]:
+async def browser(user_driver: Playwright) -> AsyncIterator[BrowserProcess]:
     """A headless Chromium with WebMCP on, stopped after the test."""
     process = await launch_browser(LaunchOptions(headless=True, debugging="port"))
     try:
