@@ -6,7 +6,9 @@
     python bench/bench_start.py --code /work/main --code . --peers playwright,devtools --path /shop/
 
 Each round spawns the console script the way a user (and bench/peers) does, drives it with
-`mcp.Client` over stdio in handshake mode, and records: start → `initialize` answered, start →
+`mcp.Client` over stdio in handshake mode (`--mode modern`: at 2026-07-28, with a
+`subscriptions/listen` stream for the tool list opened before it lists, as a client that follows
+the list does; "initialize" is then its `server/discover`), and records: start → `initialize` answered, start →
 first `tools/list` answered, whether that list holds the page's tool (`list_tickets` on the
 sample site's queue, `search_products` on bench.site's shop, …), start → the
 page's state (`app://windows` read after that list), and start → a list that holds the page's
@@ -24,6 +26,7 @@ Prints medians, min and max, with the load average before and after.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import re
@@ -57,7 +60,7 @@ _LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: (.*
 
 
 async def one_start(
-    site: str, phases: bool, code: Path
+    site: str, phases: bool, code: Path, modern: bool = False
 ) -> tuple[float, float, float, bool, float, list[tuple[float, str]]]:
     """(start → initialize, → first tools/list, → page state, that list holds the page tools, → a list
     that holds them (NaN: none did), log lines)."""
@@ -72,9 +75,15 @@ async def one_start(
             params = StdioServerParameters(command=bridge, args=args, env=env, cwd=workdir)
             wall_start = time.time()
             started = time.perf_counter()
-            async with Client(stdio_client(params, errlog=errlog), mode="legacy",
-                              read_timeout_seconds=START_TIMEOUT) as client:  # fmt: skip
+            async with (
+                Client(stdio_client(params, errlog=errlog), mode="auto" if modern else "legacy",
+                       read_timeout_seconds=START_TIMEOUT) as client,
+                contextlib.AsyncExitStack() as stack,
+            ):  # fmt: skip
                 initialized = time.perf_counter() - started
+                if modern:
+                    assert client.protocol_version == "2026-07-28", client.protocol_version
+                    await stack.enter_async_context(client.listen(tools_list_changed=True))
                 with anyio.fail_after(START_TIMEOUT):
                     listed = await client.list_tools()
                 first = time.perf_counter() - started
@@ -141,6 +150,8 @@ async def main() -> None:
                         help="run the bridge from this checkout (repeatable: starts alternate)")  # fmt: skip
     parser.add_argument("--peers", default="", help="also start these peers each round: playwright,devtools")
     parser.add_argument("--path", default="/", help="the page to start on (default /)")
+    parser.add_argument("--mode", choices=("legacy", "modern"), default="legacy",
+                        help="the bridge's client: handshake (default) or 2026-07-28 with a listen stream")  # fmt: skip
     parser.add_argument("--site", choices=("sample", "bench"), default="sample",
                         help="sample (default) or bench (bench.site, e.g. with --path /shop/)")  # fmt: skip
     opts = parser.parse_args()
@@ -156,7 +167,7 @@ async def main() -> None:
         for i in range(opts.n):
             for code in codes:
                 initialized, first, state, holds, page_tools, lines = await one_start(
-                    root + opts.path, opts.phases, code
+                    root + opts.path, opts.phases, code, opts.mode == "modern"
                 )
                 for key, value in (
                     ("initialize", initialized),

@@ -30,13 +30,13 @@ async def test_bridge_exits_with_its_client_and_leaves_no_browser(site: str, tmp
     profile = tmp_path / "profile"
     command = [*BRIDGE, "--headless", "--user-data-dir", str(profile), site + "/"]
     async with open_stdio_client(command, mode="auto") as mcp:
-        # A 2026-07-28 client's first list already holds the start page's tools: the server answers it
-        # once it is ready (a handshake client's is answered early: tests/e2e/test_early_answers_e2e.py).
+        # The first read is the server's (once its start page came up); a list before it may be an
+        # early one, of the app's tools alone (tests/e2e/test_early_answers_e2e.py).
+        first = await mcp.client.read_resource("app://windows")
         listed = await mcp.client.list_tools()
         names = {t.name for t in listed.tools}
         assert "app__open_tab" in names
         assert "tab-1__get_ticket" in names, sorted(names)
-        first = await mcp.client.read_resource("app://windows")
         assert "still loading" not in first.contents[0].text
         assert browser_pids(profile), "the bridge runs its own browser"
     await wait_until(lambda: not browser_pids(profile))

@@ -12,6 +12,9 @@ import anyio
 import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tests.support.mcp_harness import open_stdio_client
 from tests.support.processes import browser_pids, wait_until
@@ -137,8 +140,51 @@ async def test_a_handshake_client_of_the_sdk_finds_the_start_page_s_tools_after_
         assert json.loads(read.contents[0].text)["operableWindowIds"] == ["tab-1"]
 
 
-async def test_a_2026_client_is_answered_by_the_server_itself_with_the_start_page_s_tools(site: str) -> None:
-    command = [*BRIDGE, "--headless", site + "/"]
-    async with open_stdio_client(command, mode="auto", subscribe=()) as mcp:
-        names = {t.name for t in (await mcp.client.list_tools()).tools}
-    assert {"app__open_tab", "tab-1__list_tickets"} <= names, sorted(names)
+async def test_a_2026_client_that_listens_first_is_answered_before_the_browser_and_told_when_its_tabs_join(
+    site: str, tmp_path: Path
+) -> None:
+    wrapper, gate = _held_chromium(tmp_path)
+    command = [*BRIDGE, "--headless", "--browser", str(wrapper), site + "/"]
+    # The harness opens a stream for a 2026-07-28 client (tools and app://windows) before it lists.
+    async with open_stdio_client(command, mode="auto") as mcp:
+        assert mcp.modern
+        # A second stream asks for the tools too: each one that asked is told.
+        async with mcp.client.listen(tools_list_changed=True) as stream:
+            assert [t.name for t in (await mcp.client.list_tools()).tools] == ["app__open_tab"]
+            assert not gate.exists(), "discover, the streams and the list were answered while the browser was held"
+            gate.touch()
+            with anyio.fail_after(60):
+                event = await anext(aiter(stream))
+            assert type(event).__name__ == "ToolsListChanged"
+            await mcp.notifications.wait_for("tools_list_changed", after=0, timeout=10)
+            names = {t.name for t in (await mcp.client.list_tools()).tools}
+            assert {"tab-1__list_tickets", "tab-1__navigate"} <= names, sorted(names)
+            read = await mcp.client.read_resource("app://windows")
+            assert json.loads(read.contents[0].text)["operableWindowIds"] == ["tab-1"]
+            # The harness's stream is the server's now: a change of the page is told on it.
+            seen = mcp.notifications.count("resource_updated")
+            done = await mcp.client.call_tool("tab-1__navigate", {"url": site + "/plain/"})
+            assert not done.is_error, done
+            await mcp.notifications.wait_for("resource_updated", after=seen, timeout=30)
+
+
+async def test_a_2026_client_that_lists_before_it_listens_gets_the_start_page_s_tools_in_that_list(
+    site: str, tmp_path: Path
+) -> None:
+    wrapper, gate = _held_chromium(tmp_path)
+    command = [*BRIDGE, "--headless", "--browser", str(wrapper), site + "/"]
+    server = StdioServerParameters(command=command[0], args=command[1:])
+    async with Client(server, mode="auto", read_timeout_seconds=60) as client:  # no stream
+        assert client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        assert not gate.exists(), "connected (server/discover answered) while the browser was held"
+        listed: list[str] = []
+
+        async def first_list() -> None:
+            listed.extend(t.name for t in (await client.list_tools()).tools)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(first_list)
+            await anyio.sleep(0.5)
+            assert not listed, "nothing could tell this client that an early list grew: it waits for the server"
+            gate.touch()
+        assert {"app__open_tab", "tab-1__list_tickets"} <= set(listed), listed

@@ -19,6 +19,15 @@ import pytest
 from webmcp.server.early import EarlyAnswers, Handover, compute_answers, recorded_answers
 
 HELLO = {"capabilities": {}, "clientInfo": {"name": "client", "version": "1"}}
+_ENVELOPE = {
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "client", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+}
+"""What a 2026-07-28 request carries instead of a session (the `mcp` SDK's client sends this)."""
+_STREAM = "io.modelcontextprotocol/subscriptionId"
 
 
 def _message(request_id: int | str | None, method: str, params: dict[str, Any] | None = None) -> bytes:
@@ -126,8 +135,22 @@ def test_a_version_the_server_does_not_speak_gets_its_latest() -> None:
 @pytest.mark.parametrize(
     "first",
     [
-        # A 2026-07-28 client: no initialize, its version in each request's _meta.
+        # 2026-07-28 requests the SDK could refuse, or whose change no stream would tell.
         _message(1, "tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        _message(
+            1,
+            "server/discover",
+            {"_meta": {**_ENVELOPE["_meta"], "io.modelcontextprotocol/protocolVersion": "2099-01-01"}},
+        ),
+        _message(1, "server/discover", {"_meta": {**_ENVELOPE["_meta"], "io.modelcontextprotocol/other": 1}}),
+        _message(1, "server/discover", {"_meta": {**_ENVELOPE["_meta"], "io.modelcontextprotocol/clientInfo": "c"}}),
+        _message(1, "server/discover", {**_ENVELOPE, "cursor": "x"}),
+        _message(1, "tools/list", _ENVELOPE),  # no stream would tell this client that the list grew
+        _message(1, "subscriptions/listen", {**_ENVELOPE, "notifications": {"toolsListChanged": "yes"}}),
+        _message(1, "subscriptions/listen", {**_ENVELOPE, "notifications": {"toolsListChanged": True, "x": True}}),
+        _message(1, "subscriptions/listen", {**_ENVELOPE, "notifications": {"resourceSubscriptions": "app://windows"}}),
+        _message(1, "subscriptions/listen", _ENVELOPE),  # no filter
+        _message(1, "tools/call", {**_ENVELOPE, "name": "app__open_tab"}),
         _message(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),  # no clientInfo
         _message(1, "initialize", {"protocolVersion": 20251125, **HELLO}),
         _message(1, "initialize", {"protocolVersion": "2025-11-25", "extra": True, **HELLO}),
@@ -258,34 +281,32 @@ def test_the_server_s_answers_to_what_was_answered_early_are_not_sent_again() ->
     handover = Handover(
         answered={0: ("initialize", {"protocolVersion": "x"}), 1: ("tools/list", tools), 2: ("ping", {})}
     )
-    assert handover.in_place_of({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "x"}}) is None
-    assert handover.in_place_of({"jsonrpc": "2.0", "id": 2, "result": {}}) is None
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "x"}}) == []
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 2, "result": {}}) == []
     # The start tabs joined since: the client is told to list again, in place of the list it did not get.
     joined = {"tools": [{"name": "app__open_tab"}, {"name": "tab-1__focus"}]}
-    assert handover.in_place_of({"jsonrpc": "2.0", "id": 1, "result": joined}) == {
-        "jsonrpc": "2.0",
-        "method": "notifications/tools/list_changed",
-    }
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 1, "result": joined}) == [
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    ]
     assert handover.answered == {}
     # Anything else goes as it is: a later request's answer, a notification.
     later = {"jsonrpc": "2.0", "id": 1, "result": joined}
-    assert handover.in_place_of(later) is later
+    assert handover.in_place_of(later) == [later]
     note = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "app://windows"}}
-    assert Handover(answered={1: ("ping", {})}).in_place_of(note) is note
+    assert Handover(answered={1: ("ping", {})}).in_place_of(note) == [note]
 
 
 def test_a_resource_list_that_changed_since_is_told_with_its_own_notification() -> None:
     handover = Handover(answered={3: ("resources/list", {"resources": []})})
-    assert handover.in_place_of({"jsonrpc": "2.0", "id": 3, "result": {"resources": [{"uri": "x"}]}}) == {
-        "jsonrpc": "2.0",
-        "method": "notifications/resources/list_changed",
-    }
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 3, "result": {"resources": [{"uri": "x"}]}}) == [
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}
+    ]
 
 
 def test_the_same_tool_list_needs_no_notification() -> None:
     tools = {"tools": [{"name": "app__open_tab"}]}
     handover = Handover(answered={1: ("tools/list", tools)})
-    assert handover.in_place_of({"jsonrpc": "2.0", "id": 1, "result": dict(tools)}) is None
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 1, "result": dict(tools)}) == []
 
 
 def test_the_thread_leaves_the_stop_signals_to_the_main_thread() -> None:
@@ -297,3 +318,109 @@ def test_the_thread_leaves_the_stop_signals_to_the_main_thread() -> None:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             assert blocked & (1 << (signum - 1)), signum
     assert signal.pthread_sigmask(signal.SIG_BLOCK, ()) == before, "the caller's own mask is as it was"
+
+
+# --- 2026-07-28 clients -----------------------------------------------------------------------
+
+
+def _listen(request_id: Any, **wanted: Any) -> bytes:
+    return _message(request_id, "subscriptions/listen", {**_ENVELOPE, "notifications": wanted})
+
+
+def test_a_2026_client_s_discover_stream_and_first_lists_are_answered_as_the_server_would() -> None:
+    recorded = recorded_answers()["modern"]["2026-07-28"]
+    with _pipes() as pipes:
+        pipes.send(_message(1, "server/discover", _ENVELOPE))
+        (discovered,) = pipes.answers(1)
+        assert discovered == {"jsonrpc": "2.0", "id": 1, "result": recorded["server/discover"]}
+        assert discovered["result"]["supportedVersions"] == ["2026-07-28"]
+        pipes.send(
+            _listen(
+                "listen-1", toolsListChanged=True, promptsListChanged=False, resourceSubscriptions=["app://windows"]
+            )
+            + _message(2, "tools/list", _ENVELOPE)
+        )
+        acknowledged, listed = pipes.answers(2)
+        # The stream's first frame: what it will be told, as the SDK acknowledges it (nothing false echoed).
+        assert acknowledged == {
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "_meta": {_STREAM: "listen-1"},
+                "notifications": {"toolsListChanged": True, "resourceSubscriptions": ["app://windows"]},
+            },
+        }
+        assert listed == {"jsonrpc": "2.0", "id": 2, "result": recorded["tools/list"]}
+        assert [t["name"] for t in listed["result"]["tools"]] == ["app__open_tab"]
+        # Its resource lists: no stream asked for their changes, so the server answers them.
+        pipes.send(_message(3, "resources/list", _ENVELOPE))
+        assert pipes.nothing_written()
+        handover = pipes.early.stop()
+    assert set(handover.answered) == {1, 2}
+    assert handover.streams == {"listen-1": {"toolsListChanged": True, "resourceSubscriptions": ["app://windows"]}}
+    assert handover.acked == {"listen-1"} and handover.modern
+    assert handover.pending.count(b"\n") == 4, "the stream's request too goes on to the server, which holds it"
+
+
+def test_a_2026_client_s_resource_lists_are_answered_when_a_stream_asks_for_their_changes() -> None:
+    recorded = recorded_answers()["modern"]["2026-07-28"]
+    with _pipes() as pipes:
+        pipes.send(_listen(7, resourcesListChanged=True) + _message(8, "resources/templates/list", _ENVELOPE))
+        _, templates = pipes.answers(2)
+        assert templates["result"] == recorded["resources/templates/list"]
+        pipes.send(_message(9, "tools/list", _ENVELOPE))  # that stream does not tell of the tools
+        assert pipes.nothing_written()
+
+
+def test_a_handshake_request_on_a_2026_connection_and_the_reverse_are_left_to_the_server() -> None:
+    with _pipes() as pipes:
+        pipes.send(_message(1, "server/discover", _ENVELOPE))
+        pipes.answers(1)
+        pipes.send(_message(2, "initialize", {"protocolVersion": "2025-11-25", **HELLO}))
+        assert pipes.nothing_written()
+    with _pipes() as pipes:
+        pipes.send(_message(1, "initialize", {"protocolVersion": "2025-11-25", **HELLO}))
+        pipes.answers(1)
+        pipes.send(_message(2, "server/discover", _ENVELOPE))
+        assert pipes.nothing_written()
+
+
+def test_a_stream_the_client_ends_before_the_server_is_up_is_told_nothing() -> None:
+    with _pipes() as pipes:
+        pipes.send(_listen("s", toolsListChanged=True) + _message(2, "tools/list", _ENVELOPE))
+        pipes.answers(2)
+        pipes.send(_message(None, "notifications/cancelled", {"requestId": "s"}))
+        assert pipes.nothing_written()
+        handover = pipes.early.stop()
+    assert handover.streams == {} and handover.acked == {"s"}
+    joined = {"tools": [{"name": "app__open_tab"}, {"name": "tab-1__focus"}]}
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 2, "result": joined}) == []
+
+
+def test_the_server_s_acknowledgement_of_a_stream_answered_early_is_not_sent_again() -> None:
+    tools = {"tools": [{"name": "app__open_tab"}]}
+    handover = Handover(
+        answered={2: ("tools/list", tools)},
+        streams={
+            "listen-1": {"toolsListChanged": True},
+            5: {"resourceSubscriptions": ["x"]},
+            6: {"toolsListChanged": True},
+        },
+        acked={"listen-1", 5, 6},
+        modern=True,
+    )
+    ack = {
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": {_STREAM: "listen-1"}, "notifications": {"toolsListChanged": True}},
+    }
+    assert handover.in_place_of(ack) == []
+    assert handover.in_place_of(ack) == [ack], "only the one the client had already"
+    other = {**ack, "params": {**ack["params"], "_meta": {_STREAM: "listen-2"}}}
+    assert handover.in_place_of(other) == [other]
+    # The start tabs joined since: the client hears it on each stream that asked, as the server tells it.
+    joined = {"tools": [{"name": "app__open_tab"}, {"name": "tab-1__focus"}]}
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 2, "result": joined}) == [
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {_STREAM: stream}}}
+        for stream in ("listen-1", 6)
+    ]

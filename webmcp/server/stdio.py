@@ -47,7 +47,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from webmcp.server.early import Handover, is_pipe
+from webmcp.server.early import ACKNOWLEDGED, Handover, is_pipe
 from webmcp.server.stdin import DaemonStdin
 
 __all__ = ["MessageReader", "MessageWriter", "PipeStdin", "PipeStdout", "is_pipe", "stdio_streams", "stdio_transport"]
@@ -288,11 +288,14 @@ class MessageWriter(_Closable):
         message = item.message
         text = message.model_dump_json(by_alias=True, exclude_unset=True)
         early = self._early
-        if early is not None and early.answered and getattr(message, "id", None) in early.answered:
+        if early is not None and (
+            (early.answered and getattr(message, "id", None) in early.answered)
+            or (early.acked and getattr(message, "method", None) == ACKNOWLEDGED)
+        ):
             instead = early.in_place_of(json.loads(text))
-            if instead is None:
+            if not instead:
                 return
-            text = json.dumps(instead, ensure_ascii=False, separators=(",", ":"))
+            text = "\n".join(json.dumps(m, ensure_ascii=False, separators=(",", ":")) for m in instead)
         data = (text + "\n").encode()
         async with self._lock:
             view = memoryview(self._backlog + data if self._backlog else data)
