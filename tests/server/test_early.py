@@ -303,6 +303,18 @@ def test_a_resource_list_that_changed_since_is_told_with_its_own_notification() 
     ]
 
 
+def test_a_client_that_listed_again_and_again_is_told_once() -> None:
+    tools = {"tools": [{"name": "app__open_tab"}]}
+    handover = Handover(answered=dict.fromkeys(range(5), ("tools/list", tools)) | {9: ("resources/list", {})})
+    joined = {"tools": [{"name": "app__open_tab"}, {"name": "tab-1__focus"}]}
+    told = [handover.in_place_of({"jsonrpc": "2.0", "id": n, "result": joined}) for n in range(5)]
+    assert told == [[{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}], [], [], [], []]
+    # Another list is told with its own notification.
+    assert handover.in_place_of({"jsonrpc": "2.0", "id": 9, "result": {"resources": [{"uri": "x"}]}}) == [
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}
+    ]
+
+
 def test_the_same_tool_list_needs_no_notification() -> None:
     tools = {"tools": [{"name": "app__open_tab"}]}
     handover = Handover(answered={1: ("tools/list", tools)})

@@ -87,6 +87,8 @@ class Handover:
     """The streams whose acknowledgement by the SDK's session is not to be sent again."""
     modern: bool = False
     """The client spoke 2026-07-28: a change is told on a stream that asked for it, or not at all."""
+    told: set[str] = field(default_factory=set)
+    """The `list_changed` notifications sent in place of an answer: one tells every earlier list."""
 
     def in_place_of(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         """What to send instead of the SDK's `message` (a JSON-RPC message as on the wire): the message
@@ -103,6 +105,9 @@ class Handover:
         method, sent = self.answered.pop(message["id"])
         result = message.get("result")
         if method in _CHANGED and result is not None and result != sent:
+            if _CHANGED[method] in self.told:
+                return []  # a client that listed again and again is told once
+            self.told.add(_CHANGED[method])
             if not self.modern:
                 return [{"jsonrpc": "2.0", "method": _CHANGED[method]}]
             # A 2026-07-28 client hears it on each stream that asked for it (its list was answered
