@@ -42,6 +42,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.subscriptions import ResourceUpdated, ServerEvent, ToolsListChanged
+from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from sample_site import start_site
@@ -135,6 +136,13 @@ def print_result(result: types.CallToolResult, indent: int = 4) -> None:
 # the MCP side
 
 
+def _on_a_stream(message: Any) -> bool:
+    """Whether a notification came on a 2026-07-28 listen stream (the client hands it over twice:
+    to the message handler, and as the stream's event)."""
+    meta = getattr(message.params, "meta", None) if message.params is not None else None
+    return isinstance(meta, dict) and SUBSCRIPTION_ID_META_KEY in meta
+
+
 class Notifications:
     """Counts change notifications (both protocol generations) and wakes waiters."""
 
@@ -148,6 +156,8 @@ class Notifications:
         changed.set()
 
     async def on_message(self, message: Any) -> None:
+        if isinstance(message, types.Notification) and _on_a_stream(message):
+            return  # a listen stream's frame: counted as its event (`on_event`)
         if isinstance(message, types.ResourceUpdatedNotification):
             self.record("resource_updated")
         elif isinstance(message, types.ToolListChangedNotification):
@@ -288,7 +298,10 @@ async def session(agent: Agent, site: str) -> None:
     # 2 -----------------------------------------------------------------------------------------
     header(2, f"tools/list for window {tab}")
     page_tools = [t for t in tools if t.name.startswith(tab + "__")]
-    browser_actions = [t for t in page_tools if "Browser action on window" in (t.description or "")]
+    from webmcp.tools.records import records_for  # noqa: PLC0415 - the bridge's own actions, only here
+
+    actions = {r.action for r in records_for("tab")}
+    browser_actions = [t for t in page_tools if t.name.split("__", 1)[1] in actions]
     say(f"browser actions: {', '.join(t.name for t in browser_actions)}")
     say("page tools (WebMCP):")
     for t in page_tools:
