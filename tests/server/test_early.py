@@ -151,6 +151,8 @@ def test_a_version_the_server_does_not_speak_gets_its_latest() -> None:
         _message(1, "subscriptions/listen", {**_ENVELOPE, "notifications": {"resourceSubscriptions": "app://windows"}}),
         _message(1, "subscriptions/listen", _ENVELOPE),  # no filter
         _message(1, "tools/call", {**_ENVELOPE, "name": "app__open_tab"}),
+        _message(1, "server/discover", {"_meta": 5}),
+        _message(1, "server/discover", {"_meta": ["io.modelcontextprotocol/protocolVersion"]}),
         _message(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),  # no clientInfo
         _message(1, "initialize", {"protocolVersion": 20251125, **HELLO}),
         _message(1, "initialize", {"protocolVersion": "2025-11-25", "extra": True, **HELLO}),
@@ -407,6 +409,16 @@ def test_a_stream_the_client_ends_before_the_server_is_up_is_told_nothing() -> N
     assert handover.streams == {} and handover.acked == {"s"}
     joined = {"tools": [{"name": "app__open_tab"}, {"name": "tab-1__focus"}]}
     assert handover.in_place_of({"jsonrpc": "2.0", "id": 2, "result": joined}) == []
+
+
+def test_a_cancellation_that_names_no_request_ends_nothing() -> None:
+    with _pipes() as pipes:
+        pipes.send(_listen("s", toolsListChanged=True))
+        pipes.answers(1)
+        pipes.send(_message(None, "notifications/cancelled", {"requestId": {"not": "an id"}}))
+        assert pipes.nothing_written()
+        handover = pipes.early.stop()
+    assert handover.streams == {"s": {"toolsListChanged": True}}
 
 
 def test_the_server_s_acknowledgement_of_a_stream_answered_early_is_not_sent_again() -> None:

@@ -227,14 +227,16 @@ class EarlyAnswers:
                 return b""
             if method == "notifications/cancelled" and isinstance(params, dict):
                 # A stream the client ends hears nothing more; the SDK, replaying it, ends it too.
-                self._handover.streams.pop(params.get("requestId"), None)
+                ended = params.get("requestId")
+                if isinstance(ended, int | str):
+                    self._handover.streams.pop(ended, None)
             return None
         if isinstance(request_id, bool) or not isinstance(request_id, int | str):
             return None
         known = self._handover.answered.keys() | self._handover.streams.keys()
         if request_id in known or len(known) >= _ANSWERED_LIMIT:
             return None
-        if isinstance(params, dict) and _VERSION in (params.get("_meta") or {}):
+        if isinstance(params, dict) and isinstance(params.get("_meta"), dict) and _VERSION in params["_meta"]:
             return self._answer_modern(request_id, str(method), params)
         result: dict[str, Any] | None = None
         if self._handover.modern:
