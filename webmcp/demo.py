@@ -136,10 +136,12 @@ def print_result(result: types.CallToolResult, indent: int = 4) -> None:
 # the MCP side
 
 
-def _on_a_stream(message: Any) -> bool:
-    """Whether a notification came on a 2026-07-28 listen stream (the client hands it over twice:
-    to the message handler, and as the stream's event)."""
-    meta = getattr(message.params, "meta", None) if message.params is not None else None
+def on_a_stream(message: Any) -> bool:
+    """Whether `message` is a notification of a 2026-07-28 listen stream (the client hands each one
+    over twice: to the message handler, and as the stream's event)."""
+    if not isinstance(message, types.Notification) or message.params is None:
+        return False
+    meta = message.params.meta
     return isinstance(meta, dict) and SUBSCRIPTION_ID_META_KEY in meta
 
 
@@ -156,7 +158,7 @@ class Notifications:
         changed.set()
 
     async def on_message(self, message: Any) -> None:
-        if isinstance(message, types.Notification) and _on_a_stream(message):
+        if on_a_stream(message):
             return  # a listen stream's frame: counted as its event (`on_event`)
         if isinstance(message, types.ResourceUpdatedNotification):
             self.record("resource_updated")

@@ -24,8 +24,9 @@ from mcp.client.session import IncomingMessage
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated, ServerEvent, ToolsListChanged
-from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from webmcp.demo import on_a_stream
 
 Kind = Literal["resource_updated", "tools_list_changed"]
 WINDOWS_URI = "app://windows"
@@ -70,10 +71,8 @@ class Notifications:
     async def on_message(self, message: IncomingMessage) -> None:
         """`Client(message_handler=...)` hook for handshake-era notifications (a listen stream's frames,
         which the client hands this hook too, are counted once, as the stream's events: `on_event`)."""
-        if isinstance(message, types.Notification) and message.params is not None:
-            meta = message.params.meta
-            if isinstance(meta, dict) and SUBSCRIPTION_ID_META_KEY in meta:
-                return
+        if on_a_stream(message):
+            return
         if isinstance(message, types.ResourceUpdatedNotification):
             self.record("resource_updated", str(message.params.uri))
         elif isinstance(message, types.ToolListChangedNotification):
