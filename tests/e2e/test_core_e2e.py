@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from tests.support.stage import Stage, address_of, tool_started, user_navigates
+from webmcp.tools.records import record_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -76,6 +77,11 @@ async def test_page_tools_are_listed_with_schemas_and_mapped_annotations(stage: 
         for name, t in tools.items()
         if name.startswith("app__") or "__" in name and name.split("__")[1] in ("focus", "navigate", "read_content")
     )
+    # Issue 40: the tab's browser and window actions together, as the wire carries them, in 4 KiB.
+    actions = [t for n, t in tools.items() if n.startswith(f"{win}__") and record_for("tab", n.split("__", 1)[1])]
+    assert {"fill", "press", "hover", "submit"} <= {t.name.split("__", 1)[1] for t in actions}
+    wire = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in actions]
+    assert sum(len(json.dumps(t, separators=(",", ":"), ensure_ascii=False).encode()) for t in wire) <= 4096
 
 
 async def test_page_tool_call_returns_the_pages_answer_in_result(stage: Stage) -> None:

@@ -46,7 +46,8 @@ async def test_wait_for_is_listed_on_every_tab_as_read_only(stage: Stage) -> Non
     for tab in (win, second):
         tool = tools[f"{tab}__wait_for"]
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
-        assert set(tool.input_schema["properties"]) == {"text", "textGone", "timeout", "expectedVersion"}
+        # A read lists no expectedVersion (it is still checked when given).
+        assert set(tool.input_schema["properties"]) == {"text", "textGone", "timeout"}
 
 
 async def test_text_that_comes_a_second_later_is_waited_for_while_other_calls_on_the_tab_go_on(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from functools import partial
@@ -41,12 +42,14 @@ class FakeTab:
     window_kind: str = "tab"
     op_lock: anyio.Lock = field(default_factory=anyio.Lock)
     origin: str = "http://127.0.0.1:1"
+    actions: bool = False
+    """Whether it offers the window actions (fill, press, hover, submit): most tests are about one page tool."""
 
     def is_open(self) -> bool:
         return True
 
     def offers_action(self, action: str) -> bool:
-        return False  # no window actions: this tab is about one page tool
+        return self.actions
 
     def page_tools(self) -> list[PageTool]:
         return [
@@ -310,3 +313,33 @@ async def test_a_set_that_keeps_moving_is_announced_within_the_hold() -> None:
     times = [at - began for at, _ in heard.lists]
     assert len(times) >= 2 and times[0] < 1.6, times  # not after the 2 s the set kept moving
     assert heard.lists[-1][1] == ("tool_19",), "the last set is announced once the set keeps still"
+
+
+async def test_a_tabs_actions_fit_in_4_kib_of_tools_list_and_list_only_what_an_agent_needs() -> None:
+    # Issue 40: a tab's browser and window actions together at most 4 KB of tools/list, on the wire.
+    tab = FakeTab(None, window=WindowState(id="tab-10", title="T", version=1), actions=True)
+    server = build_server(FakeDesktop(tab), Broadcaster())  # type: ignore[arg-type]
+    async with Client(server, mode="legacy") as client:
+        listed = (await client.list_tools()).tools
+    actions = [t for t in listed if t.name.startswith("tab-10__") and t.name != "tab-10__buy"]
+    assert {t.name.removeprefix("tab-10__") for t in actions} >= {
+        "focus",
+        "navigate",
+        "fill",
+        "press",
+        "hover",
+        "submit",
+    }
+    wire = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in actions]
+    assert sum(len(json.dumps(t, separators=(",", ":"), ensure_ascii=False).encode()) for t in wire) <= 4096
+    for tool in wire:
+        text = json.dumps(tool["inputSchema"])
+        # Guards are checked on every call (tests/tools/test_dispatch.py), not listed.
+        for guard in ("additionalProperties", "minLength", "maxLength", "pattern", "minItems", "minimum"):
+            assert f'"{guard}"' not in text, (tool["name"], guard)
+        writes = not tool.get("annotations", {}).get("readOnlyHint") and not tool["name"].endswith("__focus")
+        assert ("expectedVersion" in tool["inputSchema"]["properties"]) == writes, tool["name"]
+    # The bounds an agent's ask can reach stay listed.
+    by_name = {t["name"].removeprefix("tab-10__"): t["inputSchema"]["properties"] for t in wire}
+    assert by_name["wait_for"]["timeout"]["maximum"] == 30
+    assert by_name["read_content"]["limit"]["maximum"] == 1000

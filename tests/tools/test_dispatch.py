@@ -80,6 +80,22 @@ class FakeTab:
             raise self.raises
         return ToolResult(message="reloaded")
 
+    def offers_action(self, action: str) -> bool:
+        return True  # a page with something to fill, press, hover and submit
+
+    def why_not_action(self, action: str) -> str:
+        return ""
+
+    async def hover(
+        self, label: str, block_id: str | None, check: VersionCheck | None, wheel: int | None
+    ) -> ToolResult:
+        self.calls.append(("hover", {"label": label, "wheel": wheel}))
+        return ToolResult(message="hovered")
+
+    async def press(self, label: str, block_id: str | None, check: VersionCheck | None) -> ToolResult:
+        self.calls.append(("press", {"label": label}))
+        return ToolResult(message="pressed")
+
 
 @dataclass(eq=False)
 class FakeDialog:
@@ -405,3 +421,38 @@ async def test_the_reach_for_unlisted_tools_is_offered_only_while_some_are_unlis
     desktop, _ = _desktop()
     assert (await _error(desktop, "tab-1__call_page_tool", {"name": "get_ticket"})).code == "action_not_available"
     assert (await _error(desktop, "tab-1__list_page_tools")).code == "action_not_available"
+
+
+@pytest.mark.parametrize(
+    ("action", "args", "field"),
+    [
+        ("press", {"label": ""}, "label"),  # minLength: an empty label
+        ("press", {"label": "OK", "colour": "red"}, "colour"),  # an unknown argument
+        ("press", {"key": "k" * 41}, "key"),  # maxLength
+        ("read_content", {"offset": -1}, "offset"),  # minimum
+        ("hover", {"label": "Menu", "wheel": 100_001}, "wheel"),  # the wheel's bound, checked by its handler
+        ("hover", {"label": "Menu", "wheel": -(10**400)}, "wheel"),
+    ],
+)
+async def test_the_guards_tools_list_leaves_out_are_still_checked_and_nothing_runs(
+    action: str, args: dict[str, Any], field: str
+) -> None:
+    desktop, tab = _desktop()
+    error = await _error(desktop, f"tab-1__{action}", args)
+    assert error.code == "validation_failed", error.message
+    assert field in {f["field"] for f in error.to_dict()["fields"]}
+    assert tab.calls == []
+
+
+async def test_a_hover_within_the_wheels_bound_reaches_the_tab() -> None:
+    desktop, tab = _desktop()
+    await call_tool(desktop, "tab-1__hover", {"label": "Menu", "wheel": -100_000})
+    await call_tool(desktop, "tab-1__press", {"label": "OK", "expectedVersion": 3})
+    assert tab.calls == [("hover", {"label": "Menu", "wheel": -100_000}), ("press", {"label": "OK"})]
+
+
+async def test_an_action_that_does_not_list_expected_version_still_checks_it() -> None:
+    # focus and the reads do not list it (they write nothing), but a stale one is refused all the same.
+    desktop, tab = _desktop()
+    error = await _error(desktop, "tab-1__read_content", {"expectedVersion": 2})
+    assert (error.code, error.to_dict()["currentVersion"]) == ("stale_state", 3)

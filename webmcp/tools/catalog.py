@@ -15,7 +15,15 @@ from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import WindowState, operable_ids
 from webmcp.tools.kinds import AnyWindow, has_page_tools
 from webmcp.tools.records import ToolRecord, WindowKind, records_for
-from webmcp.tools.specs import ACTION_OUTPUT, EXPECTED_VERSION, RESULT_SCHEMA, ToolSpec, action_schema, page_tool_spec
+from webmcp.tools.specs import (
+    ACTION_OUTPUT,
+    EXPECTED_VERSION,
+    RESULT_SCHEMA,
+    ToolSpec,
+    action_schema,
+    listed_schema,
+    page_tool_spec,
+)
 
 __all__ = ["EXPECTED_VERSION", "RESULT_SCHEMA", "ToolSpec", "action_schema", "tool_set_key", "tool_specs"]
 
@@ -33,7 +41,7 @@ def _record_spec(window_id: str, record: ToolRecord[Any, Any]) -> ToolSpec:
         name=f"{window_id}__{record.action}",
         title=record.title,
         description=record.description,
-        input_schema=action_schema(record.input_schema),
+        input_schema=action_schema(listed_schema(record.input_schema), record.versioned),
         annotations=record.annotations,
         output_schema=ACTION_OUTPUT,
     )
@@ -62,7 +70,9 @@ def tool_specs(desktop: ListedDesktop) -> list[ToolSpec]:
     The app's come first: they never change, so a client's cached prefix of the list stays.
     """
     specs: list[ToolSpec] = [
-        ToolSpec(f"app__{r.action}", r.title, r.description, r.input_schema, r.annotations, ACTION_OUTPUT)
+        ToolSpec(
+            f"app__{r.action}", r.title, r.description, listed_schema(r.input_schema), r.annotations, ACTION_OUTPUT
+        )
         for r in records_for("app")
     ]
     for window_id, window, kind in _operable(desktop):

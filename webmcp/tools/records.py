@@ -84,12 +84,20 @@ class ToolRecord(Generic[WindowT, InputT]):
     """Instead of a handler: a wait that changes nothing. The dispatcher runs it without the window's
     lock (the window's other calls go on), given the desktop and the window's id, so that it sees the
     window close or a modal window block it."""
+    writes: bool | None = None
+    """Whether the action changes its window, so that its schema lists `expectedVersion` (GUI bridge
+    §5.5: a write SHOULD accept it); None: unless `readOnlyHint`. Every action accepts it."""
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.handler, self.page_call, self.guarded, self.waiter)) != 1:
             raise TypeError(
                 f"the record of {self.action!r} needs exactly one of handler, guarded, waiter and page_call"
             )
+
+    @property
+    def versioned(self) -> bool:
+        """True when `tools/list` shows `expectedVersion` in this action's schema."""
+        return not self.annotations.get("readOnlyHint", False) if self.writes is None else self.writes
 
     def offered_on(self, window: Any) -> bool:
         """True when `window` offers this action now."""
@@ -154,8 +162,8 @@ _FIELD_VALUE = {"type": ["string", "boolean", "number", "array"], "items": {"typ
 class FieldInput(_Input):
     label: str = Field(min_length=1)
     value: Annotated[str | bool | int | float | list[str], WithJsonSchema(_FIELD_VALUE)] = Field(
-        description="Text; an option's text (a list for a multiple select); true/false for a checkbox or radio "
-        "(or, under a radio group's label, the option); ISO dates and times (2026-12-03, 20:45)."
+        description="Text; an option (a list for a multiple select); true/false for a checkbox or radio, or the "
+        "option under a radio group's label; ISO date or time (2026-12-03, 20:45)."
     )
     block_id: str | None = Field(default=None, alias="blockId")
 
@@ -176,13 +184,11 @@ class HoverInput(_Input):
     # As press's: its descriptions are said once, there (a docstring here would be published).
     label: str = Field(min_length=1)
     block_id: str | None = Field(default=None, alias="blockId")
-    wheel: int | None = Field(
-        default=None, ge=-100_000, le=100_000, description="Then turn the wheel there by this many px (up if < 0)."
-    )
+    wheel: int | None = Field(default=None, description="Then scroll there by this many px (up if < 0).")
 
 
 class SubmitInput(_Input):
-    form: str | None = Field(default=None, description="Its name or heading, where the page shows several.")
+    form: str | None = Field(default=None, description="Its name or heading, if several show.")
 
 
 class AcceptInput(_Input):
@@ -331,7 +337,14 @@ async def _press(tab: Tab, params: PressInput, check: VersionCheck | None) -> To
     return await tab.press(params.label, params.block_id, check)
 
 
+_WHEEL_LIMIT = 100_000
+"""The most px one hover's wheel turns, either way (checked here: tools/list does not list guards)."""
+
+
 async def _hover(tab: Tab, params: HoverInput, check: VersionCheck | None) -> ToolResult:
+    if params.wheel is not None and abs(params.wheel) > _WHEEL_LIMIT:
+        said = f"wheel is at most {_WHEEL_LIMIT:,} px either way. Nothing was done."
+        raise ToolError("validation_failed", said, fields=[{"field": "wheel", "error": f"At most {_WHEEL_LIMIT:,}"}])
     return await tab.hover(params.label, params.block_id, check, params.wheel)
 
 
@@ -409,9 +422,10 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="focus",
         applies_to="tab",
         title="Focus tab",
-        description="Bring this tab to the front, where the user sees it.",
+        description="Bring this tab to the front.",
         input_model=NoInput,
         annotations={"readOnlyHint": False, "idempotentHint": True},
+        writes=False,  # the tab's page stays as it is
         handler=_focus,
     ),
     ToolRecord(
@@ -476,8 +490,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="fill",
         applies_to="tab",
         title="Fill",
-        description="Set fields by label (as press names things), as a person types or picks; all are checked "
-        "before any is set.",
+        description="Set fields by label, as a person types or picks; all are checked before any is set.",
         input_model=FillInput,
         annotations={"destructiveHint": False, "idempotentHint": True, "openWorldHint": True},
         guarded=_fill,
@@ -487,9 +500,9 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="press",
         applies_to="tab",
         title="Press",
-        description="Click what the window shows, by its text or name (a button, link, tab, menu or tree item, "
-        'checkbox, list item, suggestion, cell); or press `key`, a key or chord ("Enter", "Shift+Tab", "ArrowDown", '
-        '"a"), in it (focused first) or, without `label`, where the focus is.',
+        description="Click what the window shows, by its text or name: a button, link, tab, menu or tree item, "
+        'checkbox, list item, suggestion, cell. Or press `key` ("Enter", "Shift+Tab", "ArrowDown") on it, or without '
+        "`label` where the focus is.",
         input_model=PressInput,
         annotations={"destructiveHint": True, "openWorldHint": True},
         guarded=_press,
@@ -499,8 +512,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="hover",
         applies_to="tab",
         title="Hover",
-        description="Move the pointer onto `label` (as press names it), e.g. to open a menu; answers once what it "
-        "opened shows.",
+        description="Point at `label` (as press names it), e.g. to open a menu.",
         input_model=HoverInput,
         annotations={"destructiveHint": False, "openWorldHint": True},
         guarded=_hover,
@@ -520,7 +532,7 @@ RECORDS: tuple[ToolRecord[Any, Any], ...] = (
         action="wait_for",
         applies_to="tab",
         title="Wait for text",
-        description="Wait until the window shows `text` (case and spacing aside) or no longer shows `textGone`; "
+        description="Wait until the window shows `text` (case and spacing aside), or stops showing `textGone`; "
         "with neither, until the page settles.",
         input_model=WaitForInput,
         annotations={"readOnlyHint": True, "idempotentHint": True},

@@ -15,7 +15,16 @@ from typing import Any
 from webmcp.desktop.mirror import PageTool
 from webmcp.untrusted.page_limits import page_tool_description
 
-__all__ = ["EXPECTED_VERSION", "ACTION_OUTPUT", "RESULT_SCHEMA", "ToolSpec", "action_schema", "hints", "page_tool_spec"]
+__all__ = [
+    "EXPECTED_VERSION",
+    "ACTION_OUTPUT",
+    "RESULT_SCHEMA",
+    "ToolSpec",
+    "action_schema",
+    "hints",
+    "listed_schema",
+    "page_tool_spec",
+]
 
 EXPECTED_VERSION = {"type": "integer"}
 """Said once, in the server's instructions (server/app.py): the version read; a changed window refuses."""
@@ -60,13 +69,50 @@ class ToolSpec:
     output_schema: dict[str, Any]
 
 
-def action_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with the optional `expectedVersion` every window tool accepts."""
+def action_schema(schema: dict[str, Any], versioned: bool = True) -> dict[str, Any]:
+    """`schema` with the optional `expectedVersion` (when `versioned`: the tool writes to its window).
+
+    Every window tool accepts and checks it (the dispatcher takes it out before the schema's
+    check); a tool that only reads, or only brings its tab to the front, does not list it."""
     out: dict[str, Any] = copy.deepcopy(schema) if schema else {"type": "object", "properties": {}}
     out.setdefault("type", "object")
     properties: dict[str, Any] = out.setdefault("properties", {})
-    properties["expectedVersion"] = EXPECTED_VERSION
+    if versioned:
+        properties["expectedVersion"] = EXPECTED_VERSION
     return out
+
+
+_GUARDS = frozenset({"minLength", "maxLength", "pattern", "minItems", "maxItems", "minimum", "exclusiveMinimum"})
+"""Keywords of the bridge's own schemas that only refuse nonsense (an empty label, a negative offset,
+a 1,000-character text, 51 fields at once): checked on every call, not listed. A number's `maximum`
+is listed: an agent's ask reaches it (a 60 s wait, 5,000 rows at once)."""
+
+
+def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A browser action's input schema as `tools/list` shows it: `schema` less its guards.
+
+    The call is still checked against the whole of `schema` (an unknown argument, an empty
+    label: `validation_failed`, field by field); the list, which an agent pays for on every
+    request, says what each argument is. `additionalProperties: false` goes too: the call
+    refuses what the list does not name, and some hosts refuse the keyword."""
+
+    def slim(node: Any) -> Any:
+        if isinstance(node, list):
+            return [slim(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):  # names, not keywords
+                out[key] = {name: slim(v) for name, v in value.items()}
+            elif key in _GUARDS or (key == "additionalProperties" and value is False):
+                continue
+            else:
+                out[key] = slim(value)
+        return out
+
+    result: dict[str, Any] = slim(schema)
+    return result
 
 
 def page_tool_spec(window_id: str, page_origin: str, tool: PageTool) -> ToolSpec:
