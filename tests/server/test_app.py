@@ -230,16 +230,14 @@ class _NotifyingDesktop:
             listener()
 
 
-class _Heard:
+class _Heard(Broadcaster):
+    """A broadcaster with no client: it records what it would tell (and lists are answered by `listed`)."""
+
     def __init__(self) -> None:
+        super().__init__()
         self.updated = 0
         self.lists: list[tuple[float, tuple[str, ...]]] = []
         self.desktop: _NotifyingDesktop | None = None
-        self.lists_served = 0
-        """As `Broadcaster.lists_served`: `tools/list` answers given (a client read the list)."""
-
-    def changed(self) -> None:
-        pass
 
     async def resource_updated(self, uri: str) -> None:
         self.updated += 1
@@ -292,12 +290,38 @@ async def test_a_set_that_came_back_after_a_client_read_it_in_between_is_announc
         await _notifier_with(desktop, heard, tg)
         desktop.move()
         await anyio.sleep(0.05)
-        heard.lists_served += 1  # a tools/list answered while the tools were hidden
+        heard.listed(desktop.tools)  # a tools/list answered while the tools were hidden
         await anyio.sleep(0.05)
         desktop.move("open_door_1", "open_door_2")
         await anyio.sleep(0.5)
         tg.cancel_scope.cancel()
     assert [tools for _, tools in heard.lists] == [("open_door_1", "open_door_2")]
+
+
+async def test_a_set_read_only_once_it_came_back_is_not_announced() -> None:
+    # A confirm dialog hid the tab's tools for 0.1 s; the client listed only after it was answered,
+    # so it holds the set as it is: no tools/list_changed, no list of the same tools again.
+    desktop, heard = _NotifyingDesktop(), _Heard()
+    async with anyio.create_task_group() as tg:
+        await _notifier_with(desktop, heard, tg)
+        desktop.move("dlg_accept")
+        await anyio.sleep(0.1)
+        desktop.move("open_door_1", "open_door_2")
+        heard.listed(desktop.tools)
+        await anyio.sleep(0.5)
+        tg.cancel_scope.cancel()
+    assert heard.lists == []
+
+
+def test_lists_beyond_those_remembered_count_as_another_set() -> None:
+    heard = _Heard()
+    heard.listed("a")
+    assert not heard.listed_other_than(0, "a") and heard.listed_other_than(0, "b")
+    assert not heard.listed_other_than(1, "b"), "no list since"
+    for _ in range(200):
+        heard.listed("a")
+    assert heard.listed_other_than(0, "a"), "what the first lists showed is forgotten: told, to be safe"
+    assert not heard.listed_other_than(150, "a")
 
 
 async def test_a_set_that_keeps_moving_is_announced_within_the_hold() -> None:

@@ -198,7 +198,7 @@ def build_server(
     async def on_list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         # A page's tool titles and descriptions are its text, masked like everything else that leaves.
         secrets = desktop.known_secrets()
-        broadcaster.listed()
+        broadcaster.listed(tool_set_key(desktop))  # the set this answer shows (no await in between)
         return types.ListToolsResult(tools=[_to_mcp_tool(s, secrets) for s in tool_specs(desktop)])
 
     async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -314,6 +314,8 @@ class Announcing(Protocol):
 
     lists_served: int
 
+    def listed_other_than(self, since: int, key: Any) -> bool: ...
+
     def changed(self) -> None: ...
 
     async def resource_updated(self, uri: str) -> None: ...
@@ -336,9 +338,11 @@ async def run_notifier(
     `resources/updated` per `min_interval`, and none of a change they read already
     (`Broadcaster.read_by`); and `tools/list_changed` only once the set
     (`tools_key`) has kept still for `quiet`, at most `hold` after it first moved, when it
-    differs from the set last announced, or when it came back to it after a client read the
-    list meanwhile (that client holds the set in between: every hiding and every restoring a
-    client may have seen is announced, GUI bridge §5.1).
+    differs from the set last announced, or when it came back to it after a client read
+    another set meanwhile (that client holds the set in between: every hiding and every
+    restoring a client may have seen is announced, GUI bridge §5.1). A client that read the
+    list only once it was back holds the set as it is: nobody is told (a confirm dialog
+    answered within the quiet time cost each client a list of the same tools).
     """
     changed = anyio.Event()
     moved = anyio.Event()
@@ -369,7 +373,7 @@ async def run_notifier(
                     break
             try:
                 now = tools_key(desktop)
-                if now != announced or broadcaster.lists_served != served:
+                if now != announced or broadcaster.listed_other_than(served, now):
                     announced = now
                     await broadcaster.tools_list_changed()
             except Exception:  # boundary: a notification failure must not end the notifier

@@ -18,6 +18,7 @@ import json
 import logging
 import socket
 import sys
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +74,10 @@ class _Peer:
     """Per URI, how many changes (`Broadcaster.changed`) there had been when this session last read it."""
 
 
+_SERVED_KEPT = 64
+"""How many lists' tool sets a `Broadcaster` remembers (more lists than that in one moved set: told)."""
+
+
 class Broadcaster:
     """Tells every connected client that something changed, whatever its protocol generation.
 
@@ -90,11 +95,26 @@ class Broadcaster:
         self.lists_served = 0
         """`tools/list` answers given so far (`listed`): a client that read the list while it
         moved holds what it read, and is told when it moves back (`run_notifier`)."""
+        self._served: deque[Any] = deque(maxlen=_SERVED_KEPT)
+        """The tool-set key of the last lists answered (`listed`), newest last."""
         self._changes = 0
 
-    def listed(self) -> None:
-        """A `tools/list` was answered."""
+    def listed(self, key: Any = None) -> None:
+        """A `tools/list` was answered, of the tool set whose key (`catalog.tool_set_key`) is `key`."""
         self.lists_served += 1
+        self._served.append(key)
+
+    def listed_other_than(self, since: int, key: Any) -> bool:
+        """Whether a list answered after the first `since` was of another tool set than `key`'s.
+
+        True when that is not known (more lists than are kept), so that a client is told too often
+        rather than never."""
+        count = self.lists_served - since
+        if count <= 0:
+            return False
+        if count > len(self._served):
+            return True
+        return any(served != key for served in list(self._served)[-count:])
 
     def changed(self) -> None:
         """What the resources show changed (the desktop's change listener)."""
