@@ -458,10 +458,23 @@ async def _task(subject: Subject, driver: Driver, site: str, task: Task) -> dict
     first_output, first_list_change = len(subject.outputs), subject.count("tools")
     started = time.perf_counter()
     failed, seen_first, extra_looks = "", False, 0
+    # The agent reads the tool list as it starts the task and again after each tools/list_changed
+    # (issue 40 counts them in what a task costs); apart from `bytes`, to compare with older runs.
+    list_bytes, listed_at = 0, subject.count("tools")
+
+    async def read_list() -> None:
+        nonlocal list_bytes, listed_at
+        listed_at = subject.count("tools")
+        await subject.tool_names()
+        list_bytes += len(subject.last_list.encode())
+
     try:
+        await read_list()
         for step in task.steps:
             failed = type(step).__name__
             await driver.play(step)
+            if subject.count("tools") > listed_at:
+                await read_list()
         failed, seen_first = "", task.shows in driver.last_look
         # An agent that does not see the outcome yet looks again, as it would; each look counts.
         while task.shows not in driver.last_look and extra_looks < EXTRA_LOOKS:
@@ -474,6 +487,7 @@ async def _task(subject: Subject, driver: Driver, site: str, task: Task) -> dict
     return {
         "calls": driver.tally.calls,
         "bytes": driver.tally.bytes,
+        "list_bytes": list_bytes,
         "seconds": round(elapsed, 3),
         "done": await _done(site, task),
         "seen": task.shows in driver.last_look,
@@ -536,6 +550,32 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def _with_lists(raw: dict[str, Any], tasks: list[Task], kinds: list[str]) -> list[str]:
+    """Bytes per task with the tool lists the agent read (at its start, after each list_changed), beside the first's."""
+    if not all("list_bytes" in g for k in kinds for r in raw["runs"][k] for g in r["tasks"].values()):
+        return []  # a run from before the lists were counted
+
+    def total(kind: str, key: str) -> float:
+        return _median([r["tasks"][key]["bytes"] + r["tasks"][key]["list_bytes"] for r in raw["runs"][kind]])
+
+    first = kinds[0]
+    head = "| task | " + " | ".join(f"{_label(k)} bytes with lists" for k in kinds) + " |"
+    lines = [
+        "Bytes per task with the tool lists read (median over rounds; ratio to the first subject's):",
+        "",
+        head,
+        "|---|" + "---:|" * len(kinds),
+    ]
+    for task in tasks:
+        cells = [task.what]
+        for kind in kinds:
+            value = total(kind, task.key)
+            ratio = "" if kind == first else f" ({_label(first)} {total(first, task.key) / value:.2f}×)"
+            cells.append(f"{value:,.0f}{ratio}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(raw: dict[str, Any], tasks: list[Task]) -> str:
     """The side-by-side table: medians over rounds; done and leaks over every round."""
     kinds = list(raw["runs"])
@@ -563,6 +603,7 @@ def markdown(raw: dict[str, Any], tasks: list[Task]) -> str:
         ]
         churn.append(f"- {_label(kind)}: " + ", ".join(per_task))
     lines += ["", "`tools/list_changed` notifications per task (median; not counted in calls or bytes):", "", *churn]
+    lines += ["", *_with_lists(raw, tasks, kinds)]
     notes = []
     for kind in kinds:
         for run_no, run in enumerate(raw["runs"][kind], 1):

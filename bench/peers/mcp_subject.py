@@ -51,6 +51,8 @@ class McpSubject:
         self.client: Client | None = None
         self._listed: set[str] = set()
         self._listed_at = -1
+        self.last_list = ""
+        """The JSON of the last `tools/list` answer (as `outputs` holds it)."""
 
     async def open(self, timeout: float = 60) -> None:
         """Start the process and complete `initialize` (bounded by the client's read timeout).
@@ -106,7 +108,8 @@ class McpSubject:
     async def tool_names(self, timeout: float = 10) -> list[str]:
         with anyio.fail_after(timeout):
             listed = await self._live().list_tools()
-        self.outputs.append(json.dumps([t.model_dump(mode="json") for t in listed.tools]))
+        self.last_list = json.dumps([t.model_dump(mode="json") for t in listed.tools])
+        self.outputs.append(self.last_list)
         return [t.name for t in listed.tools]
 
     async def ensure_tool(self, tool: str, timeout: float) -> None:
