@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from webmcp.desktop.tab import TAB_OPERATIONS
 from webmcp.models import SCHEMA_FILE, ToolResult, input_schema_of, render_current_schema, tool_output_schema
 from webmcp.tools.catalog import RESULT_SCHEMA, action_schema
+from webmcp.tools.specs import listed_schema
 from webmcp.tools.records import RECORDS, record_for
 
 
@@ -120,3 +121,26 @@ def test_tool_results_match_the_declared_output_schema() -> None:
     assert declared.is_valid({"code": "stale_state", "message": "m", "currentVersion": 4})
     assert not declared.is_valid({"result": 3}), "a page's answer is an object"
     assert len(json.dumps(RESULT_SCHEMA, separators=(",", ":"))) < 80
+
+
+def test_the_listed_schema_leaves_out_guards_but_never_touches_names_or_values() -> None:
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "pattern": r"\S"},
+            "n": {"type": "integer", "minimum": 0, "maximum": 9, "default": {"maxLength": 3}},
+            "kind": {"enum": [{"minItems": 1}], "const": {"pattern": "x"}},
+        },
+        "required": ["pattern"],
+    }
+    assert listed_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string"},
+            "n": {"type": "integer", "maximum": 9, "default": {"maxLength": 3}},
+            "kind": {"enum": [{"minItems": 1}], "const": {"pattern": "x"}},
+        },
+        "required": ["pattern"],
+    }
+    assert schema["additionalProperties"] is False, "the checked schema is left as it was"

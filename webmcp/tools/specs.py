@@ -88,6 +88,9 @@ a 1,000-character text, 51 fields at once): checked on every call, not listed. A
 is listed: an agent's ask reaches it (a 60 s wait, 5,000 rows at once)."""
 
 
+_VALUES = frozenset({"default", "const", "enum", "examples"})
+
+
 def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A browser action's input schema as `tools/list` shows it: `schema` less its guards.
 
@@ -105,6 +108,8 @@ def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:
         for key, value in node.items():
             if key == "properties" and isinstance(value, dict):  # names, not keywords
                 out[key] = {name: slim(v) for name, v in value.items()}
+            elif key in _VALUES:  # data, not schemas: kept as they are
+                out[key] = value
             elif key in _GUARDS or (key == "additionalProperties" and value is False):
                 continue
             else:
