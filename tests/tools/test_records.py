@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 from webmcp.desktop.tab import TAB_OPERATIONS
 from webmcp.models import SCHEMA_FILE, ToolResult, input_schema_of, render_current_schema, tool_output_schema
 from webmcp.tools.catalog import RESULT_SCHEMA, action_schema
-from webmcp.tools.specs import listed_schema
 from webmcp.tools.records import RECORDS, record_for
+from webmcp.tools.specs import listed_schema
 
 
 def test_every_browser_action_name_is_reserved_from_page_tools() -> None:
