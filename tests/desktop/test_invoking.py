@@ -209,3 +209,49 @@ async def test_a_refused_call_is_a_tool_error_and_leaves_nothing_in_flight() -> 
             await start_invocation(host, host.mirror, tool, {"q": "a"}, anyio.current_time() + 5)
     assert refused.value.code == "call_interrupted"
     assert host.mirror.in_flight == set()
+
+
+class _GiveUpOnAnswer:
+    """Stands in for an event the answer sets: the caller gives up in that same turn of the loop."""
+
+    def __init__(self, scope: anyio.CancelScope) -> None:
+        self.scope = scope
+
+    def set(self) -> None:
+        self.scope.cancel()
+
+
+@pytest.mark.parametrize("arguments", [{"q": "a"}, {"q": "x" * 8192}], ids=["written-at-once", "sent-by-a-task"])
+async def test_a_call_given_up_on_as_the_page_takes_it_is_cancelled(
+    arguments: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The client's cancel and invokeTool's answer came together (a CI run's test of a client's
+    # cancel saw the page go on): the invocation never reached the call, so nobody cancelled it.
+    async with stage() as (browser, conn, tg):
+        host = Host(tg)
+        with anyio.CancelScope() as scope:
+            begin, start = host.mirror.begin, host.mirror.start
+
+            def begin_then_give_up(*args: Any, **kwargs: Any) -> Any:
+                starting = begin(*args, **kwargs)
+                if starting is not None:
+                    starting.reply.wakes(_GiveUpOnAnswer(scope))  # type: ignore[arg-type]
+                return starting
+
+            async def start_then_give_up(*args: Any, **kwargs: Any) -> Any:
+                invocation = await start(*args, **kwargs)
+                scope.cancel()
+                return invocation
+
+            monkeypatch.setattr(host.mirror, "begin", begin_then_give_up)
+            monkeypatch.setattr(host.mirror, "start", start_then_give_up)
+            await start_invocation(host, host.mirror, _offered(host, _tool(conn)), arguments, anyio.current_time() + 5)
+        assert scope.cancelled_caught, "the caller gave up"
+        with anyio.fail_after(5):
+            await browser.cancelled.wait()
+        (cancel,) = [m for m in browser.received if m["method"] == "WebMCP.cancelInvocation"]
+        (invoke,) = [m for m in browser.received if m["method"] == "WebMCP.invokeTool"]
+        assert cancel["params"]["invocationId"] == f"inv-{invoke['id']}"
+        with anyio.fail_after(5):
+            while host.mirror.in_flight:
+                await anyio.wait_all_tasks_blocked()

@@ -92,7 +92,12 @@ async def start_invocation(
         while True:
             tool = await _tool_of_the_document_shown(host, mirror, tool, deadline)
             invocation = await _start(host, mirror, tool, arguments, deadline)
-            if not await _lost_with_its_document(host, mirror, invocation, deadline):
+            try:
+                lost = await _lost_with_its_document(host, mirror, invocation, deadline)
+            except BaseException:  # given up while it was not known where the call went: not left running
+                host.spawn_follower(_cancel_taken, mirror, invocation, host.timeouts.command)
+                raise
+            if not lost:
                 return invocation
 
 
@@ -106,13 +111,17 @@ async def _start(
     if starting is None:
         return await _start_in_a_task(host, mirror, tool, arguments, deadline)
     starting.reply.wakes(wake)
+    given_up = True
     try:
         # A crashed or closed tab never answers invokeTool: its end sets the same event. One event
         # and no task per thing that may end the wait: this is on the path of every call.
         with anyio.move_on_after(_left(deadline)), host.woken_by_its_end(wake):
             await wake.wait()
+        given_up = False
     finally:
-        if not starting.reply.answered:
+        # Given up (the client's cancel) even as the answer came: the page has the call, and
+        # nobody will have the invocation to cancel it but this follower.
+        if given_up or not starting.reply.answered:
             host.spawn_follower(_cancel_if_taken_late, host, mirror, starting)
     if not starting.reply.answered:
         raise _not_taken(host, tool)
@@ -185,6 +194,12 @@ async def _cancel_if_taken_late(host: StartHost, mirror: Invocations, starting: 
     mirror.finish(late)
 
 
+async def _cancel_taken(mirror: Invocations, invocation: Invocation, timeout: float) -> None:
+    """Cancel a call the page took just as its caller gave up on it."""
+    await mirror.cancel(invocation, timeout, "the agent's request was cancelled")
+    mirror.finish(invocation)
+
+
 async def _start_in_a_task(
     host: StartHost, mirror: Invocations, tool: PageTool, arguments: dict[str, Any], deadline: float
 ) -> Invocation:
@@ -210,12 +225,16 @@ async def _start_in_a_task(
             mirror.finish(late)
 
     host.spawn_follower(start)
+    given_up = True
     try:
         with anyio.move_on_after(_left(deadline)), host.woken_by_its_end(wake):
             await wake.wait()
+        given_up = False
     finally:
         if not taken.is_set():
             box["abandoned"] = True
+        elif given_up and "invocation" in box:  # taken as the caller gave up: `start` did not see it abandoned
+            host.spawn_follower(_cancel_taken, mirror, box["invocation"], timeouts.command)
     if not taken.is_set():
         raise _not_taken(host, tool)
     if "error" in box:
