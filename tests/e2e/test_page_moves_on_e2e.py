@@ -87,8 +87,13 @@ async def test_a_call_right_after_accepting_an_alert_that_reloads_the_page_answe
             doc = await stage.wait_windows(lambda d, last=load: _load(d, win) > last)
         else:
             # Answered by the old document (the call won the race) or the new one, or the tool is
-            # gone: never a call that waits for a document that no longer exists.
-            assert not status.is_error or body["code"] == "action_not_available", body
+            # gone: never a call that waits for a document that no longer exists. Or the old document
+            # ran it (toolInvoked) and was replaced before its answer left: then the answer says the
+            # tab moved and the outcome is unknown (a CI run saw it at 30 ms, 1 round of 30).
+            interrupted = body.get("code") == "call_interrupted" and body.get("outcome") == "unknown"
+            assert not status.is_error or body["code"] == "action_not_available" or interrupted, body
+            if interrupted:
+                assert "reload_ms" in body["message"], "the answer says where the tab moved"
             if not status.is_error:
                 assert body["result"]["step"] == 1 and body["result"]["load"] in (load, load + 1), body
         load = _load(doc, win)
