@@ -63,6 +63,9 @@ from webmcp.view.build import View
 __all__ = ["TAB_OPERATIONS", "Tab"]
 
 TAB_OPERATIONS = BROWSER_ACTIONS
+
+RECOMPOSE_AFTER = 0.03
+"""How soon after its page's tools changed a window shows their notices again (s): once for a burst."""
 """Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 
@@ -97,6 +100,8 @@ class Tab:
         )
         self._sign_in = SignInWatch(self, desktop, self._modals.open_prompt)
         self._downloads = TabDownloads(desktop.downloads, window_id)
+        self._recompose_due = False
+        """A recompose of the window after its page's tools changed is on its way (`_tools_changed`)."""
         self._bridge = BridgeNotices(
             window_id,
             self._mirror,
@@ -296,8 +301,22 @@ class Tab:
         return self._bridge.take_unsolicited_popup()
 
     def _tools_changed(self) -> None:
-        self.mark_dirty()  # the window's tool notices are composed with the next read
+        # The window's tool notices are composed again from the view shown, soon and once for a
+        # burst (a page may register 5,000 tools): the page's content did not change with its tools
+        # (a form that carries one is reported by the observer). A whole read asked for here, while
+        # a big page's first read was under way (its tools register as its script ends), read it
+        # whole a second time.
         self._desktop.changed()
+        if not self._recompose_due:
+            self._recompose_due = True
+            self.spawn_follower(self._recompose)
+
+    async def _recompose(self) -> None:
+        await anyio.sleep(RECOMPOSE_AFTER)
+        self._recompose_due = False
+        if self.ended() is None:
+            self._window.compose(self._view.view)
+            self._desktop.changed()
 
     def _moved_within(self, params: dict[str, Any]) -> None:
         if params.get("frameId") == self._navigator.main_frame_id:
