@@ -170,14 +170,7 @@ async def test_a_call_the_page_takes_only_after_its_deadline_is_cancelled_once_t
         assert refused.value.code == "action_timeout" and refused.value.to_dict()["pageTold"] is False
         assert "WebMCP.cancelInvocation" not in browser.methods(), "nothing to cancel before the page takes it"
         browser.take.set()
-        with anyio.fail_after(5):
-            await browser.cancelled.wait()
-        (cancel,) = [m for m in browser.received if m["method"] == "WebMCP.cancelInvocation"]
-        (invoke,) = [m for m in browser.received if m["method"] == "WebMCP.invokeTool"]
-        assert cancel["params"]["invocationId"] == f"inv-{invoke['id']}"
-        with anyio.fail_after(5):
-            while host.mirror.in_flight:
-                await anyio.wait_all_tasks_blocked()
+        await _the_taken_call_is_cancelled(browser, host)
         assert host.mirror.in_flight == set(), "the late invocation is not tracked any more"
 
 
@@ -192,6 +185,18 @@ async def test_a_call_its_agent_gave_up_on_before_the_page_took_it_is_cancelled_
         browser.take.set()
         with anyio.fail_after(5):
             await browser.cancelled.wait()
+
+
+async def _the_taken_call_is_cancelled(browser: Browser, host: Host) -> None:
+    """The page is told to cancel the one call it took, and the mirror stops tracking it."""
+    with anyio.fail_after(5):
+        await browser.cancelled.wait()
+    (cancel,) = [m for m in browser.received if m["method"] == "WebMCP.cancelInvocation"]
+    (invoke,) = [m for m in browser.received if m["method"] == "WebMCP.invokeTool"]
+    assert cancel["params"]["invocationId"] == f"inv-{invoke['id']}"
+    with anyio.fail_after(5):
+        while host.mirror.in_flight:
+            await anyio.wait_all_tasks_blocked()
 
 
 async def _cancel_when_sent(browser: Browser, scope: anyio.CancelScope) -> None:
@@ -247,11 +252,4 @@ async def test_a_call_given_up_on_as_the_page_takes_it_is_cancelled(
             monkeypatch.setattr(host.mirror, "start", start_then_give_up)
             await start_invocation(host, host.mirror, _offered(host, _tool(conn)), arguments, anyio.current_time() + 5)
         assert scope.cancelled_caught, "the caller gave up"
-        with anyio.fail_after(5):
-            await browser.cancelled.wait()
-        (cancel,) = [m for m in browser.received if m["method"] == "WebMCP.cancelInvocation"]
-        (invoke,) = [m for m in browser.received if m["method"] == "WebMCP.invokeTool"]
-        assert cancel["params"]["invocationId"] == f"inv-{invoke['id']}"
-        with anyio.fail_after(5):
-            while host.mirror.in_flight:
-                await anyio.wait_all_tasks_blocked()
+        await _the_taken_call_is_cancelled(browser, host)

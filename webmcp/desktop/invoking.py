@@ -190,13 +190,14 @@ async def _cancel_if_taken_late(host: StartHost, mirror: Invocations, starting: 
         late = await mirror.taken(starting, host.timeouts.command)
     except CDPError:
         return  # refused, or never taken: it does not run
-    await mirror.cancel(late, host.timeouts.command, "the page took it only after its deadline")
-    mirror.finish(late)
+    await _cancel_taken(mirror, late, host.timeouts.command, "the page took it only after its deadline")
 
 
-async def _cancel_taken(mirror: Invocations, invocation: Invocation, timeout: float) -> None:
-    """Cancel a call the page took just as its caller gave up on it."""
-    await mirror.cancel(invocation, timeout, "the agent's request was cancelled")
+async def _cancel_taken(
+    mirror: Invocations, invocation: Invocation, timeout: float, reason: str = "the agent's request was cancelled"
+) -> None:
+    """Cancel a call the page took when nobody waited for it any more (`reason`: why), and stop tracking it."""
+    await mirror.cancel(invocation, timeout, reason)
     mirror.finish(invocation)
 
 
@@ -221,8 +222,7 @@ async def _start_in_a_task(
             wake.set()
         late: Invocation | None = box.get("invocation") if box.get("abandoned") else None
         if late is not None:
-            await mirror.cancel(late, timeouts.command, "the page took it only after its deadline")
-            mirror.finish(late)
+            await _cancel_taken(mirror, late, timeouts.command, "the page took it only after its deadline")
 
     host.spawn_follower(start)
     given_up = True
