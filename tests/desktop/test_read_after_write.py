@@ -526,6 +526,122 @@ async def test_a_load_event_after_a_resource_arrived_during_the_read_reads_the_p
         assert held.reads == ["the parsed page, unstyled", "the parsed page, styled"]
 
 
+@pytest.mark.parametrize("arrival", ["finished", "failed"])
+async def test_a_load_event_after_only_an_image_and_a_font_arrived_during_the_read_reads_nothing_more(
+    held: HeldRead, arrival: str
+) -> None:
+    async with _running() as tab:
+        session = await _parsed(tab, held, "the parsed page", arrived=True)
+        # A logo that came after the read began, on a loaded machine: pixels, not the page's tree.
+        session.emit("Network.responseReceived", {"requestId": "logo", "type": "Image"})
+        session.emit("Network.loadingFinished", {"requestId": "logo"})
+        if arrival == "finished":
+            session.emit("Network.responseReceived", {"requestId": "font", "type": "Font"})
+            session.emit("Network.loadingFinished", {"requestId": "font"})
+        else:
+            session.emit("Network.loadingFailed", {"requestId": "font", "type": "Font"})
+        loaded = anyio.current_time()
+        session.emit("Page.loadEventFired", {})
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5, loaded=True)
+        for _ in range(20):
+            await anyio.lowlevel.checkpoint()
+        assert held.reads == ["the parsed page"]
+
+
+async def test_a_stylesheet_answered_among_images_still_reads_the_page_again(held: HeldRead) -> None:
+    async with _running() as tab:
+        session = await _parsed(tab, held, "the parsed page, unstyled", arrived=True)
+        held.shows = "the parsed page, styled"
+        session.emit("Network.responseReceived", {"requestId": "logo", "type": "Image"})
+        session.emit("Network.responseReceived", {"requestId": "style", "type": "Stylesheet"})
+        session.emit("Network.loadingFinished", {"requestId": "style"})
+        session.emit("Network.loadingFinished", {"requestId": "logo"})
+        loaded = anyio.current_time()
+        session.emit("Page.loadEventFired", {})
+        held.go.set()
+        with anyio.fail_after(5):
+            await tab.read_since(loaded, 5, loaded=True)
+        assert held.reads == ["the parsed page, unstyled", "the parsed page, styled"]
+
+
+class PageSession(EventSession):
+    """The page's own session, which answers every command at once."""
+
+    closed = False
+
+    async def send(self, method: str, params: Any = None, *, timeout: float | None = None) -> dict[str, Any]:
+        return {}
+
+
+@asynccontextmanager
+async def _still_loading(held: HeldRead) -> AsyncIterator[tuple[LiveView, PageSession]]:
+    """A tab whose page parsed (showing "the parsed page") and waits for its load event; the read
+    its DOMContentLoaded began is under way."""
+    session = PageSession()
+    tab = LiveView(PageTarget(target_id="T", session=cast(CDPSession, session)), Timeouts(), FakeHost())
+    tab.watch(cast(CDPSession, session), main=True)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(tab.run)
+        session.emit("Network.loadingFinished", {"requestId": "document"})
+        await anyio.sleep(0.01)
+        held.shows = "the parsed page"
+        session.emit("Page.domContentEventFired", {})
+        with anyio.fail_after(5):
+            await held.read.wait()
+        yield tab, session
+        tg.cancel_scope.cancel()
+
+
+async def _answer_before_the_load(tab: LiveView, held: HeldRead) -> None:
+    """What a navigation's answer does once the page is usable, its load event still to come."""
+    held.go.set()
+    with anyio.fail_after(5):
+        await tab.read_since(anyio.current_time(), 5)
+    for _ in range(20):
+        await anyio.lowlevel.checkpoint()
+
+
+async def test_an_answer_before_the_load_takes_the_read_under_way_when_only_an_image_arrived_since(
+    held: HeldRead,
+) -> None:
+    async with _still_loading(held) as (tab, session):
+        # The logo, from a slow host, holds the load event: it arrives after the read began.
+        session.emit("Network.responseReceived", {"requestId": "logo", "type": "Image"})
+        session.emit("Network.loadingFinished", {"requestId": "logo"})
+        await _answer_before_the_load(tab, held)
+        assert held.reads == ["the parsed page"]
+
+
+async def test_an_answer_before_the_load_reads_again_after_a_stylesheet_arrived(held: HeldRead) -> None:
+    async with _still_loading(held) as (tab, session):
+        held.shows = "the parsed page, styled"
+        session.emit("Network.responseReceived", {"requestId": "style", "type": "Stylesheet"})
+        session.emit("Network.loadingFinished", {"requestId": "style"})
+        await _answer_before_the_load(tab, held)
+        assert held.reads == ["the parsed page", "the parsed page, styled"]
+
+
+async def test_an_answer_before_the_load_reads_again_after_a_change_reported_since_the_read_began(
+    held: HeldRead,
+) -> None:
+    async with _still_loading(held) as (tab, _session):
+        held.shows = "the parsed page, and a banner"
+        tab.reported_change((9, 1))
+        await _answer_before_the_load(tab, held)
+        assert held.reads == ["the parsed page", "the parsed page, and a banner"]
+
+
+async def test_an_answer_before_the_load_reads_again_when_a_frame_in_another_process_loads(held: HeldRead) -> None:
+    async with _still_loading(held) as (tab, _session):
+        frame = PageSession()  # its resources are not followed: what they show is not known
+        tab.watch(cast(CDPSession, frame), main=False)
+        held.shows = "the parsed page, its ad styled"
+        await _answer_before_the_load(tab, held)
+        assert held.reads == ["the parsed page", "the parsed page, its ad styled"]
+
+
 async def test_without_network_events_a_load_event_reads_the_page_again(held: HeldRead) -> None:
     async with _running() as tab:
         session = await _parsed(tab, held, "the parsed page", arrived=False)  # Network.enable failed

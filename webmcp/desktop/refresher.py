@@ -71,6 +71,30 @@ _CALL_GRACE = 0.01
 FRESH_LIMIT = 1.0
 """The longest a read of a window waits for its view to catch up with the changes the page made
 before the read (s): one read under way and one more, on all but huge or hung pages."""
+_UNSEEN_TYPES = frozenset(
+    {
+        "Image",
+        "Font",
+        "Script",
+        "XHR",
+        "Fetch",
+        "EventSource",
+        "WebSocket",
+        "Ping",
+        "Manifest",
+        "CSPViolationReport",
+        "Preflight",
+        "Prefetch",
+    }
+)
+"""Network resource types whose arrival changes nothing a read shows unless the DOM changes too
+(which the observers report): an image's or a font's changes only pixels (the accessibility tree
+of unnamed, named, mapped and input images, and of text in a blocking web font, was the same
+before and after they loaded, Chromium 156), and what a script or data request brings is the
+page's scripts' to insert. A stylesheet, a medium (its error names it) or a document can."""
+_UNSEEN_KEPT = 256
+"""The most resources of those types answered and not yet finished that are kept (past it they
+are forgotten, and their arrivals counted like any other's)."""
 FLUSH_LIMIT = 0.05
 """How long a read of a window waits for the reports of changes a page made before it to arrive
 (`LiveView.flush`): one round trip; a page that cannot answer that soon (busy, a dialog open) is not waited for."""
@@ -158,7 +182,9 @@ class LiveView(Part):
         self._arrivals = 0
         """How many of the main session's resources finished loading (or failed): Network events come."""
         self._last_arrival = -float("inf")
-        """When the last of them did."""
+        """When the last of them that may change what a read shows did (not one of `_UNSEEN_TYPES`)."""
+        self._unseen: set[str] = set()
+        """The main session's requests of `_UNSEEN_TYPES` answered and not yet finished."""
         self._marked = -float("inf")
         """When the page was last marked changed, by its observer or by anything else."""
         self._wholes = 0
@@ -195,6 +221,7 @@ class LiveView(Part):
         session.on("Page.loadEventFired", lambda _p: self._loaded(main))
         session.on("Page.domContentEventFired", lambda _p: self._loaded(main, parsed=main))
         if main:  # the data requests' Network.enable (page_requests.py) covers the main session
+            session.on("Network.responseReceived", self._answered)
             session.on("Network.loadingFinished", self._arrived)
             session.on("Network.loadingFailed", self._arrived)
         session.on("Page.navigatedWithinDocument", lambda _p: self.mark_dirty())
@@ -209,17 +236,31 @@ class LiveView(Part):
             self.parsed()
         self.mark_dirty()
 
-    def _arrived(self, _params: dict[str, Any]) -> None:
+    def _answered(self, params: dict[str, Any]) -> None:
+        """A resource of the main session's frames is answered: one whose arrival cannot change
+        what a read shows (`_UNSEEN_TYPES`) is noted, so that its arrival moves nothing."""
+        if params.get("type") in _UNSEEN_TYPES:
+            if len(self._unseen) >= _UNSEEN_KEPT:
+                self._unseen.clear()
+            self._unseen.add(str(params.get("requestId")))
+
+    def _arrived(self, params: dict[str, Any]) -> None:
         """A resource of the main session's frames finished loading (or failed)."""
         self._arrivals += 1
-        self._last_arrival = anyio.current_time()
+        request = str(params.get("requestId"))
+        if request in self._unseen:
+            self._unseen.discard(request)
+        elif params.get("type") not in _UNSEEN_TYPES:  # a failure says its type
+            self._last_arrival = anyio.current_time()
 
     def _loaded(self, main: bool, *, parsed: bool = True) -> None:
         """The load event, or DOMContentLoaded (`parsed`: of the main frame): what they waited for
         (stylesheets, images, fonts) may show without changing the DOM, so the page is read whole
-        again, unless the latest read began after the last of the main session's resources arrived:
+        again, unless the latest read began after the last of the main session's resources that can
+        change what it shows arrived (not an image, a font, a script or data: `_UNSEEN_TYPES`):
         that read sees all they bring (what the parser and the page's scripts insert is the
-        observers' to report). A big page's load, 2 ms after its DOMContentLoaded, cost a second
+        observers' to report). A logo that arrived after the read began, on a loaded machine,
+        cost a second whole read of a 3,000-row page. A big page's load, 2 ms after its DOMContentLoaded, cost a second
         whole read (140 ms on 3,000 rows) before a navigation's answer; so did its DOMContentLoaded
         when its script ran past `SETTLE_QUIET` (a busy machine) and the navigation read the page
         before it. Without Network events (none seen yet), or for another session's frames, it is
@@ -694,17 +735,34 @@ class LiveView(Part):
         """Until the view comes from a read begun after `moment`, with nothing marked changed since,
         within `budget` seconds. With `loaded`, `moment` is the page's load event, after which
         nothing renders unseen: a read begun after the last change marked before it will do too
-        (`_loaded` marks a load that brought anything the latest read may have missed).
+        (`_loaded` marks a load that brought anything the latest read may have missed). Without,
+        on a page still loading, so will a read begun after that change and after the last of the
+        page's resources that can show without a DOM change arrived (`_unseen_before`).
 
         A read under way that began after `moment` (the refresher's, at a load event) is the one:
         it is waited for, not followed by another, unless the page changed meanwhile.
         """
         with anyio.move_on_after(budget):
             await self.refresh()  # waits for a read under way, then reads again only if dirty
-            target = min(moment, self._changed_before(moment)) if loaded else moment
+            if loaded:
+                target = min(moment, self._changed_before(moment))
+            else:
+                await self.flush(FLUSH_LIMIT)  # the reports of changes made before `moment` are in
+                target = self._unseen_before(moment)
             if self._shown_began < target and not self._closed:
                 self.mark_dirty()
                 await self.refresh()
+
+    def _unseen_before(self, moment: float) -> float:
+        """Since when a page still loading may show something a read begun then did not see, as of
+        `moment`: its last change marked, or the last of its resources that can show without a DOM
+        change arrived (an image on a slow host, still holding the load event, changes nothing a
+        read shows: it cost a 3,000-row page a second whole read before its navigation's answer).
+        `moment` itself when that cannot be told: no Network events (they tell the arrivals), or
+        frames in other processes, whose resources are not followed."""
+        if not self._arrivals or any(s is not self._page.session and not s.closed for s in self._sessions):
+            return moment
+        return min(moment, max(self._changed_before(moment), self._last_arrival))
 
     # --- secrets ----------------------------------------------------------------------
 
