@@ -254,17 +254,16 @@ class LiveView(Part):
             self._last_arrival = anyio.current_time()
 
     def _loaded(self, main: bool, *, parsed: bool = True) -> None:
-        """The load event, or DOMContentLoaded (`parsed`: of the main frame): what they waited for
-        (stylesheets, images, fonts) may show without changing the DOM, so the page is read whole
-        again, unless the latest read began after the last of the main session's resources that can
-        change what it shows arrived (not an image, a font, a script or data: `_UNSEEN_TYPES`):
-        that read sees all they bring (what the parser and the page's scripts insert is the
-        observers' to report). A logo that arrived after the read began, on a loaded machine,
-        cost a second whole read of a 3,000-row page. A big page's load, 2 ms after its DOMContentLoaded, cost a second
-        whole read (140 ms on 3,000 rows) before a navigation's answer; so did its DOMContentLoaded
-        when its script ran past `SETTLE_QUIET` (a busy machine) and the navigation read the page
-        before it. Without Network events (none seen yet), or for another session's frames, it is
-        read whole."""
+        """The load event, or DOMContentLoaded (`parsed`: of the main frame): some of what they
+        waited for (a stylesheet, a medium) may show without changing the DOM, so the page is read
+        whole again, unless the latest read began after the last of the main session's resources
+        that can arrived (not an image, a font, a script or data: `_UNSEEN_TYPES`): that read sees
+        all they bring (what the parser and the page's scripts insert is the observers' to report).
+        A big page's load, 2 ms after its DOMContentLoaded, cost a second whole read (140 ms on
+        3,000 rows) before a navigation's answer; so did its DOMContentLoaded when its script ran
+        past `SETTLE_QUIET` (a busy machine) and the navigation read the page before it, and its
+        logo when that arrived after the read began (a loaded machine). Without Network events
+        (none seen yet), or for another session's frames, it is read whole."""
         if main and self._arrivals and self._last_arrival < self._read_began:
             self.parsed()
             return
