@@ -483,10 +483,13 @@ async def test_a_report_from_an_observer_the_read_did_not_flush_is_read_again(fl
         assert flushing.reads[-1] == "the page, its iframe filled"
 
 
-async def _parsed(tab: LiveView, held: HeldRead, shows: str, *, arrived: bool) -> EventSession:
-    """The tab's main session once its page parsed showing `shows` (after a resource arrived, when
-    `arrived`; else Network events never come) and the read DOMContentLoaded began is under way."""
-    session = EventSession()
+async def _parsed(
+    tab: LiveView, held: HeldRead, shows: str, *, arrived: bool, session: EventSession | None = None
+) -> EventSession:
+    """The tab's main session (`session`, or a new one) once its page parsed showing `shows` (after
+    a resource arrived, when `arrived`; else Network events never come) and the read
+    DOMContentLoaded began is under way."""
+    session = session or EventSession()
     tab.watch(cast(CDPSession, session), main=True)
     if arrived:
         session.emit("Network.loadingFinished", {"requestId": "document"})
@@ -498,18 +501,29 @@ async def _parsed(tab: LiveView, held: HeldRead, shows: str, *, arrived: bool) -
     return session
 
 
+def _arrive(session: EventSession, request: str, kind: str) -> None:
+    """A resource of type `kind` answered, then finished loading."""
+    session.emit("Network.responseReceived", {"requestId": request, "type": kind})
+    session.emit("Network.loadingFinished", {"requestId": request})
+
+
+async def _answer_after_the_load(tab: LiveView, session: EventSession, held: HeldRead) -> None:
+    """The page fires its load event; the read under way ends; a navigation's answer reads since the load."""
+    loaded = anyio.current_time()
+    session.emit("Page.loadEventFired", {})
+    held.go.set()
+    with anyio.fail_after(5):
+        await tab.read_since(loaded, 5, loaded=True)
+    for _ in range(20):
+        await anyio.lowlevel.checkpoint()
+
+
 async def test_a_load_event_after_every_resource_arrived_before_the_read_began_reads_nothing_more(
     held: HeldRead,
 ) -> None:
     async with _running() as tab:
         session = await _parsed(tab, held, "the parsed page", arrived=True)
-        loaded = anyio.current_time()
-        session.emit("Page.loadEventFired", {})  # 2 ms after DOMContentLoaded: nothing arrived between
-        held.go.set()
-        with anyio.fail_after(5):
-            await tab.read_since(loaded, 5, loaded=True)
-        for _ in range(20):
-            await anyio.lowlevel.checkpoint()
+        await _answer_after_the_load(tab, session, held)  # 2 ms after DOMContentLoaded: nothing arrived between
         assert held.reads == ["the parsed page"]
 
 
@@ -518,11 +532,7 @@ async def test_a_load_event_after_a_resource_arrived_during_the_read_reads_the_p
         session = await _parsed(tab, held, "the parsed page, unstyled", arrived=True)
         held.shows = "the parsed page, styled"
         session.emit("Network.loadingFinished", {"requestId": "style"})  # it shows without a DOM change
-        loaded = anyio.current_time()
-        session.emit("Page.loadEventFired", {})
-        held.go.set()
-        with anyio.fail_after(5):
-            await tab.read_since(loaded, 5, loaded=True)
+        await _answer_after_the_load(tab, session, held)
         assert held.reads == ["the parsed page, unstyled", "the parsed page, styled"]
 
 
@@ -533,20 +543,12 @@ async def test_a_load_event_after_only_an_image_and_a_font_arrived_during_the_re
     async with _running() as tab:
         session = await _parsed(tab, held, "the parsed page", arrived=True)
         # A logo that came after the read began, on a loaded machine: pixels, not the page's tree.
-        session.emit("Network.responseReceived", {"requestId": "logo", "type": "Image"})
-        session.emit("Network.loadingFinished", {"requestId": "logo"})
+        _arrive(session, "logo", "Image")
         if arrival == "finished":
-            session.emit("Network.responseReceived", {"requestId": "font", "type": "Font"})
-            session.emit("Network.loadingFinished", {"requestId": "font"})
+            _arrive(session, "font", "Font")
         else:
             session.emit("Network.loadingFailed", {"requestId": "font", "type": "Font"})
-        loaded = anyio.current_time()
-        session.emit("Page.loadEventFired", {})
-        held.go.set()
-        with anyio.fail_after(5):
-            await tab.read_since(loaded, 5, loaded=True)
-        for _ in range(20):
-            await anyio.lowlevel.checkpoint()
+        await _answer_after_the_load(tab, session, held)
         assert held.reads == ["the parsed page"]
 
 
@@ -555,14 +557,9 @@ async def test_a_stylesheet_answered_among_images_still_reads_the_page_again(hel
         session = await _parsed(tab, held, "the parsed page, unstyled", arrived=True)
         held.shows = "the parsed page, styled"
         session.emit("Network.responseReceived", {"requestId": "logo", "type": "Image"})
-        session.emit("Network.responseReceived", {"requestId": "style", "type": "Stylesheet"})
-        session.emit("Network.loadingFinished", {"requestId": "style"})
+        _arrive(session, "style", "Stylesheet")
         session.emit("Network.loadingFinished", {"requestId": "logo"})
-        loaded = anyio.current_time()
-        session.emit("Page.loadEventFired", {})
-        held.go.set()
-        with anyio.fail_after(5):
-            await tab.read_since(loaded, 5, loaded=True)
+        await _answer_after_the_load(tab, session, held)
         assert held.reads == ["the parsed page, unstyled", "the parsed page, styled"]
 
 
@@ -581,15 +578,9 @@ async def _still_loading(held: HeldRead) -> AsyncIterator[tuple[LiveView, PageSe
     its DOMContentLoaded began is under way."""
     session = PageSession()
     tab = LiveView(PageTarget(target_id="T", session=cast(CDPSession, session)), Timeouts(), FakeHost())
-    tab.watch(cast(CDPSession, session), main=True)
     async with anyio.create_task_group() as tg:
         tg.start_soon(tab.run)
-        session.emit("Network.loadingFinished", {"requestId": "document"})
-        await anyio.sleep(0.01)
-        held.shows = "the parsed page"
-        session.emit("Page.domContentEventFired", {})
-        with anyio.fail_after(5):
-            await held.read.wait()
+        await _parsed(tab, held, "the parsed page", arrived=True, session=session)
         yield tab, session
         tg.cancel_scope.cancel()
 
@@ -608,8 +599,7 @@ async def test_an_answer_before_the_load_takes_the_read_under_way_when_only_an_i
 ) -> None:
     async with _still_loading(held) as (tab, session):
         # The logo, from a slow host, holds the load event: it arrives after the read began.
-        session.emit("Network.responseReceived", {"requestId": "logo", "type": "Image"})
-        session.emit("Network.loadingFinished", {"requestId": "logo"})
+        _arrive(session, "logo", "Image")
         await _answer_before_the_load(tab, held)
         assert held.reads == ["the parsed page"]
 
@@ -617,8 +607,7 @@ async def test_an_answer_before_the_load_takes_the_read_under_way_when_only_an_i
 async def test_an_answer_before_the_load_reads_again_after_a_stylesheet_arrived(held: HeldRead) -> None:
     async with _still_loading(held) as (tab, session):
         held.shows = "the parsed page, styled"
-        session.emit("Network.responseReceived", {"requestId": "style", "type": "Stylesheet"})
-        session.emit("Network.loadingFinished", {"requestId": "style"})
+        _arrive(session, "style", "Stylesheet")
         await _answer_before_the_load(tab, held)
         assert held.reads == ["the parsed page", "the parsed page, styled"]
 

@@ -63,10 +63,10 @@ from webmcp.view.build import View
 __all__ = ["TAB_OPERATIONS", "Tab"]
 
 TAB_OPERATIONS = BROWSER_ACTIONS
+"""Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 RECOMPOSE_AFTER = 0.03
 """How soon after its page's tools changed a window shows their notices again (s): once for a burst."""
-"""Names of browser operations on windows: a page tool never takes one of them as its handle."""
 
 
 class Tab:
