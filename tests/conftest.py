@@ -14,7 +14,7 @@ from playwright.async_api import Playwright
 
 from cdp_bridge.connection import Connection
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
-from tests.support.stage import Stage, open_stage, run_site, shared_playwright
+from tests.support.stage import NO_DNS_FOR_INVALID, Stage, open_stage, run_site, shared_playwright
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +39,7 @@ async def user_driver() -> AsyncIterator[Playwright]:
 @pytest.fixture
 async def browser(user_driver: Playwright) -> AsyncIterator[BrowserProcess]:
     """A headless Chromium with WebMCP on, stopped after the test."""
-    process = await launch_browser(LaunchOptions(headless=True, debugging="port"))
+    process = await launch_browser(LaunchOptions(headless=True, debugging="port", extra_args=[NO_DNS_FOR_INVALID]))
     try:
         yield process
     finally:

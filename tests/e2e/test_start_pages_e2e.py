@@ -22,6 +22,7 @@ import anyio
 import pytest
 
 from tests.support.mcp_harness import McpTestClient, open_stdio_client
+from tests.support.stage import NO_DNS_FOR_INVALID
 from webmcp.serve import START_BUDGET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -195,9 +196,7 @@ def _start_took(log: Path) -> float:
     return (stamps["serving MCP on stdio"] - stamps["the browser's tabs are windows"]).total_seconds()
 
 
-async def _started(
-    url: str, tmp_path: Path, *browser_args: str
-) -> tuple[dict[str, Any], set[str], float]:
+async def _started(url: str, tmp_path: Path, *browser_args: str) -> tuple[dict[str, Any], set[str], float]:
     """Start the bridge on `url`: its first app://windows, the first tools/list the server answers after it
     (the early one, answered before the browser is up, holds the app's tools alone), how long the start took."""
     command = [*BRIDGE, "--log-level", "INFO", "--user-data-dir", str(tmp_path / "profile")]
@@ -242,9 +241,8 @@ async def test_a_start_url_that_fails_is_served_within_the_budget_showing_what_f
     server: str, says: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     if server == "dns_failure":
-        # The name fails in Chromium's own resolver, at once: a machine's DNS may hang instead of
-        # failing (CI's did, and the window rightly said the server had not answered yet).
-        url, browser_args = "http://nowhere.invalid/", ("--host-resolver-rules=MAP nowhere.invalid ~NOTFOUND",)
+        # Where the machine's DNS hung (CI's), the window rightly said the server had not answered yet.
+        url, browser_args = "http://nowhere.invalid/", (NO_DNS_FOR_INVALID,)
     else:
         url, browser_args = request.getfixturevalue(server), ()
     first, names, took = await _started(url, tmp_path, *browser_args)

@@ -20,6 +20,10 @@ from webmcp.models import WindowsDocument
 
 WAIT = 15.0
 
+NO_DNS_FOR_INVALID = "--host-resolver-rules=MAP *.invalid ~NOTFOUND"
+"""A browser switch: names under `.invalid` (RFC 6761) fail in Chromium's own resolver, at once. A
+machine's DNS may hang on them instead of failing (CI's did), and the tests are about the failure."""
+
 _shared_driver: tuple[Playwright, asyncio.AbstractEventLoop] | None = None
 """Playwright's driver (a Node process) for the whole session, and the loop it runs on."""
 
