@@ -38,6 +38,13 @@ def serve_in_thread(
         loop.run_until_complete(start())
         loop.run_forever()
         loop.run_until_complete(holder["runner"].cleanup())
+        # A handler that outlived the shutdown timeout (a page that never answers, a client still
+        # holding it) is cancelled and let finish, as `asyncio.run` does: closed with it pending, it
+        # was reported at exit as "Task was destroyed but it is pending!".
+        left = asyncio.all_tasks(loop)
+        for task in left:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
         loop.close()
 
     thread = threading.Thread(target=serve, daemon=True)
