@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--http",
         metavar="HOST:PORT",
         type=host_port,
-        help="serve Streamable HTTP at /mcp instead of stdio (e.g. 127.0.0.1:8765 or [::1]:8765)",
+        help="serve Streamable HTTP at /mcp instead of stdio (e.g. 127.0.0.1:8765 or [::1]:8765; port 0: a "
+        "free one, and the URL is printed to stderr)",
     )
     parser.add_argument(
         "--token",
@@ -232,7 +233,7 @@ class _VersionAction(argparse.Action):
 
 
 def host_port(value: str) -> tuple[str, int]:
-    """`HOST:PORT` or `[IPv6]:PORT` for --http.
+    """`HOST:PORT` or `[IPv6]:PORT` for --http (port 0: the system chooses, and the bridge says which).
 
     Raises:
         argparse.ArgumentTypeError: with a sentence that says what is expected.
@@ -240,7 +241,7 @@ def host_port(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not HOST:PORT; give e.g. 127.0.0.1:8765, localhost:8765 or [::1]:8765"
         )

@@ -101,19 +101,27 @@ async def serve(
         tg.start_soon(run_notifier, desktop, broadcaster)
         tg.start_soon(_stop_when_browser_goes, connection, desktop, tg.cancel_scope)
         if config.http is not None:
-            host, port = config.http.host, config.http.port
-            token = config.http.token or secrets.token_urlsafe(24)
-            shown = f"[{host}]" if ":" in host else host
-            if not config.http.token:
-                print(f"webmcp-bridge: MCP at http://{shown}:{port}/mcp  bearer token: {token}", file=sys.stderr)
+            http = config.http
+            token = http.token or secrets.token_urlsafe(24)
+
+            def announce(url: str) -> None:
+                logger.info("serving MCP on %s", url)
+                # Said where a person reads it when they cannot know it otherwise: a token made up
+                # here, a port the system chose (`--http 127.0.0.1:0`). A token they gave is not repeated.
+                if not http.token:
+                    print(f"webmcp-bridge: MCP at {url}  bearer token: {token}", file=sys.stderr, flush=True)
+                elif http.port == 0:
+                    print(f"webmcp-bridge: MCP at {url}", file=sys.stderr, flush=True)
+
             await serve_http(
                 server,
                 broadcaster,
-                host=host,
-                port=port,
+                host=http.host,
+                port=http.port,
                 token=token,
                 experimental=experimental,
-                guard=HttpGuard.from_config(config.http),
+                guard=HttpGuard.from_config(http),
+                announce=announce,
             )
         else:
             logger.info("serving MCP on stdio")

@@ -26,8 +26,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from cdp_bridge.launcher import BrowserProcess
-from tests.e2e.test_http_e2e import _free_port
-from tests.support.mcp_harness import open_http_client
+from tests.support.mcp_harness import ANY_PORT, announced_url, open_http_client
 from tests.support.processes import browser_pids, wait_until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -151,17 +150,17 @@ async def test_over_stdio_a_dead_browser_ends_the_pending_call_and_the_bridge(si
 async def test_over_http_a_dead_browser_ends_the_pending_call_with_a_structured_error(
     site: str, tmp_path: Path
 ) -> None:
-    profile = tmp_path / "profile"
-    port = _free_port()
+    profile, stderr = tmp_path / "profile", tmp_path / "stderr.log"
     token = "death-token"
-    process = await anyio.open_process(
-        [*BRIDGE, "--user-data-dir", str(profile), "--http", f"127.0.0.1:{port}", f"--token={token}", site + "/"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
+    with stderr.open("wb") as sink:
+        process = await anyio.open_process(
+            [*BRIDGE, "--user-data-dir", str(profile), "--http", ANY_PORT, f"--token={token}", site + "/"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
     try:
+        url = await announced_url(stderr, process)
         with anyio.fail_after(30):
             while True:
                 try:

@@ -27,7 +27,7 @@ from websockets.asyncio.client import connect
 from cdp_bridge import Connection
 from cdp_bridge.launcher import BrowserProcess, LaunchOptions, launch_browser
 from cdp_bridge.relay import proof
-from tests.support.mcp_harness import open_http_client, wait_listening
+from tests.support.mcp_harness import ANY_PORT, announced_url, open_http_client, wait_listening
 from tests.support.stage import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -64,10 +64,10 @@ async def _extension_id(browser: BrowserProcess) -> str:
 @asynccontextmanager
 async def _bridge(tmp_path: Path, relay_port: int = 0) -> AsyncIterator[tuple[str, str, int, str]]:
     """`webmcp-bridge --extension --http`; yields (MCP URL, token, relay port, pairing code)."""
-    http_port, token = _free_port(), secrets.token_urlsafe(16)
-    log = tmp_path / f"bridge-{http_port}.log"
+    token = secrets.token_urlsafe(16)
+    log = tmp_path / f"bridge-{secrets.token_hex(4)}.log"  # a restarted bridge writes a log of its own
     command = [sys.executable, "-m", "webmcp", "--extension", "--extension-port", str(relay_port),
-               "--http", f"127.0.0.1:{http_port}", f"--token={token}"]  # fmt: skip
+               "--http", ANY_PORT, f"--token={token}"]  # fmt: skip
     with log.open("wb") as err:
         process = await anyio.open_process(
             command,
@@ -78,7 +78,7 @@ async def _bridge(tmp_path: Path, relay_port: int = 0) -> AsyncIterator[tuple[st
         )
     try:
         found = await _printed(log, r"ws://127\.0\.0\.1:(\d+)/\s+pairing code: (\S+)")
-        url = f"http://127.0.0.1:{http_port}/mcp"
+        url = await announced_url(log, process)
         # The pairing code is printed before the MCP endpoint listens: a client that connects at
         # once (the restarted bridge) met "connection refused" in CI.
         await wait_listening(url, process)

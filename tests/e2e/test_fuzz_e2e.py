@@ -10,6 +10,7 @@ import subprocess
 import sys
 import typing
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -19,9 +20,8 @@ from mcp.shared.exceptions import MCPError
 
 from cdp_bridge.launcher import BrowserProcess
 from tests.e2e.test_browser_death_e2e import _LineClient
-from tests.e2e.test_http_e2e import _free_port
 from tests.support.fuzz import bad_calls, bad_uris, junk_requests
-from tests.support.mcp_harness import open_http_client
+from tests.support.mcp_harness import ANY_PORT, announced_url, open_http_client
 from tests.support.stage import Stage
 from webmcp.models import ErrorCode
 
@@ -78,20 +78,21 @@ async def test_fuzzed_calls_over_stdio_are_refused_with_codes_and_change_nothing
 
 
 async def test_fuzzed_calls_and_junk_over_http_are_refused_and_the_bridge_stays_up(
-    site: str, browser: BrowserProcess
+    site: str, browser: BrowserProcess, tmp_path: Path
 ) -> None:
-    port, token = _free_port(), "fuzz-token"
-    bridge = await anyio.open_process(
-        [
-            *(sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url),
-            *("--http", f"127.0.0.1:{port}", f"--token={token}", site + "/"),
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
+    token, stderr = "fuzz-token", tmp_path / "stderr.log"
+    with stderr.open("wb") as sink:
+        bridge = await anyio.open_process(
+            [
+                *(sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url),
+                *("--http", ANY_PORT, f"--token={token}", site + "/"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
     try:
+        url = await announced_url(stderr, bridge)
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
             with anyio.fail_after(30):
                 while True:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import httpx2
@@ -14,17 +14,11 @@ from playwright.async_api import async_playwright
 
 from cdp_bridge.launcher import BrowserProcess
 from tests.support.bridge_http import http_bridge
-from tests.support.mcp_harness import open_http_client
+from tests.support.mcp_harness import ANY_PORT, announced_url, open_http_client
 from webmcp.desktop.navigation import HELD_LIMIT
 from webmcp.server.app import PROGRESS_EVERY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def _windows(client) -> dict:
@@ -32,28 +26,18 @@ async def _windows(client) -> dict:
     return json.loads(result.contents[0].text)
 
 
-async def test_every_http_client_hears_every_change(site: str, browser: BrowserProcess) -> None:
-    port = _free_port()
+async def test_every_http_client_hears_every_change(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
     token = "test-token-123"
-    bridge = await anyio.open_process(
-        [
-            sys.executable,
-            "-m",
-            "webmcp",
-            "--cdp-url",
-            browser.ws_url,
-            "--http",
-            f"127.0.0.1:{port}",
-            "--token",
-            token,
-            site + "/",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
+    stderr = tmp_path / "stderr.log"
+    command = [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, "--http", ANY_PORT, "--token", token]
+    with stderr.open("wb") as sink:
+        bridge = await anyio.open_process(
+            [*command, site + "/"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink
+        )
     try:
+        url = await announced_url(stderr, bridge)
+        assert url.startswith("http://127.0.0.1:") and not url.startswith("http://127.0.0.1:0/"), url
+        assert token not in stderr.read_text(), "a token the person gave is not printed"
         with anyio.fail_after(20):
             while True:
                 try:

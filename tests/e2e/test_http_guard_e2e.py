@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -14,18 +13,11 @@ import httpx2
 import pytest
 
 from cdp_bridge.launcher import BrowserProcess
-from tests.support.mcp_harness import open_http_client, wait_listening
+from tests.support.mcp_harness import ANY_PORT, announced_url, open_http_client, wait_listening
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 TOKEN = "guard-test-token"
-
-
-def _free_port(host: str = "127.0.0.1") -> int:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 def _bridge_command(browser: BrowserProcess, site: str, bind: str, *extra: str) -> list[str]:
@@ -52,7 +44,7 @@ async def test_a_non_loopback_bind_without_the_switch_is_refused(
     site: str, browser: BrowserProcess, tmp_path: Path
 ) -> None:
     stderr = tmp_path / "stderr.log"
-    async with _running(_bridge_command(browser, site + "/", f"0.0.0.0:{_free_port()}"), stderr) as bridge:
+    async with _running(_bridge_command(browser, site + "/", "0.0.0.0:0"), stderr) as bridge:
         with anyio.fail_after(60):
             await bridge.wait()
     assert bridge.returncode == 2
@@ -60,17 +52,18 @@ async def test_a_non_loopback_bind_without_the_switch_is_refused(
 
 
 async def test_the_cli_serves_on_ipv6_loopback(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
-    port = _free_port("::1")
-    async with _running(_bridge_command(browser, site + "/", f"[::1]:{port}"), tmp_path / "stderr.log") as bridge:
-        assert await wait_listening(f"http://[::1]:{port}/mcp", bridge) == 401
+    stderr = tmp_path / "stderr.log"
+    async with _running(_bridge_command(browser, site + "/", "[::1]:0"), stderr) as bridge:
+        url = await announced_url(stderr, bridge)
+        assert url.startswith("http://[::1]:"), url
+        assert await wait_listening(url, bridge) == 401
 
 
 async def test_debug_logs_carry_no_response_body(site: str, browser: BrowserProcess, tmp_path: Path) -> None:
-    port = _free_port()
     stderr = tmp_path / "stderr.log"
-    url = f"http://127.0.0.1:{port}/mcp"
-    command = _bridge_command(browser, site + "/", f"127.0.0.1:{port}", "--log-level", "DEBUG")
+    command = _bridge_command(browser, site + "/", ANY_PORT, "--log-level", "DEBUG")
     async with _running(command, stderr) as bridge:
+        url = await announced_url(stderr, bridge)
         assert await wait_listening(url, bridge) == 401
         async with open_http_client(url, TOKEN, "legacy") as mcp:
             with anyio.fail_after(30):
@@ -87,9 +80,10 @@ async def test_debug_logs_carry_no_response_body(site: str, browser: BrowserProc
 async def test_foreign_host_and_origin_headers_are_refused_even_with_the_token(
     site: str, browser: BrowserProcess, tmp_path: Path
 ) -> None:
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
-    async with _running(_bridge_command(browser, site + "/", f"127.0.0.1:{port}"), tmp_path / "stderr.log") as bridge:
+    stderr = tmp_path / "stderr.log"
+    async with _running(_bridge_command(browser, site + "/", ANY_PORT), stderr) as bridge:
+        url = await announced_url(stderr, bridge)
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
         assert await wait_listening(url, bridge) == 401
         auth = {"authorization": f"Bearer {TOKEN}", "accept": "application/json, text/event-stream"}
         hello = {

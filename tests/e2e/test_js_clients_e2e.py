@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 
 from cdp_bridge.launcher import BrowserProcess
+from tests.support.mcp_harness import ANY_PORT, announced_url, wait_listening
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -44,41 +44,30 @@ def _bridge(browser: BrowserProcess, *extra: str) -> list[str]:
     return [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, *extra]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @asynccontextmanager
 async def _http_bridge(site: str, browser: BrowserProcess) -> AsyncIterator[str]:
-    """The bridge serving Streamable HTTP on a free port, its tab on the help desk; yields /mcp's URL."""
-    port = _free_port()
-    process = await anyio.open_process(
-        _bridge(browser, "--http", f"127.0.0.1:{port}", "--token", TOKEN, site + "/"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        with anyio.fail_after(20):
-            while True:
-                try:
-                    async with httpx2.AsyncClient() as http:
-                        await http.post(url, json={})
-                    break
-                except httpx2.TransportError:
-                    await anyio.sleep(0.1)  # the port gives no event to wait on
-        yield url
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        with anyio.move_on_after(15):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    """The bridge serving Streamable HTTP on a port the system chose, its tab on the help desk; yields /mcp's URL."""
+    with tempfile.TemporaryDirectory() as folder:
+        stderr = Path(folder) / "stderr.log"
+        with stderr.open("wb") as sink:
+            process = await anyio.open_process(
+                _bridge(browser, "--http", ANY_PORT, "--token", TOKEN, site + "/"),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=sink,
+            )
+        try:
+            url = await announced_url(stderr, process)
+            await wait_listening(url, process)
+            yield url
+        finally:
+            if process.returncode is None:
+                process.terminate()
+            with anyio.move_on_after(15):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
 
 
 async def _run(command: list[str], timeout: float = 60, cwd: Path = JS_DIR) -> str:

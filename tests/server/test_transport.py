@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -158,12 +157,6 @@ async def test_stdio_carries_megabyte_messages_and_keeps_stray_output_off_the_wi
         assert NOISE_URI not in handle.notifications.updated_uris
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
 class _Http:
     toy: Toy
@@ -173,14 +166,20 @@ class _Http:
 @pytest.fixture
 async def http_server() -> AsyncIterator[_Http]:
     toy = Toy()
-    port = _free_port()
+    urls: list[str] = []  # the port is the system's choice, told by `announce`
     ready = anyio.Event()
     finished = anyio.Event()
 
     async def run() -> None:
         try:
             await serve_http(
-                toy.server(), toy.broadcaster, port=port, token=TOKEN, experimental=EXPERIMENTAL, ready=ready
+                toy.server(),
+                toy.broadcaster,
+                port=0,
+                token=TOKEN,
+                experimental=EXPERIMENTAL,
+                ready=ready,
+                announce=urls.append,
             )
         finally:
             finished.set()
@@ -189,7 +188,9 @@ async def http_server() -> AsyncIterator[_Http]:
         tg.start_soon(run)
         with anyio.fail_after(10):
             await ready.wait()
-        yield _Http(toy, f"http://127.0.0.1:{port}/mcp")
+        (url,) = urls
+        assert not url.startswith("http://127.0.0.1:0/"), url
+        yield _Http(toy, url)
         tg.cancel_scope.cancel()
     assert finished.is_set()
 
@@ -275,20 +276,20 @@ async def test_http_rejects_missing_or_wrong_token(http_server: _Http, authoriza
 
 @pytest.mark.anyio
 async def test_http_cancellation_with_clients_connected_stops_the_server() -> None:
-    toy, port = Toy(), _free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
+    toy, urls = Toy(), list[str]()
     ready, stopped = anyio.Event(), anyio.Event()
     server_scope = anyio.CancelScope()
 
     async def run() -> None:
         with server_scope:
-            await serve_http(toy.server(), toy.broadcaster, port=port, token=TOKEN, ready=ready)
+            await serve_http(toy.server(), toy.broadcaster, port=0, token=TOKEN, ready=ready, announce=urls.append)
         stopped.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(run)
         with anyio.fail_after(10):
             await ready.wait()
+        (url,) = urls
         async with open_http_client(url, TOKEN, "legacy"), open_http_client(url, TOKEN, "auto"):
             server_scope.cancel()
             # Open SSE streams get uvicorn's graceful-shutdown window, then are cancelled.

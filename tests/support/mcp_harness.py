@@ -10,9 +10,11 @@ observed through the client's message handler, 2026-07-28 sessions keep a
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, TextIO
 
 import anyio
@@ -203,8 +205,32 @@ async def open_http_client(
         yield handle
 
 
+_ANNOUNCED = re.compile(r"MCP at (http://\S+/mcp)")
+
+ANY_PORT = "127.0.0.1:0"
+"""`--http` for a test's bridge: the system chooses the port and the bridge says which (`announced_url`).
+A port a test found free and handed over could be taken meanwhile by another test's server,
+which then answered this test's client (a CI run: "Server returned an error response")."""
+
+
+async def announced_url(stderr: Path, bridge: anyio.abc.Process) -> str:
+    """The MCP URL a bridge started with `--http HOST:0` printed to `stderr` (a file), once it did.
+
+    A bridge that exits first fails the wait at once.
+    """
+    with anyio.fail_after(30):
+        while True:
+            found = _ANNOUNCED.search(stderr.read_text(encoding="utf-8", errors="replace"))  # noqa: ASYNC240 (a small log)
+            if found:
+                return found.group(1)
+            if bridge.returncode is not None:
+                said = stderr.read_text(encoding="utf-8", errors="replace")[-2000:]  # noqa: ASYNC240 (a small log)
+                raise AssertionError(f"the bridge exited with {bridge.returncode}: {said}")
+            await anyio.sleep(0.05)
+
+
 async def wait_listening(url: str, bridge: anyio.abc.Process) -> int:
-    """Poll until the bridge's HTTP endpoint answers (the CLI prints nothing when given a token); its status.
+    """Poll until the bridge's HTTP endpoint answers (uvicorn serves just after `announced_url`); its status.
 
     A bridge that exits first fails the wait at once.
     """

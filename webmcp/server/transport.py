@@ -364,26 +364,16 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(
+def _http_server(
     server: Server[Any],
     broadcaster: Broadcaster,
-    *,
-    host: str = "127.0.0.1",
+    host: str,
     port: int,
     token: str,
-    experimental: dict[str, dict[str, Any]] | None = None,
-    ready: anyio.Event | None = None,
-    guard: HttpGuard | None = None,
-) -> None:
-    """Serve Streamable HTTP at `/mcp` behind a bearer token until cancelled.
-
-    Raises:
-        RemoteBindRefused: `host` is not loopback and `guard.allow_remote` is off.
-    """
-    guard = guard or HttpGuard()
-    warning = guard.check_bind(host)
-    if warning is not None:
-        logger.warning("%s", warning)
+    experimental: dict[str, dict[str, Any]] | None,
+    guard: HttpGuard,
+) -> _EmbeddedUvicorn:
+    """uvicorn serving `server` at `/mcp` on `host:port`, behind the bearer token and the guard's limits."""
     broadcaster.attach(server)
     _pin_initialization_options(server, experimental)
     # Host/Origin allow-lists on for every bind (the SDK's default covers loopback only).
@@ -401,8 +391,42 @@ async def serve_http(
         access_log=False,
         **guard.uvicorn_options(),
     )
-    uv = _EmbeddedUvicorn(config)
+    return _EmbeddedUvicorn(config)
+
+
+async def serve_http(
+    server: Server[Any],
+    broadcaster: Broadcaster,
+    *,
+    host: str = "127.0.0.1",
+    port: int,
+    token: str,
+    experimental: dict[str, dict[str, Any]] | None = None,
+    ready: anyio.Event | None = None,
+    guard: HttpGuard | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    """Serve Streamable HTTP at `/mcp` behind a bearer token until cancelled.
+
+    `port` 0 lets the system choose a free one; `announce` is given the endpoint's URL, with the
+    port bound, before anything is served.
+
+    Raises:
+        RemoteBindRefused: `host` is not loopback and `guard.allow_remote` is off.
+    """
+    guard = guard or HttpGuard()
+    warning = guard.check_bind(host)
+    if warning is not None:
+        logger.warning("%s", warning)
     sock = _bind(host, port)
+    try:
+        port = sock.getsockname()[1]  # the one the system chose, for port 0
+        uv = _http_server(server, broadcaster, host, port, token, experimental, guard)
+        if announce is not None:
+            announce(f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp")
+    except BaseException:
+        sock.close()
+        raise
     finished = anyio.Event()
     # Shielded so outside cancellation becomes a graceful uvicorn shutdown (which also
     # exits the session manager's lifespan) instead of tearing its tasks mid-flight.
