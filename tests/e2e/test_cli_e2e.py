@@ -7,7 +7,6 @@ import http.server
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ import pytest
 
 from tests.support.mcp_harness import open_stdio_client
 from tests.support.processes import browser_pids, wait_until
+from tests.support.stage import REFUSED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -152,9 +152,7 @@ async def test_a_page_faking_model_context_does_not_pass_for_webmcp(tmp_path: Pa
 async def test_a_start_page_that_cannot_tell_leaves_it_to_a_probe_no_agent_sees(tmp_path: Path, webmcp: bool) -> None:
     # A loopback start page whose server is down shows an error page, not a secure context: a
     # hidden probe page tells instead, after the desktop follows the browser, and is never a tab.
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        down = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    down = REFUSED
     if not webmcp:
         await _refused(tmp_path, down)
         return

@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 from tests.support.mcp_harness import McpTestClient, open_stdio_client
-from tests.support.stage import NO_DNS_FOR_INVALID
+from tests.support.stage import NO_DNS_FOR_INVALID, REFUSED
 from webmcp.serve import START_BUDGET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -177,10 +177,8 @@ def redirects_to_itself() -> Iterator[str]:
 
 @pytest.fixture
 def refuses() -> str:
-    """A port on 127.0.0.1 nobody listens on (bound, then freed)."""
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    return f"http://127.0.0.1:{port}/"
+    """A port on 127.0.0.1 nobody listens on."""
+    return REFUSED
 
 
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*?: (.*)$")

@@ -20,6 +20,11 @@ from webmcp.models import WindowsDocument
 
 WAIT = 15.0
 
+REFUSED = "http://127.0.0.1:1023/"
+"""A page whose server refuses the connection: a port below the ephemeral range (no server that
+asks for a free port gets it) and not one Chromium refuses to try (9, the discard port, is
+ERR_UNSAFE_PORT). An ephemeral port found free and closed could be taken by another test's server."""
+
 NO_DNS_FOR_INVALID = "--host-resolver-rules=MAP *.invalid ~NOTFOUND"
 """A browser switch: names under `.invalid` (RFC 6761) fail in Chromium's own resolver, at once. A
 machine's DNS may hang on them instead of failing (CI's did), and the tests are about the failure."""
