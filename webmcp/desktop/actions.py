@@ -275,8 +275,11 @@ class WindowActions:
         differs: list[str] = []
         before = _Shown.of(self._host.window)
 
-        async def work(act: Act) -> None:
+        async def work(act: Act) -> bool:
+            """Each field in turn; False when a sign-in prompt stopped the rest (the tab waits on it)."""
             for target, value in plan:
+                if self._effects.prompt_open():
+                    return False
                 reply = await self._fill_one(target, value, act)
                 if reply.get("error"):
                     why = REFUSED.get(str(reply["error"]), str(reply["error"]))
@@ -291,8 +294,12 @@ class WindowActions:
                 if note:
                     differs.append(note)
                 self._last_filled = (self._host.doc_seq, target.frame_key, target.backend_id)
+            return True
 
-        _, act = await self._acting(work, check)
+        # A sign-in prompt (a field's change handler fetched a page behind one) blocks no script: the
+        # field being set is set, and its answer is on its way; only the fields after it wait.
+        # A JavaScript dialog does block it: the field is then "being set".
+        all_went, act = await self._acting(work, check, prompts=False)
         # The tab is the tool's own, and its version follows (effects): each thing said once.
         # "nothing else changed since version N": an agent that read N knows the window without reading it.
         alone = len(done) == len(plan) and not differs and before.only_filled(self._host.window, done, act)
@@ -300,10 +307,14 @@ class WindowActions:
         said = [f"Filled {filled_labels(done)}{end}"] if done else []
         said.extend(differs)
         if len(done) < len(plan):
-            # A dialog opened while a field was set (its change handler asked): the rest waits.
             left = len(plan) - len(done) - 1
-            rest = f"; the {left} after it were not filled" if left else ""
-            said.append(f"{shown_label(plan[len(done)][0])} was being set when the page opened a dialog{rest}.")
+            first = shown_label(plan[len(done)][0])
+            if all_went is False:  # a prompt waited before the next field was set
+                which = f"{first} and the {left} after it were" if left else f"{first} was"
+                said.append(f"{which} not filled: the page asks for a sign-in first.")
+            else:  # a dialog opened while a field was set (its change handler asked): the rest waits
+                rest = f"; the {left} after it were not filled" if left else ""
+                said.append(f"{first} was being set when the page opened a dialog{rest}.")
         return act.answer(ToolResult(message=" ".join(said)))
 
     async def _fill_one(self, target: ActionTarget, value: Coerced | Many, act: Act) -> dict[str, Any]:
@@ -562,12 +573,18 @@ class WindowActions:
         return target
 
     async def _acting(
-        self, work: Callable[[Act], Awaitable[Any]], check: VersionCheck | None, *, not_done: str = ""
+        self,
+        work: Callable[[Act], Awaitable[Any]],
+        check: VersionCheck | None,
+        *,
+        not_done: str = "",
+        prompts: bool = True,
     ) -> tuple[Any, Act]:
         """Run `work` in the page through the effects path: (its value, the settled write).
 
         `not_done` ("“Send” was not pressed"): the work sends a person's input and sets `_sent` as
         it does; a dialog or prompt that stopped it before is then no effect of it, and is said so.
+        Without `prompts`, a browser prompt does not stop the work (it blocks none of its scripts).
 
         Raises:
             ToolError: action_timeout (the work ran past its time), blocked_by_modal (a dialog or a
@@ -581,7 +598,9 @@ class WindowActions:
             # The bridge acted in the page: what it changed is read whole.
             async with self._effects.write(check, read="whole") as act:
                 try:
-                    finished, value = await self._effects.unless_dialog(lambda: work(act), timeouts.tool_call)
+                    finished, value = await self._effects.unless_dialog(
+                        lambda: work(act), timeouts.tool_call, prompts=prompts
+                    )
                 except CDPError as exc:
                     if not act.requested():
                         raise

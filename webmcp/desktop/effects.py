@@ -251,10 +251,17 @@ class Effects:
             or any(p.window.id not in marks.modals for p in self._modals.prompts())
         )
 
-    async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
+    async def unless_dialog(
+        self, work: Callable[[], Awaitable[Any]], timeout: float, *, prompts: bool = True
+    ) -> tuple[bool, Any]:
         """Run `work` until it ends, a JavaScript dialog or a browser prompt opens, or `timeout` passes:
-        (finished, value). Not finished and no `stopped_by` answer: the time was up."""
-        return await self._modals.unless_dialog(work, timeout)
+        (finished, value). Not finished and no `stopped_by` answer: the time was up. Without
+        `prompts`, a prompt (which blocks no script) does not stop it (`ModalStack.unless_dialog`)."""
+        return await self._modals.unless_dialog(work, timeout, prompts=prompts)
+
+    def prompt_open(self) -> bool:
+        """A browser prompt (a sign-in) waits on the tab now."""
+        return bool(self._modals.prompts())
 
     def stopped_by(self, what: str) -> ToolResult | None:
         """The answer "`what`: the page opened … and waits for it" when a JavaScript dialog or a browser

@@ -199,21 +199,25 @@ class ModalStack(Part):
                 self._waiters.discard(wake)
                 self._prompt_waiters.discard(wake)
 
-    async def unless_dialog(self, work: Callable[[], Awaitable[Any]], timeout: float) -> tuple[bool, Any]:
+    async def unless_dialog(
+        self, work: Callable[[], Awaitable[Any]], timeout: float, *, prompts: bool = True
+    ) -> tuple[bool, Any]:
         """Run `work` until it ends, a JavaScript dialog or a prompt opens on the tab, or `timeout` passes.
 
         Returns (finished, value). A dialog (beforeunload before a navigation or close, an
         alert during a page's load) or a prompt (a sign-in) stops the wait: the page now waits
-        for the agent.
+        for the agent. Without `prompts`, a prompt does not: for a work that one cannot hold
+        (a script already sent, which a sign-in does not block), whose answer is then on its way.
 
         Raises:
             Exception: what `work` raised.
         """
-        if self._dialog is not None or self.prompts():
+        if self._dialog is not None or (prompts and self.prompts()):
             # One opened between two phases of an action (say, an alert as the new page loads).
             return False, None
         opened = anyio.Event()
-        self._prompt_waiters.add(opened)
+        if prompts:
+            self._prompt_waiters.add(opened)
         try:
             with self._woken_by_a_dialog(opened):
                 first = await first_of(work, opened.wait, timeout=timeout)
