@@ -11,9 +11,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +18,12 @@ import anyio
 import pytest
 
 from cdp_bridge.launcher import BrowserProcess
-from tests.support.mcp_harness import ANY_PORT, announced_url, wait_listening
+from tests.support.bridge_http import http_bridge
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 JS_DIR = Path(__file__).resolve().parent / "js"
 INSPECTOR = JS_DIR / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"
-TOKEN = "js-clients-token"
 
 
 @pytest.fixture(scope="module")
@@ -42,32 +38,6 @@ def node() -> str:
 
 def _bridge(browser: BrowserProcess, *extra: str) -> list[str]:
     return [sys.executable, "-m", "webmcp", "--cdp-url", browser.ws_url, *extra]
-
-
-@asynccontextmanager
-async def _http_bridge(site: str, browser: BrowserProcess) -> AsyncIterator[str]:
-    """The bridge serving Streamable HTTP on a port the system chose, its tab on the help desk; yields /mcp's URL."""
-    with tempfile.TemporaryDirectory() as folder:
-        stderr = Path(folder) / "stderr.log"
-        with stderr.open("wb") as sink:
-            process = await anyio.open_process(
-                _bridge(browser, "--http", ANY_PORT, "--token", TOKEN, site + "/"),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=sink,
-            )
-        try:
-            url = await announced_url(stderr, process)
-            await wait_listening(url, process)
-            yield url
-        finally:
-            if process.returncode is None:
-                process.terminate()
-            with anyio.move_on_after(15):
-                await process.wait()
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
 
 
 async def _run(command: list[str], timeout: float = 60, cwd: Path = JS_DIR) -> str:
@@ -114,8 +84,8 @@ async def test_typescript_sdk_client_drives_the_bridge_over_stdio(
 async def test_typescript_sdk_client_drives_the_bridge_over_streamable_http(
     node: str, site: str, browser: BrowserProcess
 ) -> None:
-    async with _http_bridge(site, browser) as url:
-        report = await _drive(node, "http", url, TOKEN)
+    async with http_bridge(browser, site + "/") as (url, token):
+        report = await _drive(node, "http", url, token)
     _check_sdk_report(report, site)
 
 
@@ -152,8 +122,8 @@ async def test_inspector_cli_lists_reads_and_calls_over_stdio(node: str, site: s
 async def test_inspector_cli_lists_reads_and_calls_over_streamable_http(
     node: str, site: str, browser: BrowserProcess
 ) -> None:
-    async with _http_bridge(site, browser) as url:
-        target = [url, "--transport", "http", "--header", f"Authorization: Bearer {TOKEN}"]
+    async with http_bridge(browser, site + "/") as (url, token):
+        target = [url, "--transport", "http", "--header", f"Authorization: Bearer {token}"]
         with anyio.fail_after(20):
             while True:
                 names = [t["name"] for t in (await _inspect(node, target, "tools/list"))["tools"]]
@@ -170,8 +140,8 @@ async def test_inspector_cli_shows_bad_input_as_an_error_result(node: str, site:
     stdio = _bridge(browser)
     bad = await _inspect(node, stdio, "tools/call", "--tool-name", "app__open_tab", "--tool-arg", "url=javascript:1")
     assert bad["isError"] is True and bad["structuredContent"]["code"] == "validation_failed"
-    async with _http_bridge(site, browser) as url:
-        target = [url, "--transport", "http", "--header", f"Authorization: Bearer {TOKEN}"]
+    async with http_bridge(browser, site + "/") as (url, token):
+        target = [url, "--transport", "http", "--header", f"Authorization: Bearer {token}"]
         missing = await _inspect(node, target, "tools/call", "--tool-name", "tab-999__navigate")
         assert missing["isError"] is True and missing["structuredContent"]["code"] == "window_not_found"
 
