@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .connection import CDPSession
-from .errors import CDPError
+from .errors import CDPError, ProtocolError
 from .protocol import WindowBounds
 
-__all__ = ["document_key", "document_loaded", "window_bounds", "window_for_target"]
+__all__ = ["document_key", "document_loaded", "node_object", "window_bounds", "window_for_target"]
 
 
 def _bounds(window_id: int, raw: dict[str, Any]) -> WindowBounds:
@@ -64,3 +65,29 @@ async def document_loaded(session: CDPSession, limit: float) -> bool:
     except CDPError:
         return False
     return reply.get("result", {}).get("value") == "complete"
+
+
+async def node_object(
+    send: Callable[..., Awaitable[dict[str, Any]]],
+    backend_node_id: int,
+    limit: float,
+    context: int | None = None,
+    group: str | None = None,
+) -> str | None:
+    """The remote object id of node `backend_node_id` in execution context `context` (else its
+    document's main world), or None when the node is not there: gone, or of a document the
+    frame has left (Chromium then answers an object without an id).
+
+    `send` is a session's `send`.
+    """
+    params: dict[str, Any] = {"backendNodeId": backend_node_id}
+    if context is not None:
+        params["executionContextId"] = context
+    if group is not None:
+        params["objectGroup"] = group
+    try:
+        reply = await send("DOM.resolveNode", params, timeout=limit)
+    except ProtocolError:
+        return None
+    object_id = (reply.get("object") or {}).get("objectId")
+    return str(object_id) if object_id else None

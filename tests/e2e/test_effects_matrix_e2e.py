@@ -361,3 +361,30 @@ async def test_a_press_whose_page_draws_late_names_the_effect(lab: Lab, effect: 
             await _check(stage, "press", effect, Acted(tab, answer, before))
     finally:
         await _close_what_the_cell_opened(lab)
+
+
+HOLD_MS = 1500
+
+
+@pytest.mark.parametrize("hold_in", ["task", "change"])
+async def test_a_fill_whose_field_leaves_the_document_says_which_fields_it_set(lab: Lab, hold_in: str) -> None:
+    """The field's change handler navigates, then the page works on 1.5 s. In a task of its own
+    (`task`), the new document commits before the fill's script answers, and Chromium answers it
+    "Inspected target navigated or closed"; in the handler (`change`), the script answers, and the
+    next field is gone with its document. The CI met the first on `fill-navigation` (1 run in 6),
+    answered as "was being set when the page opened a dialog", with no dialog anywhere; the
+    second was an internal error. The field was set (its change is what navigated); the field
+    after it never was."""
+    stage = lab.stage
+    try:
+        with anyio.fail_after(CELL_WAIT):
+            tab = await _lab_tab(stage, "navigation", f"&hold={HOLD_MS}&hold_in={hold_in}")
+            before = await stage.windows()
+            fields = [{"label": "Effect word", "value": "go"}, {"label": "Note", "value": "later"}]
+            answer = await _ok(stage, f"{tab}__fill", {"fields": fields})
+            said = str(answer["message"])
+            assert said.startswith("Filled \u201cEffect word\u201d. \u201cNote\u201d was not filled: "), answer
+            assert "the page left the document first." in said and "dialog" not in said, answer
+            await _check(stage, "fill", "navigation", Acted(tab, answer, before))
+    finally:
+        await _close_what_the_cell_opened(lab)

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from cdp_bridge import reads
 from cdp_bridge.batch import SetUp
 from cdp_bridge.connection import CDPSession
 from cdp_bridge.errors import CDPError, ProtocolError
@@ -50,7 +51,15 @@ from webmcp.desktop.action_words import (
 from webmcp.desktop.effects import Act, Effects, TabFacts
 from webmcp.desktop.keys import EXAMPLES, Chord, KeyRefused, key_events, parse_key
 from webmcp.desktop.live_view import PageRead
-from webmcp.desktop.page_elements import ACTIONS_JS, Element, call, element_of, focused_element, world_of
+from webmcp.desktop.page_elements import (
+    ACTIONS_JS,
+    WENT_WHILE_RUNNING,
+    Element,
+    call,
+    element_of,
+    focused_element,
+    world_of,
+)
 from webmcp.desktop.parts import Part
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import VersionCheck, WindowState
@@ -275,12 +284,27 @@ class WindowActions:
         differs: list[str] = []
         before = _Shown.of(self._host.window)
 
-        async def work(act: Act) -> bool:
-            """Each field in turn; False when a sign-in prompt stopped the rest (the tab waits on it)."""
+        async def work(act: Act) -> str:
+            """Each field in turn; why the rest were left: "" (none was), "prompt" (a sign-in waits on
+            the tab) or "left" (the document went, a field's change handler navigated)."""
             for target, value in plan:
                 if self._effects.prompt_open():
-                    return False
-                reply = await self._fill_one(target, value, act)
+                    return "prompt"
+                if act.moved:  # the last field's change handler navigated: its fields went with it
+                    return "left"
+                try:
+                    reply = await self._fill_one(target, value, act)
+                except CDPError as exc:
+                    if isinstance(exc, ProtocolError) and exc.message == WENT_WHILE_RUNNING:
+                        # The script set the field (its synchronous part runs before any commit) and
+                        # waited a task for what the change started; the new document came first.
+                        done.append(target)
+                        return "left"
+                    if not act.requested():
+                        raise
+                    return "left"  # the document had gone before the script could run
+                if reply.get("error") == "gone" and (act.moved or act.requested()):
+                    return "left"  # with its document, not from it
                 if reply.get("error"):
                     why = REFUSED.get(str(reply["error"]), str(reply["error"]))
                     said = f"Filled {filled_labels(done)}; " if done else ""
@@ -294,12 +318,12 @@ class WindowActions:
                 if note:
                     differs.append(note)
                 self._last_filled = (self._host.doc_seq, target.frame_key, target.backend_id)
-            return True
+            return ""
 
         # A sign-in prompt (a field's change handler fetched a page behind one) blocks no script: the
         # field being set is set, and its answer is on its way; only the fields after it wait.
         # A JavaScript dialog does block it: the field is then "being set".
-        all_went, act = await self._acting(work, check, prompts=False)
+        left_why, act = await self._acting(work, check, prompts=False)
         # The tab is the tool's own, and its version follows (effects): each thing said once.
         # "nothing else changed since version N": an agent that read N knows the window without reading it.
         alone = len(done) == len(plan) and not differs and before.only_filled(self._host.window, done, act)
@@ -309,9 +333,11 @@ class WindowActions:
         if len(done) < len(plan):
             left = len(plan) - len(done) - 1
             first = shown_label(plan[len(done)][0])
-            if all_went is False:  # a prompt waited before the next field was set
-                which = f"{first} and the {left} after it were" if left else f"{first} was"
+            which = f"{first} and the {left} after it were" if left else f"{first} was"
+            if left_why == "prompt":  # a prompt waited before the next field was set
                 said.append(f"{which} not filled: the page asks for a sign-in first.")
+            elif left_why == "left":
+                said.append(f"{which} not filled: the page left the document first.")
             else:  # a dialog opened while a field was set (its change handler asked): the rest waits
                 rest = f"; the {left} after it were not filled" if left else ""
                 said.append(f"{first} was being set when the page opened a dialog{rest}.")
@@ -709,13 +735,10 @@ class WindowActions:
         async def judge(hit: int) -> str | None:
             if element.backend_id is not None and hit == element.backend_id:
                 return None
-            try:
-                resolved = await element.frame.send(
-                    "DOM.resolveNode", {"backendNodeId": hit, "executionContextId": element.context}, timeout=limit
-                )
-            except ProtocolError:
+            covering = await reads.node_object(element.frame.send, hit, limit, element.context)
+            if covering is None:
                 return "an element of another frame"
-            extra = [{"objectId": resolved["object"]["objectId"]}]
+            extra = [{"objectId": covering}]
             reply = await call(element.frame.send, element.object_id, "hit", [], limit, extra=extra)
             return None if reply.get("ok") else str(reply.get("cover") or "another element")
 
@@ -757,13 +780,9 @@ class WindowActions:
         doc = await send("Runtime.evaluate", {"expression": "document", "contextId": context}, timeout=limit)
         hint_arg: dict[str, Any] = {"value": None}
         if hint is not None:
-            try:
-                node = await send(
-                    "DOM.resolveNode", {"backendNodeId": hint[2], "executionContextId": context}, timeout=limit
-                )
-                hint_arg = {"objectId": node["object"]["objectId"]}
-            except ProtocolError:
-                pass  # the field is gone: the form is then found by name or as the only one
+            field = await reads.node_object(send, hint[2], limit, context)
+            # A field that is gone: the form is then found by name or as the only one.
+            hint_arg = {"objectId": field} if field else hint_arg
         return await call(
             send, doc["result"]["objectId"], "submit", [form], self._host.timeouts.tool_call, extra=[hint_arg]
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cdp_bridge.errors import ProtocolError
+from cdp_bridge import reads
 from cdp_bridge.targets import PageTarget
 from webmcp.desktop import pointer
 from webmcp.desktop.live_view import WORLD, PageRead
@@ -50,13 +50,8 @@ async def element_of(read: PageRead | None, page: PageTarget, target: ActionTarg
     frame_id = reader[1]
     frame = pointer.Frame(send, frame_id, page.session.send, send != page.session.send)
     context = await world_of(send, frame_id, limit)
-    try:
-        resolved = await send(
-            "DOM.resolveNode", {"backendNodeId": target.backend_id, "executionContextId": context}, timeout=limit
-        )
-    except ProtocolError:
-        return None
-    return Element(frame, context, resolved["object"]["objectId"], target.backend_id)
+    object_id = await reads.node_object(send, target.backend_id, limit, context)
+    return Element(frame, context, object_id, target.backend_id) if object_id else None
 
 
 async def focused_element(page: PageTarget, limit: float) -> Element | None:
@@ -67,6 +62,11 @@ async def focused_element(page: PageTarget, limit: float) -> Element | None:
     active = await send("Runtime.evaluate", {"expression": ACTIVE_JS, "contextId": context}, timeout=limit)
     object_id = (active.get("result") or {}).get("objectId")
     return Element(frame, context, object_id, None) if object_id else None
+
+
+# Chromium's answer to a call whose document went while the call awaited its promise (the script
+# had run): a call that came after the document went is "Cannot find context with specified id".
+WENT_WHILE_RUNNING = "Inspected target navigated or closed"
 
 
 async def call(

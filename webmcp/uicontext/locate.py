@@ -237,19 +237,14 @@ async def locate_node(
         CDPError: the page itself went away (a node that left the page is `gone`, not an error).
     """
     context = await _world(session, frame_id, limit)
-    try:
-        resolved = await session.send(
-            "DOM.resolveNode",
-            {"backendNodeId": backend_node_id, "executionContextId": context, "objectGroup": _GROUP},
-            timeout=limit,
-        )
-    except ProtocolError:
+    object_id = await reads.node_object(session.send, backend_node_id, limit, context, _GROUP)
+    if object_id is None:
         return Location("gone")
     try:
         seen = await session.send(
             "Runtime.callFunctionOn",
             {
-                "objectId": resolved["object"]["objectId"],
+                "objectId": object_id,
                 "functionDeclaration": _VISIBILITY_JS,
                 "returnByValue": True,
                 "silent": True,
