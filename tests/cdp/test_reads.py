@@ -29,9 +29,7 @@ class _Resolver:
 async def test_a_node_in_the_document_is_its_object_in_the_given_world() -> None:
     send = _Resolver({"object": {"type": "object", "subtype": "node", "objectId": "7.1.2"}})
     assert await reads.node_object(send, 42, 2.0, context=7, group="g") == "7.1.2"
-    assert send.asked == [
-        ("DOM.resolveNode", {"backendNodeId": 42, "executionContextId": 7, "objectGroup": "g"}, 2.0)
-    ]
+    assert send.asked == [("DOM.resolveNode", {"backendNodeId": 42, "executionContextId": 7, "objectGroup": "g"}, 2.0)]
 
 
 async def test_a_node_of_a_document_the_frame_left_or_a_gone_node_is_none() -> None:
