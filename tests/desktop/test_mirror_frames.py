@@ -36,3 +36,28 @@ def test_a_frame_that_moves_to_another_process_keeps_its_origin() -> None:
         mirror.frames_show({"other": "https://x.example"})
         session.emit("Page.frameDetached", {"frameId": "other", "reason": "remove"})
     assert mirror.origin_of("OOPIF") == "https://maps.example"
+
+
+class _Session(EventSession):
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.target_id = session_id
+
+
+def test_an_iframe_that_moves_to_its_own_process_keeps_the_tools_its_new_process_announced() -> None:
+    """The order the extension relay met (1 run in ~10 under load): the out-of-process iframe's
+    session announces its new document's tool before the tab's session reports the frame's swap.
+    The swap takes the tools the frame registered in the tab's process, not the new ones."""
+    tab, child = _Session("tab"), _Session("child")
+    mirror = ToolMirror(set(), lambda: None)
+    mirror.watch(cast(CDPSession, tab), main=True)
+    mirror.watch(cast(CDPSession, child))
+    tool = {"description": "Search the knowledge base", "inputSchema": {"type": "object"}}
+    tab.emit("WebMCP.toolsAdded", {"tools": [{**tool, "name": "old_search", "frameId": "KB"}]})
+    child.emit("WebMCP.toolsAdded", {"tools": [{**tool, "name": "search_kb", "frameId": "KB"}]})
+    tab.emit("Page.frameDetached", {"frameId": "KB", "reason": "swap"})
+    assert [t.name for t in mirror.listed()[0]] == ["search_kb"]
+    # Removed, the frame's tools go whichever session announced them.
+    tab.emit("Page.frameDetached", {"frameId": "KB", "reason": "remove"})
+    assert mirror.listed()[0] == []

@@ -306,7 +306,7 @@ class ToolMirror(Part):
         session.on("WebMCP.toolResponded", lambda p: self._responded(cast(WebMCPToolResponded, p)))
         session.on("WebMCP.toolInvoked", self._invoked)
         session.on("Page.frameDetached", self._frame_detached)
-        session.on("Page.frameDetached", lambda p: self.drop_frames(lambda t: t.frame_id != p["frameId"]))
+        session.on("Page.frameDetached", lambda p: self._detached(session, p))
         session.on("Page.frameNavigated", self._frame_navigated)
         session.on("Page.loadEventFired", lambda _p: self._grace())
         if main:
@@ -314,6 +314,19 @@ class ToolMirror(Part):
             self._main = (session, self._main[1] or session.target_id or "")
             session.on("Page.frameStartedNavigating", lambda p: self._starting(session, p))
         return []
+
+    def _detached(self, session: CDPSession, params: dict[str, Any]) -> None:
+        """A frame left `session`: removed, its tools go; moved to another process ("swap"), only
+        those it registered through `session`. Its new process's session may have announced
+        the new document's tools first: the two processes' events come in no set order (the
+        extension relay met it, 1 run in ~10 under load)."""
+        frame_id = str(params.get("frameId", ""))
+        if params.get("reason") == "swap":
+            self.drop_frames(
+                lambda t: t.frame_id != frame_id or t.session is not session, "it moved to another process"
+            )
+        else:
+            self.drop_frames(lambda t: t.frame_id != frame_id, "it was removed")
 
     def _frame_navigated(self, params: dict[str, Any]) -> None:
         frame = params.get("frame", {})
@@ -342,11 +355,11 @@ class ToolMirror(Part):
             "The frame that holds the tool navigated while it was running.",
             only=lambda inv: inv.tool.frame_id == frame_id,
         )
-        self.drop_frames(lambda t: t.frame_id != frame_id)
+        self.drop_frames(lambda t: t.frame_id != frame_id, "it navigated")
 
     def crashed(self) -> None:
         self.interrupt_all("The tab crashed while the tool was running; whether the call took effect is unknown.")
-        self.drop_frames(lambda _t: False)
+        self.drop_frames(lambda _t: False, "the tab crashed")
 
     def closing(self) -> None:
         what = self._ended() or "closed"
@@ -487,19 +500,19 @@ class ToolMirror(Part):
             k: u for k, u in self._unusable.items() if k[0] != session.session_id or k in (incoming or ())
         }
         if restored and incoming is not None:
-            self.drop_frames(lambda t: t.session is not session or t.key in incoming)
+            self.drop_frames(lambda t: t.session is not session or t.key in incoming, "the tab restored a page")
         else:
-            self.drop_frames(lambda t: t.session is not session)
+            self.drop_frames(lambda t: t.session is not session, "the tab navigated")
 
-    def drop_frames(self, keep: Callable[[PageTool], bool]) -> None:
-        """Forget tools for which `keep` is false (their frame navigated or detached)."""
+    def drop_frames(self, keep: Callable[[PageTool], bool], why: str) -> None:
+        """Forget tools for which `keep` is false (their frame navigated or detached: `why`, logged)."""
         gone = [k for k, t in self._tools.items() if not keep(t)]
         for key in gone:
             del self._tools[key]
         frames = {k[:2] for k in gone}
         for key in [k for k in self._unusable if k[:2] in frames]:
             del self._unusable[key]
-        logger.debug("tools dropped with their frame: %s", [k[2] for k in gone])
+        logger.debug("tools dropped with their frame (%s): %s", why, [k[2] for k in gone])
         if gone:
             self._revision += 1
             self._on_change()
