@@ -11,7 +11,6 @@ import json
 import os
 import re
 import secrets
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -34,12 +33,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 EXTENSION = Path(__file__).resolve().parents[2] / "extension"
 WAIT = 20.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def _printed(log: Path, pattern: str) -> re.Match[str]:
@@ -227,11 +220,11 @@ async def test_extension_relay_serves_shared_tabs_and_refuses_strangers(site: st
 
 async def test_shared_tabs_come_back_by_themselves_when_the_bridge_restarts(site: str, tmp_path: Path) -> None:
     options = LaunchOptions(headless=True, debugging="port", load_extension=str(EXTENSION), start_urls=[site + "/"])
-    relay_port = _free_port()
     async with await launch_browser(options) as browser, async_playwright() as pw:
         extension_id = await _extension_id(browser)
         person = await pw.chromium.connect_over_cdp(browser.ws_url)
-        async with _bridge(tmp_path, relay_port) as (url, token, _port, code), open_http_client(url, token) as mcp:
+        # The first bridge takes a port the system gives; the next must listen on the same one.
+        async with _bridge(tmp_path) as (url, token, relay_port, code), open_http_client(url, token) as mcp:
             popup = await _pair(person, extension_id, relay_port, code)
             await popup.check("#mode-all")
             await Stage(site, browser, mcp, person).tab_for("/")
