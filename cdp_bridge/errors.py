@@ -65,6 +65,12 @@ class ProtocolError(CDPError):
         self.data = data
         super().__init__(f"{method} failed: {message} (code {code})")
 
+    @property
+    def went_while_running(self) -> bool:
+        """The command (a script awaiting its promise) had run when its document went: Chromium's
+        answer then. One sent after the document went is "Cannot find context with specified id"."""
+        return self.message == "Inspected target navigated or closed"
+
 
 class CommandTimeout(CDPError):
     """A command got no answer before its deadline."""

@@ -51,15 +51,7 @@ from webmcp.desktop.action_words import (
 from webmcp.desktop.effects import Act, Effects, TabFacts
 from webmcp.desktop.keys import EXAMPLES, Chord, KeyRefused, key_events, parse_key
 from webmcp.desktop.live_view import PageRead
-from webmcp.desktop.page_elements import (
-    ACTIONS_JS,
-    WENT_WHILE_RUNNING,
-    Element,
-    call,
-    element_of,
-    focused_element,
-    world_of,
-)
+from webmcp.desktop.page_elements import ACTIONS_JS, Element, call, element_of, focused_element, world_of
 from webmcp.desktop.parts import Part
 from webmcp.desktop.races import first_of
 from webmcp.desktop.windows import VersionCheck, WindowState
@@ -295,14 +287,15 @@ class WindowActions:
                 try:
                     reply = await self._fill_one(target, value, act)
                 except CDPError as exc:
-                    if isinstance(exc, ProtocolError) and exc.message == WENT_WHILE_RUNNING:
-                        # The script set the field (its synchronous part runs before any commit) and
-                        # waited a task for what the change started; the new document came first.
-                        done.append(target)
-                        return "left"
-                    if not act.requested():
+                    # Went while running: the script set the field (its synchronous part runs before
+                    # any commit) and waited a task for what the change started. Else, with a
+                    # navigation asked for, the document had gone before the script could run.
+                    ran = isinstance(exc, ProtocolError) and exc.went_while_running
+                    if not ran and not act.requested():
                         raise
-                    return "left"  # the document had gone before the script could run
+                    if ran:
+                        done.append(target)
+                    return "left"
                 if reply.get("error") == "gone" and (act.moved or act.requested()):
                     return "left"  # with its document, not from it
                 if reply.get("error"):

@@ -64,11 +64,6 @@ async def focused_element(page: PageTarget, limit: float) -> Element | None:
     return Element(frame, context, object_id, None) if object_id else None
 
 
-# Chromium's answer to a call whose document went while the call awaited its promise (the script
-# had run): a call that came after the document went is "Cannot find context with specified id".
-WENT_WHILE_RUNNING = "Inspected target navigated or closed"
-
-
 async def call(
     send: Any, object_id: str, op: str, args: list[Any], timeout: float, extra: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
