@@ -12,13 +12,16 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.server._otel import OpenTelemetryMiddleware
+from mcp.server.runner import ServerRunner
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from opentelemetry import trace
 
 from webmcp.desktop.mirror import PageTool
 from webmcp.desktop.windows import VersionCheck, WindowState
 from webmcp.errors import ToolError
 from webmcp.models import ToolResult
-from webmcp.server.app import build_server, run_notifier, trace_requests_if_traced
+from webmcp.server.app import CallAnswer, build_server, run_notifier, trace_requests_if_traced
 from webmcp.server.transport import Broadcaster
 
 pytestmark = pytest.mark.anyio
@@ -209,6 +212,62 @@ def test_requests_are_traced_only_when_a_tracer_provider_is_set() -> None:
     assert any(isinstance(m, OpenTelemetryMiddleware) for m in traced.middleware)
     trace_requests_if_traced(traced, trace.ProxyTracerProvider())
     assert not any(isinstance(m, OpenTelemetryMiddleware) for m in traced.middleware)
+
+
+# --- tools/call answered on the wire: what the SDK itself would write --------------------------------
+
+
+_ANSWERS = [
+    CallAnswer({"message": "buy completed.", "result": {"n": 1, "note": None, "deep": {"list": [1, "two"]}}}),
+    CallAnswer({"message": "Screenshot taken."}, image_png=b"\x89PNG fake"),
+    CallAnswer({"code": "page_error", "message": "The page tool buy failed: no", "pageMessage": "no"}, is_error=True),
+    CallAnswer({"message": "done \u2022 \u00e9", "openedWindowIds": ["tab-2"]}),
+]
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("answer", _ANSWERS, ids=["result", "image", "error", "opened"])
+def test_a_call_answered_on_the_wire_is_what_the_sdks_own_path_writes(version: str, answer: CallAnswer) -> None:
+    server = build_server(FakeDesktop(FakeTab(None)), Broadcaster())  # type: ignore[arg-type]
+    runner = ServerRunner.__new__(ServerRunner)  # `_serialize` reads only `server`
+    runner.server = server
+    sdk = runner._serialize("tools/call", version, answer.model())
+    ours = answer.wire(version, server.server_info_stamp)
+    assert json.dumps(ours, sort_keys=True) == json.dumps(sdk, sort_keys=True)
+    assert list(ours) == list(sdk)  # the same order of keys too
+
+
+def _raw_call(client: Client, params: dict[str, Any]) -> Any:
+    return client.session._dispatcher.send_raw_request("tools/call", params, {})
+
+
+async def test_a_call_is_answered_alike_on_the_wire_and_through_the_sdks_handler() -> None:
+    answer = ToolResult(message="buy completed.", result={"n": 1}, opened_window_ids=["tab-2"])
+    server = build_server(FakeDesktop(FakeTab(None, answer)), Broadcaster())  # type: ignore[arg-type]
+    async with Client(server, mode="legacy") as client:  # type: ignore[arg-type]
+        on_the_wire = await _raw_call(client, {"name": "tab-1__buy", "arguments": {}})
+        # A call that asks for progress goes the SDK's way (its handler tells progress).
+        through_sdk = await _raw_call(client, {"name": "tab-1__buy", "arguments": {}, "_meta": {"progressToken": 7}})
+    assert on_the_wire == through_sdk
+    assert on_the_wire["structuredContent"] == {
+        "message": "buy completed.",
+        "openedWindowIds": ["tab-2"],
+        "result": {"n": 1},
+    }
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"name": "tab-1__buy", "arguments": "x"}, {"name": 5}, {"arguments": {}}],
+    ids=["arguments", "name", "none"],
+)
+async def test_a_call_the_sdk_refuses_is_refused_as_the_sdk_refuses_it(params: dict[str, Any]) -> None:
+    tab = FakeTab(None, ToolResult(message="buy completed."))
+    server = build_server(FakeDesktop(tab), Broadcaster())  # type: ignore[arg-type]
+    async with Client(server, mode="legacy") as client:  # type: ignore[arg-type]
+        with pytest.raises(MCPError) as refused:
+            await _raw_call(client, params)
+    assert refused.value.error.code == INVALID_PARAMS
 
 
 # --- tools/list_changed: announced once the tool set keeps still ----------------------------------

@@ -137,9 +137,10 @@ class Broadcaster:
         }
 
     def attach(self, server: Server[Any]) -> None:
-        """Install the middleware that registers handshake sessions (idempotent)."""
+        """Install the middleware that registers handshake sessions (idempotent), outermost: the server's
+        own may answer a request without calling on (`app.build_server`'s `tools/call`)."""
         if self._track not in server.middleware:
-            server.middleware.append(self._track)
+            server.middleware.insert(0, self._track)
 
     @property
     def session_count(self) -> int:
