@@ -15,6 +15,7 @@ from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.runner import ServerRunner
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from opentelemetry import trace
 
 from webmcp.desktop.mirror import PageTool
@@ -225,7 +226,7 @@ _ANSWERS = [
 ]
 
 
-@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("version", SUPPORTED_PROTOCOL_VERSIONS)
 @pytest.mark.parametrize("answer", _ANSWERS, ids=["result", "image", "error", "opened"])
 def test_a_call_answered_on_the_wire_is_what_the_sdks_own_path_writes(version: str, answer: CallAnswer) -> None:
     server = build_server(FakeDesktop(FakeTab(None)), Broadcaster())  # type: ignore[arg-type]
